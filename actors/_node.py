@@ -1,0 +1,266 @@
+"""The node: a Pykka actor that hosts one sans-IO election and one end of the wire.
+
+Its inbox (a :class:`~transport.Inbox`) holds control messages from whoever runs the
+cluster (``Listen``, ``Connect``, ``Start``, ``GetStatus``) and also waits on the node's
+transport mailbox, so the actor's own thread receives every frame, as ``bytes``, with no
+receiver thread in between.  A frame is opened by the node's
+:class:`~transport.Session` (signature, addressing, replay checks, then unpickling), handed
+to the algorithm, and whatever the algorithm returns is sealed and sent on the node's
+links.  Nodes talk to each other only through frames: election traffic never uses Pykka
+``ask``, so two nodes can never wait on each other.
+
+Nothing a frame contains can stop the actor: a frame that fails a check is dropped and
+counted, and an exception from the algorithm itself is logged with its traceback and
+counted, and the node carries on.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pykka
+
+from ringleader.errors import FrameRejected, TransportError
+from transport import Codec, Inbox, Links, Mailbox, Network, Session
+
+from ._election import Election, NodeState, Send
+
+__all__ = [
+    "Connect",
+    "GetStatus",
+    "Listen",
+    "NodeActor",
+    "NodeEvent",
+    "NodeStatus",
+    "Start",
+]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Listen:
+    """Ask: open the node's mailbox at ``address`` (``None``: any free one); returns it."""
+
+    address: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Connect:
+    """Ask: link to ``peers`` and wait up to ``timeout`` s; returns the peers not reached."""
+
+    peers: Mapping[int, str]
+    timeout: float = 10.0
+
+
+@dataclass(frozen=True, slots=True)
+class Start:
+    """Tell: this node initiates an election."""
+
+
+@dataclass(frozen=True, slots=True)
+class GetStatus:
+    """Ask: returns the node's :class:`NodeStatus`."""
+
+
+@dataclass(frozen=True, slots=True)
+class NodeEvent:
+    """Something a node reports as it happens (for now: its state or leader changed)."""
+
+    node: int
+    kind: str
+    state: str
+    elected: int | None
+    epoch: int
+    at: float
+
+
+@dataclass(frozen=True)
+class NodeStatus:
+    """A node's view and counters, as of the moment it was asked."""
+
+    id: int
+    capacity: float
+    state: str
+    elected: int | None
+    epoch: int
+    incarnation: int
+    address: str | None
+    sent: dict[str, int] = field(default_factory=dict)
+    received: int = 0  # frames admitted (authentic, addressed here, fresh)
+    rejected: dict[str, int] = field(default_factory=dict)
+    send_failures: int = 0
+    errors: int = 0
+    last_activity: float | None = None
+    started: bool = False
+
+    @property
+    def sent_total(self) -> int:
+        return sum(self.sent.values())
+
+
+EventSink = Callable[[NodeEvent], None]
+
+
+class NodeActor(pykka.ThreadingActor):
+    """Hosts ``algorithm`` for one node on ``network``, signing with ``codec``."""
+
+    def __init__(
+        self,
+        algorithm: Election,
+        *,
+        network: Network,
+        codec: Codec,
+        incarnation: int = 1,
+        events: EventSink | None = None,
+    ) -> None:
+        super().__init__()
+        self.algorithm = algorithm
+        self.id = algorithm.id
+        self._network = network
+        self._session = Session(codec, self.id, incarnation, peers=algorithm.node.inbound)
+        self._events = events
+        self._links: Links | None = None
+        self._mailbox: Mailbox | None = None
+        self._sent: Counter[str] = Counter()
+        self._received = 0
+        self._rejected: Counter[str] = Counter()
+        self._send_failures = 0
+        self._errors = 0
+        self._last_activity: float | None = None
+        self._reported: tuple[NodeState, int | None] = (NodeState.UNDECIDED, None)
+
+    def __str__(self) -> str:
+        return f"node {self.id}"
+
+    # -- Pykka hooks ---------------------------------------------------------------
+
+    actor_inbox: Inbox
+
+    @staticmethod
+    def _create_actor_inbox() -> Inbox:
+        return Inbox()
+
+    def on_receive(self, message: Any) -> Any:
+        if type(message) is bytes:  # a frame from the mailbox (or anyone: it is checked)
+            self._guarded(self._inbound, message)
+            return None
+        if isinstance(message, Start):
+            self._guarded(self._start)
+            return None
+        if isinstance(message, GetStatus):
+            return self.status()
+        if isinstance(message, Listen):
+            return self._listen(message.address)
+        if isinstance(message, Connect):
+            return self._connect(message.peers, message.timeout)
+        log.warning("%s ignored an unexpected %r", self, message)
+        return None
+
+    def on_stop(self) -> None:
+        if self._links is not None:
+            self._links.close()
+            self._links = None
+        if self._mailbox is not None:
+            self.actor_inbox.detach()
+            self._mailbox.close()
+            self._mailbox = None
+
+    # -- control --------------------------------------------------------------------
+
+    def _listen(self, address: str | None) -> str:
+        if self._mailbox is not None:
+            raise TransportError(f"{self} is already listening at {self._mailbox.address}")
+        self._mailbox = self._network.listen(self.id, address)
+        self.actor_inbox.attach(self._mailbox)
+        return self._mailbox.address
+
+    def _connect(self, peers: Mapping[int, str], timeout: float) -> list[int]:
+        if self._links is not None:
+            self._links.close()
+        self._links = self._network.connect(peers)
+        return self._links.wait_ready(timeout)
+
+    def _start(self) -> None:
+        self._after(self.algorithm.handle_start())
+
+    def status(self) -> NodeStatus:
+        return NodeStatus(
+            id=self.id,
+            capacity=self.algorithm.me.capacity,
+            state=str(self.algorithm.state),
+            elected=self.algorithm.leader,
+            epoch=self.algorithm.epoch,
+            incarnation=self._session.incarnation,
+            address=self._mailbox.address if self._mailbox else None,
+            sent=dict(self._sent),
+            received=self._received,
+            rejected=dict(self._rejected),
+            send_failures=self._send_failures,
+            errors=self._errors,
+            last_activity=self._last_activity,
+            started=self.algorithm.started,
+        )
+
+    # -- the message path -------------------------------------------------------------
+
+    def _guarded(self, handler: Callable[..., None], *args: Any) -> None:
+        try:
+            handler(*args)
+        except Exception:
+            self._errors += 1
+            log.exception("%s: error while handling a message; the node carries on", self)
+
+    def _inbound(self, frame: bytes) -> None:
+        try:
+            header, message = self._session.open(frame)
+        except FrameRejected as rejected:
+            self._reject(rejected)
+            return
+        # Admitted: written by a cluster member for this node, in order, never seen
+        # before.  Counted as received even if its epoch is stale, so that sent and
+        # received frames balance once the cluster is quiet.
+        self._received += 1
+        if header.epoch < self.algorithm.epoch:
+            self._reject(FrameRejected("stale_epoch", f"epoch {header.epoch}", authentic=True))
+            return
+        self._after(self.algorithm.handle_message(header.sender, message))
+
+    def _reject(self, rejected: FrameRejected) -> None:
+        self._rejected[rejected.reason] += 1
+        log.debug("%s dropped a frame: %s", self, rejected)
+
+    def _after(self, sends: list[Send]) -> None:
+        """Send what the algorithm asked for and report a change of state."""
+        algorithm = self.algorithm
+        self._last_activity = time.monotonic()
+        for send in sends:
+            self._send(send)
+        if self._events is not None and (algorithm.state, algorithm.leader) != self._reported:
+            self._reported = (algorithm.state, algorithm.leader)
+            self._events(
+                NodeEvent(
+                    self.id,
+                    "state",
+                    str(algorithm.state),
+                    algorithm.leader,
+                    algorithm.epoch,
+                    self._last_activity,
+                )
+            )
+
+    def _send(self, send: Send) -> None:
+        if self._links is None:
+            raise TransportError(f"{self} has no links yet: Connect before Start")
+        kind = send.message.kind
+        frame = self._session.seal(send.to, kind, self.algorithm.epoch, send.message)
+        if self._links.send(send.to, frame):
+            self._sent[kind] += 1
+        else:
+            self._send_failures += 1
+            log.warning("%s could not send %s to node %s; frame dropped", self, kind, send.to)

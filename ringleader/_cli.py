@@ -1,0 +1,201 @@
+"""The ``ringleader`` command."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from contextlib import nullcontext
+from typing import Any, NoReturn
+
+from rich.console import Console
+
+from actors import ALGORITHMS
+from topologies import TOPOLOGIES, TRANSPORT_NAMES, Config, Overrides, load_config
+
+from . import __version__
+from ._render import check_summary, print_check, print_report, progress_bar
+from ._run import run
+from .errors import ConfigError, TransportError, UsageError
+
+__all__ = ["main"]
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr (and exit status 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+def _initiators(text: str) -> list[int] | str:
+    if text == "all":
+        return text
+    try:
+        ids = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not 'all' or a comma-separated list of node ids, e.g. 3,5"
+        ) from None
+    if not ids:
+        raise argparse.ArgumentTypeError("give at least one node id, e.g. 3,5")
+    return ids
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
+    return value
+
+
+def _add_config_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "config",
+        nargs="?",
+        metavar="CONFIG",
+        help="a TOML config file (default: the built-in 8-node unidirectional ring)",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    group = parser.add_argument_group("overrides (replace the config's values)")
+    group.add_argument("--topology", choices=sorted(TOPOLOGIES), help="the wiring")
+    group.add_argument(
+        "--algorithm",
+        choices=["auto", *sorted(ALGORITHMS)],
+        help="the election algorithm (auto: the topology's default)",
+    )
+    group.add_argument("--transport", choices=TRANSPORT_NAMES, help="how frames travel")
+    group.add_argument(
+        "--nodes", type=_positive_int, metavar="N", help="N nodes with ids 1..N in ring order"
+    )
+    group.add_argument(
+        "--initiators",
+        type=_initiators,
+        metavar="IDS",
+        help="'all' or comma-separated node ids, e.g. 3,5",
+    )
+    group.add_argument(
+        "--timeout", type=_positive_float, metavar="S", help="give up after S seconds (exit 1)"
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="ringleader",
+        description="Leader election on the actor model: Pykka actors over ZeroMQ.",
+        epilog="Exit status: 0 elected and safe; 1 not finished in time, unsafe, or the "
+        "cluster could not be set up; 2 bad usage or config.",
+    )
+    parser.add_argument("--version", action="version", version=f"ringleader {__version__}")
+    parser.add_argument(
+        "-v", "--verbose", action="count", default=0, help="log more to stderr (-vv: debug)"
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    commands.required = True
+    run_parser = commands.add_parser(
+        "run",
+        help="run an election locally and report who won and how",
+        description="Start every node of CONFIG in this process, elect a leader, and "
+        "report the winner, each node's state and the messages sent against the "
+        "course notes' formula.",
+    )
+    _add_config_arguments(run_parser)
+    check_parser = commands.add_parser(
+        "check",
+        help="validate a config and show what it would run",
+        description="Validate CONFIG (and the overrides) without starting anything; "
+        "show the wiring, the algorithm, the expected leader and message count.",
+    )
+    _add_config_arguments(check_parser)
+    for sub in (run_parser, check_parser):
+        # SUPPRESS: a -v before the command is not reset by the subcommand's default.
+        sub.add_argument(
+            "-v",
+            "--verbose",
+            action="count",
+            default=argparse.SUPPRESS,
+            help="log more to stderr (-vv: debug)",
+        )
+    return parser
+
+
+def _load(args: argparse.Namespace) -> Config:
+    overrides = Overrides(
+        topology=args.topology,
+        algorithm=args.algorithm,
+        transport=args.transport,
+        nodes=args.nodes,
+        initiators=args.initiators,
+        timeout=args.timeout,
+    )
+    return load_config(args.config, overrides)
+
+
+def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
+    config = _load(args)
+    show = err.is_terminal and not args.verbose
+    with progress_bar(err) if show else nullcontext(None) as progress:
+        report = run(config, progress=progress)
+    if args.json:
+        _print_json(report.as_dict())
+    else:
+        print_report(out, report)
+    return EXIT_OK if report.ok else EXIT_FAILED
+
+
+def _check(args: argparse.Namespace, out: Console) -> int:
+    summary = check_summary(_load(args))
+    if args.json:
+        _print_json(summary)
+    else:
+        print_check(out, summary)
+    return EXIT_OK
+
+
+def _print_json(data: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(data) + "\n")
+    sys.stdout.flush()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    level = {0: logging.WARNING, 1: logging.INFO}.get(args.verbose, logging.DEBUG)
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    out = Console(highlight=False)
+    err = Console(stderr=True, highlight=False)
+    prog = f"ringleader {args.command}"
+    try:
+        if args.command == "check":
+            return _check(args, out)
+        return _run(args, out, err)
+    except (ConfigError, UsageError) as exc:
+        sys.stderr.write(f"{prog}: error: {exc}\n")
+        return EXIT_USAGE
+    except TransportError as exc:
+        sys.stderr.write(f"{prog}: error: {exc}\n")
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        sys.stderr.write(f"{prog}: interrupted\n")
+        return EXIT_INTERRUPTED
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,178 @@
+"""Human-readable output: the run report, the check summary, live progress."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from actors import ALGORITHMS
+from topologies import SECRET_ENV, TOPOLOGIES, Config
+
+from ._report import Report
+
+__all__ = ["print_check", "print_report", "progress_bar"]
+
+#: Above this many nodes the per-node table is left out of the human report.
+TABLE_LIMIT = 32
+
+
+def _order(ids: Sequence[int], limit: int = 16) -> str:
+    shown = [str(i) for i in ids[:limit]]
+    if len(ids) > limit:
+        shown.append("…")
+    return " → ".join([*shown, str(ids[0])])
+
+
+def _ms(seconds: float | None) -> str:
+    if seconds is None:
+        return "–"
+    return f"{seconds * 1000:.1f} ms" if seconds < 10 else f"{seconds:.1f} s"
+
+
+def _bound_text(formula: str, value: int, exact: bool) -> str:
+    return f"{formula} {'=' if exact else '≤'} {value}"
+
+
+def print_report(console: Console, report: Report) -> None:
+    known = ALGORITHMS.get(report.algorithm)
+    algorithm = known.title if known else report.algorithm
+    topology = TOPOLOGIES[report.topology].title
+    console.print(
+        f"[bold]{algorithm}[/] on a {topology} of {report.n} nodes over {report.transport}"
+    )
+    if report.leader is not None:
+        agree = f"all {report.n} nodes agree" if report.agreed else "[red]not every node agrees[/]"
+        capacity = next(n.capacity for n in report.nodes if n.id == report.leader)
+        console.print(
+            f"Leader: [bold green]node {report.leader}[/] (capacity {capacity:g}); {agree}; "
+            f"epoch {report.epoch}"
+        )
+    else:
+        console.print(f"Leader: [bold red]none[/] ({len(report.leaders)} nodes claim to lead)")
+    kinds = ", ".join(f"{k} {v}" for k, v in report.messages_by_type.items())
+    mark = "[green]✓[/]" if report.bound.holds(report.total) else "[red]✗[/]"
+    console.print(
+        f"Messages: {report.total} ({kinds or 'none'}); the notes: "
+        f"{_bound_text(report.bound.formula, report.bound.value, report.bound.exact)} {mark}"
+    )
+    console.print(f"Time: election {_ms(report.elapsed_s)}, set-up {_ms(report.setup_s)}")
+    if report.rejected_frames or report.send_failures or report.errors:
+        rejected = ", ".join(f"{k} {v}" for k, v in report.rejected_frames.items()) or "none"
+        console.print(
+            f"Frames rejected: {rejected}; send failures: {report.send_failures}; "
+            f"handler errors: {report.errors}"
+        )
+    if report.n <= TABLE_LIMIT:
+        table = Table(box=None, pad_edge=False)
+        for column in ("node", "capacity", "state", "elected"):
+            table.add_column(column, justify="right" if column != "state" else "left")
+        for node in report.nodes:
+            style = "bold green" if node.state == "leader" else ""
+            table.add_row(
+                str(node.id),
+                f"{node.capacity:g}",
+                node.state,
+                "⊥" if node.elected is None else str(node.elected),
+                style=style,
+            )
+        console.print(table)
+    else:
+        console.print(f"(the table of {report.n} nodes is left out; --json has it)")
+    for problem in report.problems:
+        console.print(f"[bold red]Problem:[/] {problem}")
+
+
+def check_summary(config: Config) -> dict[str, Any]:
+    """What ``ringleader check`` reports about a valid config."""
+    wiring = config.wiring
+    bound = config.bound
+    if config.secret_file is not None:
+        secret = "secret_file"
+    elif config.secret() is not None:
+        secret = SECRET_ENV
+    else:
+        secret = "random per run"
+    return {
+        "ok": True,
+        "source": config.source,
+        "topology": config.topology,
+        "algorithm": config.algorithm,
+        "auto_algorithm": config.auto_algorithm,
+        "fits": list(TOPOLOGIES[config.topology].algorithms),
+        "transport": config.transport,
+        "n": config.n,
+        "nodes": [{"id": n.id, "capacity": n.capacity, "address": n.address} for n in config.nodes],
+        "out": {str(k): list(v) for k, v in wiring.out.items()},
+        "initiators": list(config.initiators),
+        "expected_leader": max(wiring.candidates).id,
+        "bound": bound.as_dict(),
+        "timeout": config.timeout,
+        "secret": secret,
+    }
+
+
+def _addresses_text(given: int, n: int) -> str:
+    if given == n:
+        return "every address given"
+    if given == 0:
+        return "free addresses picked at start"
+    return f"{given} of {n} addresses given, free ones picked for the rest"
+
+
+def print_check(console: Console, summary: dict[str, Any]) -> None:
+    ids = [n["id"] for n in summary["nodes"]]
+    others = [a for a in summary["fits"] if a != summary["algorithm"]]
+    how = "the default for this topology" if summary["auto_algorithm"] else "chosen"
+    also = f"; also fits: {', '.join(others)}" if others else ""
+    initiators = summary["initiators"]
+    bound = summary["bound"]
+    addresses = [n["address"] for n in summary["nodes"] if n["address"]]
+    console.print(f"[bold]{summary['source']}[/]: [green]OK[/]")
+    rows = [
+        ("topology", f"{summary['topology']}, {summary['n']} nodes: {_order(ids)}"),
+        ("algorithm", f"{summary['algorithm']} ({how}{also})"),
+        ("transport", f"{summary['transport']}; {_addresses_text(len(addresses), summary['n'])}"),
+        (
+            "initiators",
+            "all" if len(initiators) == summary["n"] else ", ".join(map(str, initiators)),
+        ),
+        (
+            "expect",
+            f"leader node {summary['expected_leader']}; messages "
+            f"{_bound_text(bound['formula'], bound['value'], bound['exact'])}",
+        ),
+        ("timeout", f"{summary['timeout']:g} s"),
+        ("secret", summary["secret"]),
+    ]
+    table = Table(box=None, show_header=False, pad_edge=False)
+    table.add_column(style="bold")
+    table.add_column()
+    for row in rows:
+        table.add_row(*row)
+    console.print(table)
+
+
+@contextmanager
+def progress_bar(console: Console) -> Iterator[Any]:
+    """A transient progress display; yields a ``progress(phase, done, total)`` callback."""
+    with Progress(
+        TextColumn("{task.description:>10}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as bar:
+        tasks: dict[str, Any] = {}
+
+        def update(phase: str, done: int, total: int) -> None:
+            if phase not in tasks:
+                tasks[phase] = bar.add_task(phase, total=total)
+            bar.update(tasks[phase], completed=done, total=total)
+
+        yield update

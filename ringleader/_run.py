@@ -1,0 +1,244 @@
+"""Running a whole cluster in this process: set up, elect, report, tear down."""
+
+from __future__ import annotations
+
+import logging
+import queue
+import secrets
+import time
+from collections.abc import Callable
+from types import TracebackType
+
+import pykka
+
+from actors import (
+    Connect,
+    Election,
+    GetStatus,
+    Listen,
+    NodeActor,
+    NodeEvent,
+    NodeStatus,
+    Start,
+)
+from ringleader.errors import TransportError
+from topologies import Config
+from transport import Codec, Network, open_network
+
+from ._report import Report
+
+__all__ = ["LocalCluster", "Progress", "run"]
+
+log = logging.getLogger(__name__)
+
+#: ``progress(phase, done, total)``: phases ``"connecting"``, ``"electing"``, ``"settling"``.
+Progress = Callable[[str, int, int], None]
+
+
+def run(
+    config: Config,
+    *,
+    progress: Progress | None = None,
+    algorithm: type[Election] | None = None,
+) -> Report:
+    """Run one election of ``config`` with every node in this process and report it.
+
+    ``algorithm`` replaces the config's algorithm with any :class:`~actors.Election`
+    subclass, e.g. one of your own.
+    """
+    with LocalCluster(config, progress=progress, algorithm=algorithm) as cluster:
+        return cluster.elect()
+
+
+class _Deadline:
+    def __init__(self, seconds: float) -> None:
+        self.end = time.monotonic() + seconds
+
+    def left(self) -> float:
+        return max(0.0, self.end - time.monotonic())
+
+
+class LocalCluster:
+    """Every node of ``config`` as a :class:`~actors.NodeActor` in this process.
+
+    Use it as a context manager: entering binds every mailbox and connects every link
+    (and fails with :class:`~ringleader.errors.TransportError` if that cannot be done
+    within the timeout); :meth:`elect` runs the election; leaving stops every actor and
+    closes every socket, also after an error or Ctrl-C.  ``config.timeout`` bounds the
+    whole run, set-up included.
+    """
+
+    def __init__(
+        self,
+        config: Config,
+        *,
+        progress: Progress | None = None,
+        algorithm: type[Election] | None = None,
+    ) -> None:
+        self.config = config
+        self.algorithm = algorithm or config.algorithm_class
+        self._progress = progress or (lambda phase, done, total: None)
+        self._deadline = _Deadline(config.timeout)
+        self._events: queue.SimpleQueue[NodeEvent] = queue.SimpleQueue()
+        self._network: Network | None = None
+        self._refs: dict[int, pykka.ActorRef[NodeActor]] = {}
+        self._codec: Codec | None = None
+        #: Each node's mailbox address, once the cluster is set up.
+        self.addresses: dict[int, str] = {}
+        self.setup_s = 0.0
+
+    def __enter__(self) -> LocalCluster:
+        try:
+            self._set_up()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _set_up(self) -> None:
+        began = time.monotonic()
+        config = self.config
+        wiring = config.wiring
+        algorithm = self.algorithm
+        self._codec = codec = Codec(
+            config.secret() or secrets.token_bytes(32), secrets.randbits(64), algorithm.kinds()
+        )
+        self._network = network = open_network(config.transport, nodes=config.n, links=wiring.links)
+        initiators = set(config.initiators)
+        for view in wiring.views():
+            self._refs[view.id] = NodeActor.start(
+                algorithm(view, initiator=view.id in initiators),
+                network=network,
+                codec=codec,
+                events=self._events.put,
+            )
+        self.addresses = addresses = dict(
+            zip(
+                self._refs,
+                self._ask_all([Listen(spec.address) for spec in config.nodes]),
+                strict=True,
+            )
+        )
+        self._progress("connecting", 0, config.n)
+        links = {node: {peer: addresses[peer] for peer in wiring.out[node]} for node in self._refs}
+        unreachable = self._ask_all(
+            [Connect(links[node], self._deadline.left()) for node in self._refs]
+        )
+        for node, missing in zip(self._refs, unreachable, strict=True):
+            if missing:
+                peer = missing[0]
+                raise TransportError(
+                    f"node {node} could not connect to node {peer} at {addresses[peer]} "
+                    f"within the {config.timeout:g} s timeout"
+                )
+        self._progress("connecting", config.n, config.n)
+        self.setup_s = time.monotonic() - began
+
+    @property
+    def network(self) -> Network:
+        """The transport the nodes are on (e.g. to connect a probe of your own)."""
+        if self._network is None:
+            raise TransportError("the cluster is not set up")
+        return self._network
+
+    @property
+    def codec(self) -> Codec:
+        """The cluster's codec: its secret, cluster id and message kinds."""
+        if self._codec is None:
+            raise TransportError("the cluster is not set up")
+        return self._codec
+
+    def _ask_all(self, messages: list[object]) -> list:  # type: ignore[type-arg]
+        futures = [
+            ref.ask(message, block=False)
+            for ref, message in zip(self._refs.values(), messages, strict=True)
+        ]
+        try:
+            return list(pykka.get_all(futures, timeout=self._deadline.left() + 1.0))
+        except pykka.Timeout:
+            raise TransportError(
+                f"the nodes did not answer within the {self.config.timeout:g} s timeout"
+            ) from None
+
+    def statuses(self) -> list[NodeStatus]:
+        """Every node's status, asked of all nodes at once."""
+        return self._ask_all([GetStatus()] * len(self._refs))
+
+    def elect(self) -> Report:
+        """Start the initiators, wait for the election to end, and report it."""
+        config = self.config
+        began = time.monotonic()
+        for node in config.initiators:
+            self._refs[node].tell(Start())
+        finished = self._wait_decided() and self._wait_quiet()
+        statuses = self.statuses()
+        ends = [s.last_activity for s in statuses if s.last_activity is not None]
+        return Report.from_statuses(
+            statuses,
+            expected_leader=max(config.wiring.candidates).id,
+            topology=config.topology,
+            algorithm=self.algorithm.name,
+            transport=config.transport,
+            bound=self.algorithm.bound(config.wiring, config.initiators),
+            elapsed_s=(max(ends) - began) if ends else None,
+            setup_s=self.setup_s,
+            finished=finished,
+        )
+
+    def _wait_decided(self) -> bool:
+        n = self.config.n
+        decided: set[int] = set()
+        self._progress("electing", 0, n)
+        while len(decided) < n:
+            try:
+                event = self._events.get(timeout=self._deadline.left() or None)
+            except queue.Empty:
+                return False
+            if self._deadline.left() == 0:
+                return False
+            if event.state != "undecided":
+                decided.add(event.node)
+                self._progress("electing", len(decided), n)
+        return True
+
+    def _wait_quiet(self) -> bool:
+        """Mattern's four-counter test: two identical sweeps with sent == received.
+
+        An election can leave messages in flight after the last node decides (LeLann's
+        ids still travelling, say); the counts are only final once nothing moves.
+        """
+        self._progress("settling", 0, 1)
+        previous: tuple[int, int] | None = None
+        pause = 0.001
+        while self._deadline.left() > 0:
+            statuses = self.statuses()
+            sent = sum(s.sent_total for s in statuses)
+            received = sum(s.received for s in statuses)
+            started = all(s.started for s in statuses if s.id in self.config.initiators)
+            if started and sent == received and previous == (sent, received):
+                self._progress("settling", 1, 1)
+                return True
+            previous = (sent, received)
+            time.sleep(min(pause, self._deadline.left()))
+            pause = min(pause * 2, 0.05)
+        return False
+
+    def close(self) -> None:
+        """Stop every node and close the network; safe to call more than once."""
+        futures = [ref.stop(block=False) for ref in self._refs.values()]
+        self._refs.clear()
+        try:
+            pykka.get_all(futures, timeout=10.0)
+        except pykka.Timeout:
+            log.warning("some nodes did not stop within 10 s")
+        if self._network is not None:
+            self._network.close()
+            self._network = None

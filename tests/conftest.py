@@ -1,0 +1,66 @@
+"""Shared fixtures: every transport, every algorithm, and no leaks after any test."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+
+import pykka
+import pytest
+
+from actors import ALGORITHMS
+from transport import TRANSPORTS
+
+
+@pytest.fixture(params=TRANSPORTS)
+def transport(request: pytest.FixtureRequest) -> str:
+    """Each transport: tcp, ipc, inproc and the in-memory one."""
+    return str(request.param)
+
+
+@pytest.fixture(params=sorted(ALGORITHMS))
+def algorithm(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def _ours(thread: threading.Thread) -> bool:
+    return thread.name.startswith(("NodeActor", "ringleader", "TokenRing"))
+
+
+@pytest.fixture(autouse=True)
+def no_leaks() -> Iterator[None]:
+    """After each test: stop any actor still alive (a failure), then wait for our threads.
+
+    A test that leaves actors or threads behind fails here, naming them.
+    """
+    before = set(threading.enumerate())
+    yield
+    leftover = pykka.ActorRegistry.get_all()
+    pykka.ActorRegistry.stop_all(timeout=10)
+    deadline = time.monotonic() + 10
+    while True:
+        threads = [
+            t for t in threading.enumerate() if t not in before and t.is_alive() and _ours(t)
+        ]
+        if not threads or time.monotonic() > deadline:
+            break
+        threads[0].join(0.05)
+    assert not leftover, f"actors left running: {leftover}"
+    assert not threads, f"threads left running: {[t.name for t in threads]}"
+
+
+def eventually(probe, timeout: float = 10.0):  # type: ignore[no-untyped-def]
+    """Call ``probe()`` until it returns something truthy or ``timeout`` passes.
+
+    For state another thread updates and nothing announces (a node's counters): polls
+    with a growing pause and a hard deadline; returns the last value either way so the
+    caller's assert shows it.
+    """
+    pause = threading.Event()
+    deadline = time.monotonic() + timeout
+    interval = 0.001
+    while not (value := probe()) and time.monotonic() < deadline:
+        pause.wait(interval)
+        interval = min(interval * 2, 0.05)
+    return value

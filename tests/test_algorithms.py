@@ -1,0 +1,167 @@
+"""The sans-IO algorithms against the course notes' counts, in the simulator.
+
+No threads, no sockets: these run the very objects the actors host, over many seeded
+interleavings, so the exact counts are shown to hold whatever order messages arrive in.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from actors import ALGORITHMS, ChangRoberts, LeLann, NodeState, simulate
+from topologies import NodeSpec, unidirectional_ring
+
+SEEDS = range(8)
+
+
+def ring(ids: list[int], capacities: list[float] | None = None):  # type: ignore[no-untyped-def]
+    caps = capacities or ids
+    return unidirectional_ring([NodeSpec(i, c) for i, c in zip(ids, caps, strict=True)])
+
+
+def check_outcome(result, wiring) -> None:  # type: ignore[no-untyped-def]
+    winner = max(wiring.candidates).id
+    assert result.leaders == [winner]
+    assert set(result.elected.values()) == {winner}
+    for node_id, node in result.nodes.items():
+        expected = NodeState.LEADER if node_id == winner else NodeState.NOT_LEADER
+        assert node.state is expected
+
+
+ARRANGEMENTS = {
+    "ascending": [1, 2, 3, 4, 5, 6, 7],
+    "descending": [7, 6, 5, 4, 3, 2, 1],
+    "notes": [4, 9, 2, 7, 5, 1, 3],
+    "pair": [2, 1],
+    "single": [42],
+}
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("ids", ARRANGEMENTS.values(), ids=ARRANGEMENTS.keys())
+class TestChangRoberts:
+    def test_leader_alone_initiating_costs_2n(self, ids: list[int], seed: int) -> None:
+        wiring = ring(ids)
+        leader = max(ids)
+        result = simulate(ChangRoberts, wiring.views(), [leader], seed=seed)
+        check_outcome(result, wiring)
+        n = len(ids)
+        assert result.total == 2 * n
+        assert result.messages == {"election": n, "elected": n}
+        assert ChangRoberts.bound(wiring, [leader]).as_dict() == {
+            "formula": "2n",
+            "value": 2 * n,
+            "exact": True,
+        }
+
+    def test_leaders_successor_initiating_costs_3n_minus_1(self, ids: list[int], seed: int) -> None:
+        if len(ids) < 2:
+            pytest.skip("a single node is its own successor")
+        wiring = ring(ids)
+        successor = wiring.out[max(ids)][0]
+        result = simulate(ChangRoberts, wiring.views(), [successor], seed=seed)
+        check_outcome(result, wiring)
+        n = len(ids)
+        assert result.total == 3 * n - 1
+        bound = ChangRoberts.bound(wiring, [successor])
+        assert (bound.formula, bound.value, bound.exact) == ("3n-1", 3 * n - 1, True)
+
+    def test_everyone_initiating_stays_within_the_worst_case(
+        self, ids: list[int], seed: int
+    ) -> None:
+        wiring = ring(ids)
+        result = simulate(ChangRoberts, wiring.views(), ids, seed=seed)
+        check_outcome(result, wiring)
+        n = len(ids)
+        bound = ChangRoberts.bound(wiring, ids)
+        assert bound.holds(result.total)
+        assert bound.value == n * (n + 1) // 2 + n
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("n", [1, 2, 5, 9, 30])
+def test_chang_roberts_descending_all_initiating_is_the_notes_table(n: int, seed: int) -> None:
+    """Notes 000's table: ids descending along the ring, everyone initiates: n(n+1)/2 + n."""
+    ids = list(range(n, 0, -1))
+    wiring = ring(ids)
+    result = simulate(ChangRoberts, wiring.views(), ids, seed=seed)
+    check_outcome(result, wiring)
+    assert result.total == n * (n + 1) // 2 + n
+    assert result.messages["elected"] == n
+    assert ChangRoberts.bound(wiring, ids).exact
+    if n == 5:
+        assert result.total == 20
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("ids", ARRANGEMENTS.values(), ids=ARRANGEMENTS.keys())
+@pytest.mark.parametrize("who", ["all", "one", "leader"])
+def test_lelann_always_costs_n_squared(ids: list[int], who: str, seed: int) -> None:
+    wiring = ring(ids)
+    initiators = {"all": ids, "one": ids[:1], "leader": [max(ids)]}[who]
+    result = simulate(LeLann, wiring.views(), initiators, seed=seed)
+    check_outcome(result, wiring)
+    n = len(ids)
+    assert result.total == n * n
+    assert result.messages == {"elect": n * n}
+    assert LeLann.bound(wiring, initiators).as_dict() == {
+        "formula": "n^2",
+        "value": n * n,
+        "exact": True,
+    }
+
+
+@pytest.mark.parametrize("name", sorted(ALGORITHMS))
+def test_capacity_decides_and_ties_go_to_the_larger_id(name: str) -> None:
+    algorithm = ALGORITHMS[name]
+    wiring = ring([10, 20, 30, 40], [5.0, 9.5, 9.5, 1.0])
+    result = simulate(algorithm, wiring.views(), [10, 40])
+    assert result.leaders == [30]  # capacity 9.5 twice: the larger id wins
+    assert set(result.elected.values()) == {30}
+
+
+@pytest.mark.parametrize("name", sorted(ALGORITHMS))
+def test_an_initiator_that_receives_before_it_starts_still_sends_its_own_first(name: str) -> None:
+    """The determinism rule: handle_message on an unstarted initiator starts it first."""
+    algorithm = ALGORITHMS[name]
+    wiring = ring([1, 2, 3])
+    views = {v.id: v for v in wiring.views()}
+    node = algorithm(views[2], initiator=True)
+    other = algorithm(views[1], initiator=True)
+    first = other.handle_start()
+    sends = node.handle_message(1, first[0].message)
+    assert node.started
+    assert sends, "node 2 forwards or starts"
+    assert sends[0].message.kind == first[0].message.kind
+    assert node.handle_start() == []  # starting twice sends nothing
+
+
+ids_lists = st.lists(st.integers(-(2**40), 2**40), min_size=1, max_size=40, unique=True)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    data=st.data(),
+    ids=ids_lists,
+    name=st.sampled_from(sorted(ALGORITHMS)),
+    seed=st.integers(0, 2**32),
+)
+def test_any_ring_any_initiators_elects_the_max_within_the_bound(
+    data: st.DataObject, ids: list[int], name: str, seed: int
+) -> None:
+    capacities = data.draw(
+        st.one_of(
+            st.none(),
+            st.lists(st.integers(0, 5), min_size=len(ids), max_size=len(ids)),
+        )
+    )
+    initiators = data.draw(
+        st.lists(st.sampled_from(ids), min_size=1, max_size=len(ids), unique=True)
+    )
+    wiring = ring(ids, capacities)
+    algorithm = ALGORITHMS[name]
+    result = simulate(algorithm, wiring.views(), initiators, seed=seed)
+    check_outcome(result, wiring)
+    assert algorithm.bound(wiring, initiators).holds(result.total)

@@ -1,0 +1,263 @@
+"""The ``ringleader`` command: reports, exit codes, and one clear line for every bad input."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ringleader._cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+
+HEAD = """
+topology = "unidirectional_ring"
+initiators = [2]
+"""
+NODES = """
+[[nodes]]
+id = 4
+[[nodes]]
+id = 9
+[[nodes]]
+id = 2
+"""
+RING = HEAD + NODES
+
+
+def ring(top: str = "") -> str:
+    """The 3-node ring with ``top`` added to its top-level keys (before any [[nodes]])."""
+    return HEAD + top + NODES
+
+
+def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def write(tmp_path: Path, text: str, name: str = "c.toml") -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def test_run_with_no_config_runs_the_default(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = cli(capsys, "run")
+    assert code == 0, err
+    assert "Leader: node 8" in out and "all 8 nodes agree" in out
+    assert "Chang–Roberts on a unidirectional ring of 8 nodes over tcp" in out
+
+
+def test_run_json_is_exactly_one_object(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = cli(capsys, "run", str(EXAMPLES / "ring.toml"), "--json")
+    assert code == 0, err
+    assert out.count("\n") == 1
+    report = json.loads(out)
+    assert report["leader"] == 9 and report["agreed"] is True
+    assert report["messages"] == {"total": 20, "by_type": {"elected": 7, "election": 13}}
+
+
+@pytest.mark.parametrize(
+    ("example", "leader", "total"),
+    [("ring.toml", 9, 20), ("chang_roberts_table.toml", 5, 20), ("lelann.toml", 3, 25)],
+)
+def test_every_example_gives_the_notes_count(
+    capsys: pytest.CaptureFixture[str], example: str, leader: int, total: int
+) -> None:
+    code, out, err = cli(capsys, "run", str(EXAMPLES / example), "--json", "--transport", "inproc")
+    assert code == 0, err
+    report = json.loads(out)
+    assert (report["leader"], report["messages"]["total"]) == (leader, total)
+    assert report["bound"]["holds"] and report["bound"]["exact"]
+
+
+def test_overrides_replace_the_config(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = cli(
+        capsys,
+        "run",
+        str(EXAMPLES / "ring.toml"),
+        "--json",
+        "--algorithm",
+        "lelann",
+        "--transport",
+        "memory",
+        "--initiators",
+        "9,4",
+    )
+    report = json.loads(out)
+    assert code == 0
+    assert (report["algorithm"], report["transport"], report["messages"]["total"]) == (
+        "lelann",
+        "memory",
+        49,
+    )
+    code, out, _ = cli(capsys, "run", "--nodes", "3", "--initiators", "3", "--json")
+    assert json.loads(out)["messages"]["total"] == 6  # the leader alone: 2n
+
+
+def test_check_validates_without_running(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = cli(capsys, "check", str(EXAMPLES / "ring.toml"), "--json")
+    summary = json.loads(out)
+    assert code == 0
+    assert summary["expected_leader"] == 9 and summary["bound"]["value"] == 20
+    assert summary["out"]["3"] == [4]
+    code, out, _ = cli(capsys, "check", str(EXAMPLES / "ring.toml"))
+    assert code == 0 and "leader node 9; messages 3n-1 = 20" in out
+
+
+def test_help_and_version(capsys: pytest.CaptureFixture[str]) -> None:
+    for argv in (["--help"], ["run", "--help"], ["check", "--help"], ["--version"]):
+        with pytest.raises(SystemExit) as exit_:
+            main(argv)
+        assert exit_.value.code == 0
+    out, _ = capsys.readouterr()
+    assert "--initiators" in out and "Exit status" in out
+
+
+BAD_CONFIGS = {
+    "syntax": ('topology = "unidirectional_ring\n', "TOML syntax error"),
+    "unknown key": (ring("timout = 3\n"), "timout: unknown key (did you mean 'timeout'?)"),
+    "no topology": ("nodes = 3\n", "topology: missing"),
+    "unknown topology": (
+        'topology = "star"\nnodes = 3\n',
+        "unknown topology 'star' (valid: unidirectional_ring",
+    ),
+    "unknown algorithm": (
+        ring('algorithm = "raft"\n'),
+        "unknown algorithm 'raft' (valid: auto, chang_roberts, lelann)",
+    ),
+    "duplicate id": (RING + "[[nodes]]\nid = 9\n", "nodes[3].id: 9 is used twice (also nodes[1])"),
+    "no nodes": ('topology = "unidirectional_ring"\n', "nodes: missing"),
+    "zero nodes": ('topology = "unidirectional_ring"\nnodes = 0\n', "nodes: 0 nodes"),
+    "node without id": (RING + "[[nodes]]\ncapacity = 3\n", "nodes[3].id: missing"),
+    "node unknown key": (RING + "[[nodes]]\nid = 5\nport = 3\n", "nodes[3].port: unknown key"),
+    "bad capacity": (
+        RING + '[[nodes]]\nid = 5\ncapacity = "big"\n',
+        "nodes[3].capacity: 'big' is not a finite number",
+    ),
+    "address of another transport": (
+        RING + '[[nodes]]\nid = 5\naddress = "ipc:///tmp/x"\n',
+        "nodes[3].address: 'ipc:///tmp/x' is not a tcp:// address",
+    ),
+    "address without port": (
+        RING + '[[nodes]]\nid = 5\naddress = "tcp://127.0.0.1"\n',
+        "needs a host and a port",
+    ),
+    "duplicate address": (
+        RING
+        + '[[nodes]]\nid = 5\naddress = "tcp://127.0.0.1:9"\n[[nodes]]\nid = 6\naddress = "tcp://127.0.0.1:9"\n',
+        "nodes[4].address: tcp://127.0.0.1:9 is used twice (also nodes[3])",
+    ),
+    "unknown initiator": (
+        RING.replace("[2]", "[2, 77]"),
+        "initiators: node 77 is not in the cluster",
+    ),
+    "bad initiators": (RING.replace("[2]", '"some"'), "initiators: 'some' is not \"all\""),
+    "negative timeout": (ring("timeout = -1\n"), "timeout: -1 is not a positive number"),
+    "missing secret file": (ring('secret_file = "nope.key"\n'), "secret_file: cannot read"),
+}
+
+
+@pytest.mark.parametrize(("text", "message"), BAD_CONFIGS.values(), ids=BAD_CONFIGS.keys())
+@pytest.mark.parametrize("command", ["run", "check"])
+def test_a_bad_config_is_one_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, command: str, text: str, message: str
+) -> None:
+    path = write(tmp_path, text)
+    code, out, err = cli(capsys, command, path)
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1, err
+    assert err.startswith(f"ringleader {command}: error: {path}: ")
+    assert message in err
+    assert "Traceback" not in err
+
+
+def test_a_short_secret_file_says_how_to_make_one(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (tmp_path / "c.key").write_text("short")
+    code, _, err = cli(capsys, "check", write(tmp_path, ring('secret_file = "c.key"\n')))
+    assert code == 2 and "holds 5 bytes, at least 16" in err and "secrets.token_hex" in err
+
+
+def test_the_secret_file_is_read_relative_to_the_config(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (tmp_path / "c.key").write_text("0123456789abcdef0123456789abcdef\n")
+    code, out, err = cli(capsys, "run", write(tmp_path, ring('secret_file = "c.key"\n')), "--json")
+    assert code == 0, err
+    assert json.loads(out)["leader"] == 9
+
+
+def test_a_short_environment_secret_is_refused(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RINGLEADER_SECRET", "tiny")
+    code, _, err = cli(capsys, "run")
+    assert code == 2 and "$RINGLEADER_SECRET" in err and "at least 16" in err
+    monkeypatch.setenv("RINGLEADER_SECRET", "a" * 32)
+    assert cli(capsys, "run", "--nodes", "3")[0] == 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["run", "--nodes", "0"], "--nodes"),
+        (["run", "--initiators", "x"], "--initiators"),
+        (["run", "--timeout", "-3"], "--timeout"),
+        (
+            ["run", "--initiators", "42"],
+            "command line: --initiators: node 42 is not in the cluster",
+        ),
+        (["run", "--topology", "star"], "argument --topology: invalid choice: 'star'"),
+        (["run", "--transport", "udp"], "--transport"),
+        (["check", "/nonexistent/ring.toml"], "/nonexistent/ring.toml: no such file"),
+        (["frobnicate"], "invalid choice"),
+    ],
+)
+def test_bad_usage_is_exit_2(
+    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    try:
+        code = main(argv)
+    except SystemExit as exit_:
+        code = exit_.code  # type: ignore[assignment]
+    _, err = capsys.readouterr()
+    assert code == 2
+    assert message in err
+    assert "Traceback" not in err
+
+
+def test_a_taken_address_is_exit_1_with_the_reason(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        text = RING + f'[[nodes]]\nid = 5\naddress = "tcp://127.0.0.1:{port}"\n'
+        code, out, err = cli(capsys, "run", write(tmp_path, text))
+    assert code == 1 and out == ""
+    assert f"node 5: cannot bind tcp://127.0.0.1:{port}" in err
+    assert err.count("\n") == 1
+
+
+def test_the_installed_command_runs(tmp_path: Path) -> None:
+    """The entry point as a user runs it, in a child process."""
+    result = subprocess.run(
+        [sys.executable, "-m", "ringleader", "run", "--nodes", "4", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["leader"] == 4

@@ -1,0 +1,151 @@
+"""Whole elections through actors and a real transport: the notes' counts, end to end."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import pytest
+
+import ringleader
+from actors import Candidate, ChangRoberts, ElectionMessage
+from ringleader import LocalCluster, Overrides, load_config
+from topologies import Config, NodeSpec
+from transport import Session
+
+from .conftest import eventually
+
+NOTES_RING = [4, 9, 2, 7, 5, 1, 3]
+
+
+def ring_config(transport: str, ids: list[int], algorithm: str, initiators: list[int]) -> Config:
+    config = load_config(None, Overrides(transport=transport, algorithm=algorithm, timeout=30))
+    return config.replace(nodes=tuple(NodeSpec(i, i) for i in ids), initiators=tuple(initiators))
+
+
+CASES = {
+    # name: (algorithm, ids, initiators, expected total, formula)
+    "cr-leader-alone": ("chang_roberts", NOTES_RING, [9], 14, "2n"),
+    "cr-successor": ("chang_roberts", NOTES_RING, [2], 20, "3n-1"),
+    "cr-notes-table": ("chang_roberts", [5, 4, 3, 2, 1], [5, 4, 3, 2, 1], 20, "n(n+1)/2+n"),
+    "lelann-all": ("lelann", NOTES_RING, NOTES_RING, 49, "n^2"),
+    "lelann-one": ("lelann", [3, 1, 2], [1], 9, "n^2"),
+}
+
+
+@pytest.mark.parametrize("case", CASES.values(), ids=CASES.keys())
+def test_exact_counts_over_every_transport(transport: str, case: tuple) -> None:  # type: ignore[type-arg]
+    algorithm, ids, initiators, total, formula = case
+    report = ringleader.run(ring_config(transport, ids, algorithm, initiators))
+    assert report.problems == []
+    assert report.ok and report.finished and report.safe and report.agreed
+    assert report.leader == max(ids)
+    assert report.total == total
+    assert report.bound.formula == formula and report.bound.value == total and report.bound.exact
+    states = {n.id: n.state for n in report.nodes}
+    assert states == {i: "leader" if i == max(ids) else "not_leader" for i in ids}
+    assert all(n.elected == max(ids) for n in report.nodes)
+    assert report.rejected_frames == {} and report.send_failures == 0 and report.errors == 0
+
+
+def test_capacity_outranks_id(transport: str, algorithm: str) -> None:
+    config = ring_config(transport, [1, 2, 3], algorithm, [1, 2, 3])
+    config = config.replace(nodes=(NodeSpec(1, 10), NodeSpec(2, 50.5), NodeSpec(3, 50.5)))
+    report = ringleader.run(config)
+    assert report.ok and report.leader == 3
+    config = config.replace(nodes=(NodeSpec(1, 10), NodeSpec(2, 99), NodeSpec(3, 50.5)))
+    assert ringleader.run(config).leader == 2
+
+
+def test_the_report_is_the_documented_json(transport: str) -> None:
+    report = ringleader.run(ring_config(transport, NOTES_RING, "chang_roberts", [2]))
+    data = json.loads(json.dumps(report.as_dict()))
+    assert {
+        "topology",
+        "algorithm",
+        "transport",
+        "n",
+        "leader",
+        "agreed",
+        "epoch",
+        "nodes",
+        "messages",
+        "bound",
+        "elapsed_s",
+    } <= set(data)
+    assert data["nodes"][0] == {"id": 4, "state": "not_leader", "elected": 9, "capacity": 4}
+    assert data["messages"] == {"total": 20, "by_type": {"election": 13, "elected": 7}}
+    assert data["bound"]["formula"] == "3n-1" and data["bound"]["value"] == 20
+    assert data["transport"] == transport and data["n"] == 7 and data["epoch"] == 1
+
+
+def test_a_run_leaves_no_thread_or_actor_behind(transport: str) -> None:
+    before = set(threading.enumerate())
+    report = ringleader.run(ring_config(transport, [1, 2, 3, 4], "chang_roberts", [1]))
+    assert report.ok
+    deadline = time.monotonic() + 5
+    while (extra := set(threading.enumerate()) - before) and time.monotonic() < deadline:
+        next(iter(extra)).join(0.05)
+    assert set(threading.enumerate()) - before == set()
+    assert ringleader_actors() == []
+
+
+def ringleader_actors() -> list[object]:
+    import pykka
+
+    return pykka.ActorRegistry.get_all()
+
+
+def test_a_run_that_cannot_finish_says_so() -> None:
+    """One node's links never come up: set-up fails with the reason, nothing is left."""
+
+    class Silent(ChangRoberts):
+        name = "silent"
+
+        def start(self) -> None:  # never sends anything
+            return None
+
+    config = ring_config("memory", [1, 2, 3], "chang_roberts", [1]).replace(timeout=0.5)
+    report = ringleader.run(config, algorithm=Silent)
+    assert not report.ok and not report.finished
+    assert any("did not finish" in p for p in report.problems)
+    assert {n.state for n in report.nodes} == {"undecided"}
+
+
+def test_rogue_frames_are_dropped_counted_and_the_election_still_exact(transport: str) -> None:
+    config = ring_config(transport, NOTES_RING, "chang_roberts", [2])
+    with LocalCluster(config) as cluster:
+        codec = cluster.codec
+        target = 2  # node 2's in-neighbour is node 9
+        links = cluster.network.connect({target: cluster.addresses[target]})
+        try:
+            assert links.wait_ready(5) == []
+
+            def forged(sender: int, to: int) -> bytes:
+                message = ElectionMessage(Candidate(sender, sender))
+                return Session(codec, sender, 1).seal(to, "election", 1, message)
+
+            good = forged(9, target)
+            rogue = {
+                b"": "truncated",
+                b"hello world, not a frame at all" * 3: "bad_magic",
+                good[:-1] + bytes([good[-1] ^ 1]): "bad_signature",
+                forged(4, target): "unknown_sender",
+                forged(9, 7): "wrong_receiver",
+            }
+            for frame in rogue:
+                assert links.send(target, frame)
+        finally:
+            links.close()
+        expected = {reason: 1 for reason in rogue.values()}
+
+        def node_2_rejected() -> dict[str, int]:
+            status = next(s for s in cluster.statuses() if s.id == target)
+            assert status.received == 0 and status.errors == 0
+            return status.rejected if status.rejected == expected else {}
+
+        assert eventually(node_2_rejected) == expected
+        report = cluster.elect()
+    assert report.ok and report.total == 20 and report.leader == 9
+    assert report.rejected_frames == expected

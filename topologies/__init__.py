@@ -1,0 +1,41 @@
+"""Configurations and the wiring they describe.
+
+- :func:`load_config` reads a TOML file (or the built-in default) into a validated
+  :class:`Config`, with command-line :class:`Overrides`.
+- A builder turns the configured nodes into a :class:`Wiring` (who sends to whom); it
+  never opens a socket.
+- :data:`TOPOLOGIES` maps each topology to its builder, its default algorithm and every
+  algorithm that fits it.
+"""
+
+import logging
+
+from ._builders import unidirectional_ring
+from ._config import (
+    DEFAULT_NODES,
+    SECRET_ENV,
+    TRANSPORT_NAMES,
+    Config,
+    Overrides,
+    default_config,
+    load_config,
+)
+from ._registry import TOPOLOGIES, Topology
+from ._wiring import NodeSpec, Wiring
+
+logging.getLogger(__name__).addHandler(logging.NullHandler())
+
+__all__ = [
+    "DEFAULT_NODES",
+    "SECRET_ENV",
+    "TOPOLOGIES",
+    "TRANSPORT_NAMES",
+    "Config",
+    "NodeSpec",
+    "Overrides",
+    "Topology",
+    "Wiring",
+    "default_config",
+    "load_config",
+    "unidirectional_ring",
+]

@@ -1,0 +1,366 @@
+"""The TOML configuration: loading, validation, command-line overrides.
+
+Every problem is a :class:`~ringleader.errors.ConfigError` naming the file, the key and
+what would fix it, e.g. ``ring.toml: nodes[3].id: 7 is used twice (also nodes[1])``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from actors import ALGORITHMS, Bound, Election
+from ringleader.errors import ConfigError
+
+from ._registry import TOPOLOGIES
+from ._wiring import NodeSpec, Wiring
+
+__all__ = [
+    "DEFAULT_NODES",
+    "SECRET_ENV",
+    "TRANSPORT_NAMES",
+    "Config",
+    "Overrides",
+    "default_config",
+    "load_config",
+]
+
+TRANSPORT_NAMES = ("tcp", "ipc", "inproc", "memory")
+SECRET_ENV = "RINGLEADER_SECRET"
+DEFAULT_NODES = 8
+DEFAULT_TIMEOUT = 30.0
+MIN_SECRET = 16
+_KEYS = ("topology", "algorithm", "transport", "initiators", "timeout", "secret_file", "nodes")
+_NODE_KEYS = ("id", "capacity", "address")
+_I64 = 2**63
+_FLAGS = {
+    "topology": "--topology",
+    "algorithm": "--algorithm",
+    "transport": "--transport",
+    "initiators": "--initiators",
+    "timeout": "--timeout",
+    "nodes": "--nodes",
+}
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """Values given on the command line; they replace the config's."""
+
+    topology: str | None = None
+    algorithm: str | None = None
+    transport: str | None = None
+    nodes: int | None = None
+    initiators: list[int] | str | None = None
+    timeout: float | None = None
+
+    def items(self) -> list[tuple[str, Any]]:
+        return [(k, v) for k, v in vars(self).items() if v is not None]
+
+
+@dataclass(frozen=True)
+class Config:
+    """A validated configuration.  ``algorithm`` is resolved (never ``"auto"``)."""
+
+    topology: str
+    algorithm: str
+    transport: str
+    initiators: tuple[int, ...]
+    timeout: float
+    nodes: tuple[NodeSpec, ...]
+    secret_file: Path | None = None
+    source: str = "built-in default"
+    auto_algorithm: bool = field(default=True, compare=False)
+
+    @property
+    def n(self) -> int:
+        return len(self.nodes)
+
+    @cached_property
+    def wiring(self) -> Wiring:
+        return TOPOLOGIES[self.topology].build(self.nodes)
+
+    @property
+    def algorithm_class(self) -> type[Election]:
+        return TOPOLOGIES[self.topology].algorithm(self.algorithm)
+
+    @property
+    def bound(self) -> Bound:
+        return self.algorithm_class.bound(self.wiring, self.initiators)
+
+    def secret(self) -> bytes | None:
+        """The cluster secret: ``secret_file``, else ``$RINGLEADER_SECRET``, else ``None``."""
+        if self.secret_file is not None:
+            return _read_secret(self.secret_file, self.source)
+        env = os.environ.get(SECRET_ENV)
+        if env is None:
+            return None
+        secret = env.encode()
+        if len(secret) < MIN_SECRET:
+            raise ConfigError(
+                f"${SECRET_ENV}",
+                None,
+                f"the secret is {len(secret)} bytes, at least {MIN_SECRET} are needed",
+            )
+        return secret
+
+    def replace(self, **changes: Any) -> Config:
+        return replace(self, **changes)
+
+
+def _read_secret(path: Path, source: str) -> bytes:
+    try:
+        secret = path.read_bytes().strip()
+    except OSError as exc:
+        raise ConfigError(
+            source, "secret_file", f"cannot read {path}: {exc.strerror or exc}"
+        ) from None
+    if len(secret) < MIN_SECRET:
+        raise ConfigError(
+            source,
+            "secret_file",
+            f"{path} holds {len(secret)} bytes, at least {MIN_SECRET} are needed",
+            "put a long random string in it, e.g. "
+            "python -c 'import secrets; print(secrets.token_hex(32))'",
+        )
+    return secret
+
+
+def default_config(overrides: Overrides | None = None) -> Config:
+    """The built-in default: an 8-node unidirectional ring, every node initiating."""
+    return _Validator(
+        {"topology": "unidirectional_ring", "nodes": DEFAULT_NODES},
+        "built-in default",
+        None,
+        overrides,
+    ).config()
+
+
+def load_config(path: str | os.PathLike[str] | None, overrides: Overrides | None = None) -> Config:
+    """Load and validate ``path`` (``None``: the built-in default), applying ``overrides``."""
+    if path is None:
+        return default_config(overrides)
+    path = Path(path)
+    source = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(source, None, "no such file") from None
+    except IsADirectoryError:
+        raise ConfigError(source, None, "is a directory, not a TOML file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(source, None, f"cannot read it: {exc}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(source, None, f"TOML syntax error: {exc}") from None
+    return _Validator(data, source, path.parent, overrides).config()
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return (_is_int(value) or isinstance(value, float)) and math.isfinite(value)
+
+
+def _choices(values: Any) -> str:
+    return ", ".join(str(v) for v in values)
+
+
+class _Validator:
+    def __init__(
+        self,
+        data: Mapping[str, Any],
+        source: str,
+        base: Path | None,
+        overrides: Overrides | None,
+    ) -> None:
+        self.data = dict(data)
+        self.source = source
+        self.base = base
+        self.from_cli: set[str] = set()
+        for key, value in overrides.items() if overrides else []:
+            self.data[key] = value
+            self.from_cli.add(key)
+
+    def error(self, key: str, problem: str, hint: str | None = None) -> ConfigError:
+        root = key.split("[", 1)[0].split(".", 1)[0]
+        if root in self.from_cli:
+            return ConfigError("command line", _FLAGS[root], problem, hint)
+        return ConfigError(self.source, key, problem, hint)
+
+    def config(self) -> Config:
+        for key in self.data:
+            if key not in _KEYS:
+                close = difflib.get_close_matches(key, _KEYS, n=1)
+                hint = f"did you mean {close[0]!r}?" if close else f"valid keys: {_choices(_KEYS)}"
+                raise self.error(key, "unknown key", hint)
+        topology = self.topology()
+        algorithm, auto = self.algorithm(topology)
+        transport = self.choice("transport", "tcp", TRANSPORT_NAMES)
+        nodes = self.nodes(transport)
+        return Config(
+            topology=topology,
+            algorithm=algorithm,
+            transport=transport,
+            initiators=self.initiators(nodes),
+            timeout=self.timeout(),
+            nodes=nodes,
+            secret_file=self.secret_file(),
+            source=self.source,
+            auto_algorithm=auto,
+        )
+
+    def choice(self, key: str, default: str | None, valid: tuple[str, ...]) -> str:
+        value = self.data.get(key, default)
+        if value is None:
+            raise self.error(key, "missing", f"required; one of: {_choices(valid)}")
+        if not isinstance(value, str) or value not in valid:
+            raise self.error(key, f"unknown {key} {value!r}", f"valid: {_choices(valid)}")
+        return value
+
+    def topology(self) -> str:
+        return self.choice("topology", None, tuple(TOPOLOGIES))
+
+    def algorithm(self, topology: str) -> tuple[str, bool]:
+        name = self.choice("algorithm", "auto", ("auto", *ALGORITHMS))
+        fits = TOPOLOGIES[topology].algorithms
+        if name == "auto":
+            return fits[0], True
+        if name not in fits:
+            raise self.error(
+                "algorithm",
+                f"{name} does not fit topology {topology}",
+                f"fits: {_choices(fits)}, or auto",
+            )
+        return name, False
+
+    def timeout(self) -> float:
+        value = self.data.get("timeout", DEFAULT_TIMEOUT)
+        if not _is_number(value) or value <= 0:
+            raise self.error("timeout", f"{value!r} is not a positive number of seconds")
+        return float(value)
+
+    def secret_file(self) -> Path | None:
+        value = self.data.get("secret_file")
+        if value is None:
+            return None
+        if not isinstance(value, str) or not value:
+            raise self.error("secret_file", f"{value!r} is not a file name")
+        path = Path(value).expanduser()
+        if not path.is_absolute() and self.base is not None:
+            path = self.base / path
+        _read_secret(path, self.source)
+        return path
+
+    def nodes(self, transport: str) -> tuple[NodeSpec, ...]:
+        value = self.data.get("nodes")
+        if value is None:
+            raise self.error(
+                "nodes", "missing", "give a count (nodes = 8) or one [[nodes]] table per node"
+            )
+        if _is_int(value):
+            if value < 1:
+                raise self.error("nodes", f"{value} nodes: at least 1 is needed")
+            return tuple(NodeSpec(i, i) for i in range(1, value + 1))
+        if not isinstance(value, list) or not value:
+            raise self.error(
+                "nodes", "must be a node count or a non-empty list of [[nodes]] tables"
+            )
+        seen_ids: dict[int, int] = {}
+        seen_addresses: dict[str, int] = {}
+        specs = []
+        for index, entry in enumerate(value):
+            spec = self.node(index, entry, transport)
+            if spec.id in seen_ids:
+                raise self.error(
+                    f"nodes[{index}].id",
+                    f"{spec.id} is used twice (also nodes[{seen_ids[spec.id]}])",
+                )
+            seen_ids[spec.id] = index
+            if spec.address is not None:
+                if spec.address in seen_addresses:
+                    raise self.error(
+                        f"nodes[{index}].address",
+                        f"{spec.address} is used twice "
+                        f"(also nodes[{seen_addresses[spec.address]}])",
+                    )
+                seen_addresses[spec.address] = index
+            specs.append(spec)
+        return tuple(specs)
+
+    def node(self, index: int, entry: Any, transport: str) -> NodeSpec:
+        key = f"nodes[{index}]"
+        if not isinstance(entry, dict):
+            raise self.error(
+                key, "must be a table with at least an id", "write [[nodes]] then id = …"
+            )
+        for name in entry:
+            if name not in _NODE_KEYS:
+                raise self.error(
+                    f"{key}.{name}", "unknown key", f"valid keys: {_choices(_NODE_KEYS)}"
+                )
+        node_id = entry.get("id")
+        if node_id is None:
+            raise self.error(f"{key}.id", "missing", "every node needs a unique integer id")
+        if not _is_int(node_id) or not -_I64 <= node_id < _I64:
+            raise self.error(f"{key}.id", f"{node_id!r} is not a 64-bit integer")
+        capacity = entry.get("capacity", node_id)
+        if not _is_number(capacity):
+            raise self.error(f"{key}.capacity", f"{capacity!r} is not a finite number")
+        assert capacity is not None
+        address = entry.get("address")
+        if address is not None:
+            self.check_address(f"{key}.address", address, transport)
+        return NodeSpec(node_id, capacity, address)
+
+    def check_address(self, key: str, address: Any, transport: str) -> None:
+        examples = {
+            "tcp": "tcp://127.0.0.1:7001",
+            "ipc": "ipc:///tmp/ringleader/node1.sock",
+            "inproc": "inproc://node1",
+            "memory": "memory://node1",
+        }
+        if not isinstance(address, str) or not address.startswith(f"{transport}://"):
+            raise self.error(
+                key,
+                f"{address!r} is not a {transport}:// address (the transport is {transport})",
+                f"e.g. {examples[transport]}, or leave it out for a free one",
+            )
+        rest = address[len(transport) + 3 :]
+        if transport == "tcp":
+            host, _, port = rest.rpartition(":")
+            if not host or not (port == "*" or (port.isdigit() and 0 < int(port) < 65536)):
+                raise self.error(
+                    key, f"{address!r} needs a host and a port", f"e.g. {examples['tcp']}"
+                )
+        elif not rest:
+            raise self.error(key, f"{address!r} has no name", f"e.g. {examples[transport]}")
+
+    def initiators(self, nodes: tuple[NodeSpec, ...]) -> tuple[int, ...]:
+        value = self.data.get("initiators", "all")
+        ids = [n.id for n in nodes]
+        if value == "all":
+            return tuple(ids)
+        if not isinstance(value, list) or not value or not all(_is_int(v) for v in value):
+            raise self.error(
+                "initiators", f'{value!r} is not "all" or a non-empty list of node ids'
+            )
+        known = set(ids)
+        for v in value:
+            if v not in known:
+                shown = _choices(ids[:12]) + (", …" if len(ids) > 12 else "")
+                raise self.error("initiators", f"node {v} is not in the cluster", f"nodes: {shown}")
+        if len(set(value)) != len(value):
+            raise self.error("initiators", "lists a node twice")
+        order = {i: k for k, i in enumerate(ids)}
+        return tuple(sorted(value, key=order.__getitem__))

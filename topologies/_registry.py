@@ -1,0 +1,47 @@
+"""Which topologies exist and which election algorithms fit each."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from actors import ALGORITHMS, Election
+
+from ._builders import unidirectional_ring
+from ._wiring import NodeSpec, Wiring
+
+__all__ = ["TOPOLOGIES", "Topology"]
+
+
+@dataclass(frozen=True)
+class Topology:
+    """A topology: how to wire it, its default algorithm and every algorithm that fits."""
+
+    name: str
+    title: str
+    build: Callable[[Sequence[NodeSpec]], Wiring]
+    algorithms: tuple[str, ...]  # the first is the default
+
+    @property
+    def default(self) -> str:
+        return self.algorithms[0]
+
+    def algorithm(self, name: str) -> type[Election]:
+        """The class for ``name`` (``"auto"``: the default); ``KeyError`` if it does not fit."""
+        name = self.default if name == "auto" else name
+        if name not in self.algorithms:
+            raise KeyError(name)
+        return ALGORITHMS[name]
+
+
+TOPOLOGIES: dict[str, Topology] = {
+    t.name: t
+    for t in (
+        Topology(
+            "unidirectional_ring",
+            "unidirectional ring",
+            unidirectional_ring,
+            ("chang_roberts", "lelann"),
+        ),
+    )
+}

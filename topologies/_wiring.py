@@ -1,0 +1,58 @@
+"""Who talks to whom: the result of a topology builder."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+from actors import Candidate, NodeView
+
+__all__ = ["NodeSpec", "Wiring"]
+
+
+@dataclass(frozen=True)
+class NodeSpec:
+    """One node as configured: its id, its capacity (the criterion) and maybe an address."""
+
+    id: int
+    capacity: float
+    address: str | None = None
+
+    @property
+    def candidate(self) -> Candidate:
+        return Candidate(self.capacity, self.id)
+
+
+@dataclass(frozen=True)
+class Wiring:
+    """Nodes in topology order and each node's out-neighbours (one-way links).
+
+    A builder returns this and nothing else: it opens no socket.
+    """
+
+    topology: str
+    nodes: tuple[NodeSpec, ...]
+    out: Mapping[int, tuple[int, ...]]
+
+    @cached_property
+    def inbound(self) -> dict[int, tuple[int, ...]]:
+        """Each node's in-neighbours, in topology order."""
+        inbound: dict[int, list[int]] = {n.id: [] for n in self.nodes}
+        for node in self.nodes:
+            for peer in self.out[node.id]:
+                inbound[peer].append(node.id)
+        return {k: tuple(v) for k, v in inbound.items()}
+
+    @property
+    def candidates(self) -> Sequence[Candidate]:
+        return [n.candidate for n in self.nodes]
+
+    @property
+    def links(self) -> int:
+        """The number of one-way links (M in the notes' formulas)."""
+        return sum(len(v) for v in self.out.values())
+
+    def views(self) -> list[NodeView]:
+        """One :class:`~actors.NodeView` per node, as the algorithms see themselves."""
+        return [NodeView(n.id, n.capacity, self.out[n.id], self.inbound[n.id]) for n in self.nodes]

@@ -1,0 +1,60 @@
+"""Moving signed frames between node mailboxes.
+
+- :class:`Codec` seals a message into a frame (versioned header, cloudpickle payload,
+  HMAC-SHA256 tag) and opens it again, checking the tag before anything is unpickled.
+- :class:`Session` is one node's end of the wire: sequence numbers out; replay,
+  incarnation and addressing checks in.
+- :class:`ZmqNetwork` (``tcp``, ``ipc``, ``inproc``) and :class:`MemoryNetwork` give each
+  node a :class:`Mailbox` and one-way :class:`Links` to its out-neighbours.
+- :class:`Inbox` is a Pykka actor inbox that waits on the node's mailbox too, so the
+  actor's own thread receives its frames.
+"""
+
+import logging
+
+from ringleader.errors import FrameRejected, TransportError
+
+from ._base import Links, Mailbox, Network
+from ._frame import FORMAT_VERSION, Codec, Header
+from ._inbox import Inbox
+from ._limits import Demand, ensure_open_files, estimate
+from ._memory import MemoryMailbox, MemoryNetwork
+from ._session import Session
+from ._zmq import SCHEMES, SocketOptions, ZmqLinks, ZmqMailbox, ZmqNetwork
+
+logging.getLogger(__name__).addHandler(logging.NullHandler())
+
+TRANSPORTS = (*SCHEMES, "memory")
+
+
+def open_network(scheme: str, *, nodes: int = 16, links: int = 16) -> Network:
+    """A network for ``scheme`` (one of :data:`TRANSPORTS`), sized for a local cluster."""
+    if scheme == "memory":
+        return MemoryNetwork()
+    return ZmqNetwork(scheme, nodes=nodes, links=links)
+
+
+__all__ = [
+    "FORMAT_VERSION",
+    "SCHEMES",
+    "TRANSPORTS",
+    "Codec",
+    "Demand",
+    "FrameRejected",
+    "Header",
+    "Inbox",
+    "Links",
+    "Mailbox",
+    "MemoryMailbox",
+    "MemoryNetwork",
+    "Network",
+    "Session",
+    "SocketOptions",
+    "TransportError",
+    "ZmqLinks",
+    "ZmqMailbox",
+    "ZmqNetwork",
+    "ensure_open_files",
+    "estimate",
+    "open_network",
+]

@@ -1,0 +1,76 @@
+"""What every transport provides: a mailbox per node and one-way links out of it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Protocol
+
+import zmq
+
+__all__ = ["Links", "Mailbox", "Network"]
+
+
+class Mailbox(Protocol):
+    """One node's inbound end, read only by the thread that opened it.
+
+    The node's :class:`~transport.Inbox` waits on :attr:`waitable` (a ZeroMQ socket or a
+    file descriptor, as :class:`zmq.Poller` accepts) and calls :meth:`receive` until it
+    returns ``None``.
+    """
+
+    address: str
+
+    @property
+    def waitable(self) -> zmq.Socket[bytes] | int:
+        """What to wait on for frames: readable when :meth:`receive` may return one."""
+        ...
+
+    def receive(self) -> bytes | None:
+        """The next frame, or ``None`` at once if there is none."""
+        ...
+
+    def close(self) -> None:
+        """Close the mailbox; frames still queued in it are dropped."""
+        ...
+
+
+class Links(Protocol):
+    """One node's outgoing links, one per out-neighbour.
+
+    A ``Links`` belongs to the thread that created it (the node's actor thread): sending
+    and closing happen there and nowhere else.
+    """
+
+    def send(self, peer: int, frame: bytes) -> bool:
+        """Queue ``frame`` for ``peer``; ``False`` if it was dropped (dead or full peer)."""
+        ...
+
+    def wait_ready(self, timeout: float) -> list[int]:
+        """Wait up to ``timeout`` s for every link to connect; return the peers that did not."""
+        ...
+
+    def close(self, *, abrupt: bool = False) -> None:
+        """Close every link; ``abrupt`` drops what is still queued, as a crash would."""
+        ...
+
+
+class Network(Protocol):
+    """A transport: binds mailboxes and makes links between them.
+
+    :meth:`listen` and :meth:`connect` return objects owned by the calling thread (a
+    node's actor thread); :meth:`close` is called once every node has closed its own.
+    """
+
+    scheme: str
+
+    def listen(self, node: int, address: str | None) -> Mailbox:
+        """Open ``node``'s mailbox at ``address`` (or a free one)."""
+        ...
+
+    def connect(self, peers: Mapping[int, str]) -> Links:
+        """Make links to ``peers`` (node id → mailbox address), for the calling thread."""
+        ...
+
+    def close(self) -> None:
+        """Release the network once its mailboxes and links are closed; idempotent."""
+        ...

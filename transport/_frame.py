@@ -1,0 +1,212 @@
+"""The wire format: a versioned header, a cloudpickle payload, an HMAC-SHA256 tag.
+
+::
+
+    offset  size  field
+    0       2     magic  b"RL"
+    2       1     format version (1)
+    3       1     length k of the kind name
+    4       8     cluster id                  (u64: frames of another cluster are dropped)
+    12      8     sender node id              (i64)
+    20      8     receiver node id            (i64)
+    28      8     sender incarnation          (u64: which life of the sender wrote it)
+    36      8     receiver incarnation        (u64: the receiver's life it is meant for; 0 = any)
+    44      8     epoch                       (u64: the election round it belongs to)
+    52      8     sequence number             (u64: per sender incarnation and receiver, from 1)
+    60      k     kind name                   (ASCII, e.g. b"election")
+    60+k    …     payload                     (cloudpickle of the message object)
+    end-32  32    HMAC-SHA256 over everything before it, keyed with the cluster secret
+
+The tag is checked with :func:`hmac.compare_digest` before any other field is trusted and
+long before the payload is unpickled: only a holder of the secret can make a frame that
+gets as far as :func:`pickle.loads`.
+"""
+
+from __future__ import annotations
+
+import hmac
+import io
+import pickle
+import struct
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import cloudpickle
+
+from ringleader.errors import FrameRejected
+
+__all__ = ["FORMAT_VERSION", "MAC_SIZE", "Codec", "Header"]
+
+MAGIC = b"RL"
+FORMAT_VERSION = 1
+MAC_SIZE = 32
+_HEAD = struct.Struct("!2sBBQqqQQQQ")
+_MIN_FRAME = _HEAD.size + 1 + MAC_SIZE
+_PICKLE_PROTOCOL = 5
+
+
+class _Pickler(cloudpickle.Pickler):  # type: ignore[misc]
+    """A ``CloudPickler`` that remembers which classes it pickled by reference.
+
+    For a class, cloudpickle decides on every dump whether it can be pickled by
+    reference (importable under its module and name) or must go by value, and that
+    look-up costs more than pickling a small message.  The answer does not change for a
+    class once it is imported, so it is kept; classes pickled by value are asked anew.
+    """
+
+    def __init__(self, file: io.BytesIO) -> None:
+        super().__init__(file, protocol=_PICKLE_PROTOCOL)
+        self._by_reference: set[type] = set()
+
+    def reducer_override(self, obj: Any) -> Any:
+        if not isinstance(obj, type):
+            return super().reducer_override(obj)
+        if obj in self._by_reference:
+            return NotImplemented
+        reduced = super().reducer_override(obj)
+        if reduced is NotImplemented:
+            self._by_reference.add(obj)
+        return reduced
+
+
+@dataclass(frozen=True, slots=True)
+class Header:
+    """The authenticated metadata of one frame."""
+
+    cluster: int
+    sender: int
+    receiver: int
+    incarnation: int
+    receiver_incarnation: int
+    epoch: int
+    seq: int
+    kind: str
+
+
+class Codec:
+    """Seals message objects into frames and opens frames back into them.
+
+    One codec serves a whole cluster: it holds the secret, the cluster id and the
+    message kinds the cluster speaks (``kinds`` maps a kind name to its class).  It keeps
+    no per-peer state; replay and incarnation checks live in :class:`Session`.
+    """
+
+    def __init__(
+        self,
+        secret: bytes,
+        cluster: int,
+        kinds: Mapping[str, type[Any]],
+        *,
+        max_frame_size: int = 1 << 20,
+    ) -> None:
+        if len(secret) < 16:
+            raise ValueError("the cluster secret must be at least 16 bytes")
+        self._mac = hmac.new(secret, digestmod="sha256")
+        self.cluster = cluster
+        self.kinds = dict(kinds)
+        self.max_frame_size = max_frame_size
+        self._kind_bytes = {name: name.encode("ascii") for name in self.kinds}
+        self._local = threading.local()
+
+    def dumps(self, message: object) -> bytes:
+        """``cloudpickle.dumps(message)``, with one reused pickler per thread.
+
+        Building a ``CloudPickler`` costs more than pickling a small message with it;
+        clearing its memo between messages gives the same bytes as a fresh one (a test
+        holds it to that).
+        """
+        local = self._local
+        try:
+            buffer, pickler = local.buffer, local.pickler
+        except AttributeError:
+            buffer = local.buffer = io.BytesIO()
+            pickler = local.pickler = _Pickler(buffer)
+        buffer.seek(0)
+        buffer.truncate()
+        pickler.clear_memo()
+        pickler.dump(message)
+        return bytes(buffer.getvalue())
+
+    def seal(self, header: Header, message: object) -> bytes:
+        """Return the signed frame carrying ``message`` under ``header``."""
+        kind = self._kind_bytes[header.kind]
+        body = b"".join(
+            (
+                _HEAD.pack(
+                    MAGIC,
+                    FORMAT_VERSION,
+                    len(kind),
+                    header.cluster,
+                    header.sender,
+                    header.receiver,
+                    header.incarnation,
+                    header.receiver_incarnation,
+                    header.epoch,
+                    header.seq,
+                ),
+                kind,
+                self.dumps(message),
+            )
+        )
+        return body + self._sign(body)
+
+    def _sign(self, body: bytes | memoryview) -> bytes:
+        # A copy of a keyed HMAC skips hashing the key pads again: ~30 % quicker.
+        mac = self._mac.copy()
+        mac.update(body)
+        return mac.digest()
+
+    def open(self, frame: bytes) -> tuple[Header, memoryview]:
+        """Authenticate ``frame`` and parse its header; the payload stays bytes.
+
+        Raises :class:`FrameRejected` with a stable reason for anything amiss.  Nothing
+        here unpickles: call :meth:`load` once the caller's own checks have passed too.
+        """
+        size = len(frame)
+        if size < _MIN_FRAME:
+            raise FrameRejected("truncated", f"{size} bytes")
+        if size > self.max_frame_size:
+            raise FrameRejected("oversize", f"{size} bytes")
+        view = memoryview(frame)
+        magic, version, kind_len = frame[0:2], frame[2], frame[3]
+        if magic != MAGIC:
+            raise FrameRejected("bad_magic")
+        if version != FORMAT_VERSION:
+            raise FrameRejected("bad_version", f"format {version}, expected {FORMAT_VERSION}")
+        body = view[:-MAC_SIZE]
+        expected = self._sign(body)
+        if not hmac.compare_digest(expected, view[-MAC_SIZE:]):
+            raise FrameRejected("bad_signature")
+        # From here on the bytes were written by a holder of the secret.
+        fields = _HEAD.unpack_from(frame)
+        kind_end = _HEAD.size + kind_len
+        if kind_end >= size - MAC_SIZE:
+            raise FrameRejected("truncated", "no payload", authentic=True)
+        try:
+            kind = bytes(view[_HEAD.size : kind_end]).decode("ascii")
+        except UnicodeDecodeError:
+            raise FrameRejected("unknown_kind", "kind is not ASCII", authentic=True) from None
+        _, _, _, cluster, sender, receiver, incarnation, to_incarnation, epoch, seq = fields
+        header = Header(cluster, sender, receiver, incarnation, to_incarnation, epoch, seq, kind)
+        if header.cluster != self.cluster:
+            raise FrameRejected("wrong_cluster", f"{header.cluster:#x}", authentic=True)
+        if kind not in self.kinds:
+            raise FrameRejected("unknown_kind", kind, authentic=True)
+        return header, body[kind_end:]
+
+    def load(self, header: Header, payload: memoryview) -> object:
+        """Unpickle an authenticated payload and check it is of its declared kind."""
+        try:
+            message = pickle.loads(payload)
+        except Exception as exc:  # noqa: BLE001 -- a signed but broken pickle: any error at all
+            raise FrameRejected("undecodable", type(exc).__name__, authentic=True) from None
+        expected = self.kinds[header.kind]
+        if type(message) is not expected:
+            raise FrameRejected(
+                "wrong_type",
+                f"kind {header.kind} carried {type(message).__qualname__}",
+                authentic=True,
+            )
+        return message

@@ -1,0 +1,83 @@
+"""One node's end of the authenticated wire: sequence numbers out, replay checks in."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Any
+
+from ringleader.errors import FrameRejected
+
+from ._frame import Codec, Header
+
+__all__ = ["Session"]
+
+
+class Session:
+    """Seals outgoing messages and admits incoming frames for one node incarnation.
+
+    Outgoing frames get a sequence number per receiver, starting at 1.  An incoming frame
+    is admitted only if it is authentic (see :class:`Codec`), addressed to this node and,
+    when the sender knew it, to this incarnation; comes from a known peer; and is newer
+    than anything already admitted from that peer — a frame from an older incarnation of
+    the sender, or a sequence number already seen, is dropped.  Not thread-safe: a session
+    belongs to the thread of the actor that hosts the node.
+    """
+
+    def __init__(
+        self,
+        codec: Codec,
+        node: int,
+        incarnation: int,
+        *,
+        peers: Collection[int] | None = None,
+    ) -> None:
+        if incarnation <= 0:
+            raise ValueError("incarnations start at 1")
+        self.codec = codec
+        self.node = node
+        self.incarnation = incarnation
+        self._peers = None if peers is None else frozenset(peers)
+        self._next_seq: dict[int, int] = {}
+        self._seen: dict[int, tuple[int, int]] = {}
+
+    def seal(
+        self, to: int, kind: str, epoch: int, message: object, *, to_incarnation: int = 0
+    ) -> bytes:
+        seq = self._next_seq.get(to, 0) + 1
+        self._next_seq[to] = seq
+        header = Header(
+            cluster=self.codec.cluster,
+            sender=self.node,
+            receiver=to,
+            incarnation=self.incarnation,
+            receiver_incarnation=to_incarnation,
+            epoch=epoch,
+            seq=seq,
+            kind=kind,
+        )
+        return self.codec.seal(header, message)
+
+    def open(self, frame: bytes) -> tuple[Header, Any]:
+        """Return ``(header, message)`` of an admitted frame or raise :class:`FrameRejected`."""
+        header, payload = self.codec.open(frame)
+        if header.receiver != self.node:
+            raise FrameRejected("wrong_receiver", f"for node {header.receiver}", authentic=True)
+        if header.receiver_incarnation not in (0, self.incarnation):
+            raise FrameRejected(
+                "stale_receiver",
+                f"for incarnation {header.receiver_incarnation}",
+                authentic=True,
+            )
+        if self._peers is not None and header.sender not in self._peers:
+            raise FrameRejected("unknown_sender", f"node {header.sender}", authentic=True)
+        last = self._seen.get(header.sender)
+        if last is not None:
+            incarnation, seq = last
+            if header.incarnation < incarnation:
+                raise FrameRejected("stale_incarnation", f"node {header.sender}", authentic=True)
+            if header.incarnation == incarnation and header.seq <= seq:
+                raise FrameRejected(
+                    "replayed", f"node {header.sender} seq {header.seq}", authentic=True
+                )
+        self._seen[header.sender] = (header.incarnation, header.seq)
+        return header, self.codec.load(header, payload)

@@ -1,0 +1,261 @@
+"""ZeroMQ transports: a PULL mailbox per node, a PUSH socket per out-neighbour.
+
+One PUSH per out-neighbour, never one PUSH connected to several peers: a PUSH socket
+round-robins between its peers, it does not broadcast.  The same code serves ``tcp://``,
+``ipc://`` and ``inproc://``; only the default addresses differ.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import shutil
+import socket
+import tempfile
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import zmq
+
+from ringleader.errors import TransportError
+
+from ._limits import ensure_open_files, estimate
+
+__all__ = ["SCHEMES", "SocketOptions", "ZmqLinks", "ZmqMailbox", "ZmqNetwork"]
+
+log = logging.getLogger(__name__)
+
+SCHEMES = ("tcp", "ipc", "inproc")
+_networks = itertools.count(1)
+
+
+@dataclass(frozen=True)
+class SocketOptions:
+    """The socket options, each chosen on purpose.
+
+    ``immediate``: a PUSH queues only to a peer whose connection is complete, so a dead
+    or absent peer never silently collects a backlog (and a restarted peer never receives
+    frames queued for its previous life); with it, ``POLLOUT`` on a PUSH means
+    "connected", which :meth:`ZmqLinks.wait_ready` uses.
+    ``send_timeout``: the longest one send may block on a full or unconnected peer before
+    the frame is dropped and counted; without it, a dead peer blocks its sender forever.
+    ``send_hwm`` / ``receive_hwm``: frames queued per link at each end.  A node reads its
+    mailbox as fast as it handles frames, so a queue only builds when a receiver falls
+    behind; 10,000 small frames bound memory per link at about a megabyte.
+    ``linger``: how long a cleanly closed link may still flush; a crash closes with 0.
+    ``max_frame_size``: larger inbound frames make ZeroMQ drop the connection before any
+    byte reaches Python (our frames are a few hundred bytes).
+    ``reconnect_ivl`` / ``reconnect_ivl_max``: retry a lost connection after 20 ms,
+    backing off to 1 s, instead of the default flat 100 ms.
+    """
+
+    immediate: bool = True
+    send_timeout: float = 1.0
+    send_hwm: int = 10_000
+    receive_hwm: int = 10_000
+    linger: float = 0.2
+    max_frame_size: int = 1 << 20
+    reconnect_ivl: float = 0.02
+    reconnect_ivl_max: float = 1.0
+
+
+def _ms(seconds: float) -> int:
+    return round(seconds * 1000)
+
+
+def _refuse_live_ipc(node: int, path: str) -> None:
+    """ZeroMQ binds an ipc path by unlinking whatever is there, even a live mailbox.
+
+    A socket file nobody accepts on (a crashed node's) may be replaced; one that
+    accepts a connection belongs to a running node, so the bind is refused.
+    """
+    if path == "*" or not Path(path).exists():
+        return
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.settimeout(1.0)
+        probe.connect(path)
+    except OSError:
+        return  # stale: nobody is listening there
+    finally:
+        probe.close()
+    raise TransportError(f"node {node}: cannot bind ipc://{path}: another mailbox is using it")
+
+
+class ZmqMailbox:
+    """A node's PULL socket, read by the node's own actor thread."""
+
+    def __init__(self, sock: zmq.Socket[bytes], address: str) -> None:
+        self.address = address
+        self._sock = sock
+
+    @property
+    def waitable(self) -> zmq.Socket[bytes]:
+        return self._sock
+
+    def receive(self) -> bytes | None:
+        # EVENTS is read with the GIL held; recv releases it.  Asking first saves a GIL
+        # hand-off (and an exception) every time the mailbox is empty.
+        if not int(self._sock.getsockopt(zmq.EVENTS)) & zmq.POLLIN:
+            return None
+        try:
+            return self._sock.recv(zmq.NOBLOCK)
+        except zmq.Again:
+            return None
+
+    def close(self) -> None:
+        self._sock.close(linger=0)
+
+
+class ZmqLinks:
+    """One node's PUSH sockets, owned by the thread that made them."""
+
+    def __init__(
+        self, ctx: zmq.Context[zmq.Socket[bytes]], peers: Mapping[int, str], options: SocketOptions
+    ) -> None:
+        self._options = options
+        self._sockets: dict[int, zmq.Socket[bytes]] = {}
+        try:
+            for peer, address in peers.items():
+                sock = ctx.socket(zmq.PUSH)
+                self._sockets[peer] = sock
+                sock.setsockopt(zmq.IMMEDIATE, int(options.immediate))
+                sock.setsockopt(zmq.SNDTIMEO, _ms(options.send_timeout))
+                sock.setsockopt(zmq.SNDHWM, options.send_hwm)
+                sock.setsockopt(zmq.LINGER, _ms(options.linger))
+                sock.setsockopt(zmq.RECONNECT_IVL, _ms(options.reconnect_ivl))
+                sock.setsockopt(zmq.RECONNECT_IVL_MAX, _ms(options.reconnect_ivl_max))
+                sock.connect(address)
+        except zmq.ZMQError as exc:
+            self.close(abrupt=True)
+            raise TransportError(f"cannot connect to {address}: {exc}") from exc
+
+    def send(self, peer: int, frame: bytes) -> bool:
+        try:
+            self._sockets[peer].send(frame)
+        except zmq.Again:
+            log.debug("send to node %s timed out; frame dropped", peer)
+            return False
+        return True
+
+    def wait_ready(self, timeout: float) -> list[int]:
+        deadline = _Deadline(timeout)
+        return [
+            peer
+            for peer, sock in self._sockets.items()
+            if not sock.poll(deadline.remaining_ms(), zmq.POLLOUT)
+        ]
+
+    def close(self, *, abrupt: bool = False) -> None:
+        for sock in self._sockets.values():
+            sock.close(linger=0 if abrupt else _ms(self._options.linger))
+        self._sockets.clear()
+
+
+class _Deadline:
+    def __init__(self, timeout: float) -> None:
+        self._end = time.monotonic() + timeout
+
+    def remaining_ms(self) -> int:
+        return max(0, _ms(self._end - time.monotonic()))
+
+
+class ZmqNetwork:
+    """Mailboxes and links over one ZeroMQ context.
+
+    ``nodes`` and ``links`` size the context (``MAX_SOCKETS``) and the open-file limit
+    up front; a network that cannot fit fails here with a message saying why.  Each node
+    reads its own mailbox from its actor thread (see :class:`~transport.Inbox`): there is
+    no receiver thread, only ZeroMQ's one I/O thread.
+    """
+
+    def __init__(
+        self,
+        scheme: str = "tcp",
+        *,
+        nodes: int = 16,
+        links: int = 16,
+        options: SocketOptions | None = None,
+    ) -> None:
+        if scheme not in SCHEMES:
+            raise TransportError(f"unknown transport {scheme!r} (valid: {', '.join(SCHEMES)})")
+        self.scheme = scheme
+        self.options = options or SocketOptions()
+        demand = estimate(scheme, nodes, links)
+        what = f"a {nodes}-node {scheme} network with {links} links"
+        self._ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context(io_threads=1)
+        try:
+            limit = self._ctx.get(zmq.SOCKET_LIMIT)
+            wanted = max(1023, demand.sockets + 64)
+            if wanted > limit:
+                raise TransportError(
+                    f"{what} needs {demand.sockets} ZeroMQ sockets but one context allows "
+                    f"at most {limit}: run fewer nodes in one process"
+                )
+            self._ctx.set(zmq.MAX_SOCKETS, wanted)
+            ensure_open_files(demand.files, what=what)
+        except BaseException:
+            self._ctx.term()
+            raise
+        self._id = next(_networks)
+        self._tmpdir: Path | None = None
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def listen(self, node: int, address: str | None) -> ZmqMailbox:
+        address = address or self._default_address(node)
+        if not address.startswith(f"{self.scheme}://"):
+            raise TransportError(f"node {node}: {address!r} is not a {self.scheme}:// address")
+        if self._closed:
+            raise TransportError("the network is closed")
+        if address.startswith("ipc://"):
+            _refuse_live_ipc(node, address[len("ipc://") :])
+        sock = self._ctx.socket(zmq.PULL)
+        try:
+            sock.setsockopt(zmq.LINGER, 0)
+            sock.setsockopt(zmq.RCVHWM, self.options.receive_hwm)
+            sock.setsockopt(zmq.MAXMSGSIZE, self.options.max_frame_size)
+            sock.bind(address)
+            bound = sock.getsockopt_string(zmq.LAST_ENDPOINT)
+        except zmq.ZMQError as exc:
+            sock.close(linger=0)
+            raise TransportError(f"node {node}: cannot bind {address}: {exc}") from exc
+        return ZmqMailbox(sock, bound)
+
+    def connect(self, peers: Mapping[int, str]) -> ZmqLinks:
+        if self._closed:
+            raise TransportError("the network is closed")
+        return ZmqLinks(self._ctx, peers, self.options)
+
+    def close(self) -> None:
+        """End the context once every mailbox and link is closed.
+
+        Every socket must have been closed by its thread first; if some were not, the
+        context is destroyed after a short wait instead of hanging forever.
+        """
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        closer = threading.Thread(target=self._ctx.term, name="ringleader-ctx-term", daemon=True)
+        closer.start()
+        closer.join(2.0)
+        if closer.is_alive():
+            log.warning("sockets were left open; destroying the ZeroMQ context")
+            self._ctx.destroy(linger=0)
+            closer.join(2.0)
+        if self._tmpdir is not None:
+            shutil.rmtree(self._tmpdir, ignore_errors=True)
+
+    def _default_address(self, node: int) -> str:
+        if self.scheme == "tcp":
+            return "tcp://127.0.0.1:*"
+        if self.scheme == "inproc":
+            return f"inproc://ringleader-{self._id}-{node}"
+        with self._lock:
+            if self._tmpdir is None:
+                self._tmpdir = Path(tempfile.mkdtemp(prefix="ringleader-"))
+        return f"ipc://{self._tmpdir}/{node}.sock"
