@@ -11,7 +11,7 @@ participant and sends ``election(P_i)`` to its successor.  On ``election(P_i)`` 
 - ``P_i = P_j``: its own message came back, so it is the leader; it becomes a
   non-participant and sends ``elected(P_j)`` round the ring.
 
-On ``elected(P_j)`` a node becomes a non-participant, records the leader in ``elected``
+On ``elected(P_j)`` a node becomes a non-participant, records P_j as its ``leader``
 and forwards the message unless it is P_j itself.
 
 Counts (notes): one initiator that is the future leader, ``2n``; one initiator that is the

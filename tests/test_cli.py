@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -261,3 +263,19 @@ def test_the_installed_command_runs(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["leader"] == 4
+
+
+@pytest.fixture(autouse=True)
+def _restore_affinity() -> Iterator[None]:
+    """``ringleader run`` pins its process to one CPU; give the test process its CPUs back."""
+    cpus = os.sched_getaffinity(0)
+    yield
+    os.sched_setaffinity(0, cpus)
+
+
+def test_run_uses_one_cpu_unless_told_otherwise(capsys: pytest.CaptureFixture[str]) -> None:
+    everything = os.sched_getaffinity(0)
+    assert cli(capsys, "run", "--nodes", "3", "--all-cpus", "--json")[0] == 0
+    assert os.sched_getaffinity(0) == everything
+    assert cli(capsys, "run", "--nodes", "3", "--json")[0] == 0
+    assert os.sched_getaffinity(0) == {min(everything)}

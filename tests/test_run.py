@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -149,3 +151,20 @@ def test_rogue_frames_are_dropped_counted_and_the_election_still_exact(transport
         report = cluster.elect()
     assert report.ok and report.total == 20 and report.leader == 9
     assert report.rejected_frames == expected
+
+
+def _open_fds() -> int:
+    return sum(1 for _ in Path("/proc/self/fd").iterdir())
+
+
+def test_a_run_leaves_no_socket_or_descriptor_open(
+    transport: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    ringleader.run(ring_config(transport, [1, 2, 3], "lelann", [1]))  # warm imports and caches
+    gc.collect()
+    before = _open_fds()
+    for _ in range(3):
+        assert ringleader.run(ring_config(transport, [1, 2, 3, 4], "chang_roberts", [2])).ok
+    gc.collect()
+    assert _open_fds() == before
+    assert "left open" not in caplog.text

@@ -26,8 +26,9 @@ _networks = itertools.count(1)
 class MemoryMailbox:
     """A queue of frames plus an eventfd that is set whenever a frame is put in."""
 
-    def __init__(self, address: str) -> None:
+    def __init__(self, address: str, network: MemoryNetwork | None = None) -> None:
         self.address = address
+        self._network = network
         self._frames: collections.deque[bytes] = collections.deque()
         self._signal = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)
         # Closed when the mailbox is collected, not by close(): a sender that raced with
@@ -56,6 +57,8 @@ class MemoryMailbox:
         return frames.popleft() if frames else None
 
     def close(self) -> None:
+        if self._network is not None:
+            self._network._forget(self.address)
         self._frames.clear()
 
 
@@ -82,16 +85,6 @@ class MemoryLinks:
         self._closed = True
 
 
-class _Opened(MemoryMailbox):
-    def __init__(self, network: MemoryNetwork, address: str) -> None:
-        super().__init__(address)
-        self._network = network
-
-    def close(self) -> None:
-        self._network._forget(self.address)
-        super().close()
-
-
 class MemoryNetwork:
     """Mailboxes in a dictionary, addressed ``memory://<network>/<node>``."""
 
@@ -112,7 +105,7 @@ class MemoryNetwork:
                 raise TransportError("the network is closed")
             if address in self._boxes:
                 raise TransportError(f"node {node}: {address} is already in use")
-            mailbox = self._boxes[address] = _Opened(self, address)
+            mailbox = self._boxes[address] = MemoryMailbox(address, self)
         return mailbox
 
     def connect(self, peers: Mapping[int, str]) -> MemoryLinks:
