@@ -2,7 +2,9 @@
 
 - :class:`Election` is the base of every algorithm: messages in, messages to send out,
   state ``undecided`` / ``leader`` / ``not_leader`` and ``elected`` as in the notes.
-- :class:`LeLann` and :class:`ChangRoberts` elect on a unidirectional ring.
+- :class:`LeLann` and :class:`ChangRoberts` elect on a ring, :class:`HirschbergSinclair`
+  on a two-way ring, :class:`TreeElection` on a spanning tree, :class:`Echo` on any graph,
+  :class:`Bully` and :class:`BullyBroadcast` on a full mesh.
 - :class:`NodeActor` runs one algorithm over a :mod:`transport` network.
 - :func:`simulate` runs algorithms without threads or sockets, deterministically.
 - :data:`ALGORITHMS` maps the config's ``algorithm`` names to classes.
@@ -10,8 +12,23 @@
 
 import logging
 
+from ._bully import Bully, BullyBroadcast
 from ._chang_roberts import ChangRoberts, Elected, ElectionMessage
-from ._election import Bound, Candidate, Election, Graph, Message, NodeState, NodeView, Send
+from ._echo import Echo, TreeElection
+from ._election import (
+    Action,
+    Bound,
+    CancelTimer,
+    Candidate,
+    Election,
+    Graph,
+    Message,
+    NodeState,
+    NodeView,
+    Send,
+    SetTimer,
+)
+from ._hirschberg_sinclair import HirschbergSinclair
 from ._lelann import Elect, LeLann
 from ._node import Connect, GetStatus, Listen, NodeActor, NodeEvent, NodeStatus, Start
 from ._simulator import SimulationResult, simulate
@@ -19,20 +36,37 @@ from ._simulator import SimulationResult, simulate
 logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 #: Every algorithm by its config name.
-ALGORITHMS: dict[str, type[Election]] = {cls.name: cls for cls in (ChangRoberts, LeLann)}
+ALGORITHMS: dict[str, type[Election]] = {
+    cls.name: cls
+    for cls in (
+        ChangRoberts,
+        LeLann,
+        HirschbergSinclair,
+        TreeElection,
+        Echo,
+        Bully,
+        BullyBroadcast,
+    )
+}
 
 __all__ = [
     "ALGORITHMS",
+    "Action",
     "Bound",
+    "Bully",
+    "BullyBroadcast",
+    "CancelTimer",
     "Candidate",
     "ChangRoberts",
     "Connect",
+    "Echo",
     "Elect",
     "Elected",
     "Election",
     "ElectionMessage",
     "GetStatus",
     "Graph",
+    "HirschbergSinclair",
     "LeLann",
     "Listen",
     "Message",
@@ -42,7 +76,9 @@ __all__ = [
     "NodeStatus",
     "NodeView",
     "Send",
+    "SetTimer",
     "SimulationResult",
     "Start",
+    "TreeElection",
     "simulate",
 ]

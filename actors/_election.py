@@ -2,7 +2,9 @@
 
 An algorithm is a plain object.  A host (the Pykka actor, the simulator, a test) feeds it
 events through three entry points — :meth:`Election.handle_start`,
-:meth:`Election.handle_message` — and gets back the messages to send.  Inside, a subclass
+:meth:`Election.handle_message`, :meth:`Election.handle_timer` — and gets back what to
+do: messages to send (:class:`Send`) and timers to set or cancel (:class:`SetTimer`,
+:class:`CancelTimer`).  Inside, a subclass
 writes one method per message kind, named as the course notes name the message
 (``election``, ``elected``, ``elect`` …), and calls :meth:`Election.send` and
 :meth:`Election.decide`.  No socket, thread, clock or pickle is in sight.
@@ -12,11 +14,13 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple, Protocol
 
 __all__ = [
+    "Action",
     "Bound",
+    "CancelTimer",
     "Candidate",
     "Election",
     "Graph",
@@ -24,6 +28,7 @@ __all__ = [
     "NodeState",
     "NodeView",
     "Send",
+    "SetTimer",
 ]
 
 
@@ -71,17 +76,47 @@ class Send:
 
 
 @dataclass(frozen=True, slots=True)
+class SetTimer:
+    """Fire ``name`` at this node after ``delay`` seconds (replacing a pending one)."""
+
+    name: str
+    delay: float
+
+
+@dataclass(frozen=True, slots=True)
+class CancelTimer:
+    """Forget the pending timer ``name``, if any."""
+
+    name: str
+
+
+#: What a handler asks its host to do.
+Action = Send | SetTimer | CancelTimer
+
+
+@dataclass(frozen=True, slots=True)
 class NodeView:
-    """What one node knows of its place: itself and its neighbours, in topology order."""
+    """What one node knows of its place: itself and its neighbours, in topology order.
+
+    ``capacities`` holds each out-neighbour's capacity (the config gives every node's),
+    for algorithms such as Bully that address "every higher node".  ``settings`` holds
+    the algorithm's tunables from the config (e.g. Bully's timeouts, in seconds).
+    """
 
     id: int
     capacity: float
     out: tuple[int, ...]
     inbound: tuple[int, ...]
+    capacities: Mapping[int, float] = field(default_factory=dict)
+    settings: Mapping[str, float] = field(default_factory=dict)
 
     @property
     def candidate(self) -> Candidate:
         return Candidate(self.capacity, self.id)
+
+    def neighbour(self, node: int) -> Candidate:
+        """Neighbour ``node`` as a candidate."""
+        return Candidate(self.capacities.get(node, node), node)
 
 
 class Graph(Protocol):
@@ -156,7 +191,7 @@ class Election:
         self.state = NodeState.UNDECIDED
         self.leader: int | None = None  # elected_i in the notes; None is ⊥
         self.epoch = 1
-        self._outbox: list[Send] = []
+        self._outbox: list[Action] = []
 
     @classmethod
     def kinds(cls) -> dict[str, type[Message]]:
@@ -170,12 +205,18 @@ class Election:
 
     # -- entry points for hosts -------------------------------------------------------
 
-    def handle_start(self) -> list[Send]:
+    def handle_start(self) -> list[Action]:
         """This node initiates an election (once; later calls send nothing)."""
         self.ensure_started()
         return self._flush()
 
-    def handle_message(self, sender: int, message: Message) -> list[Send]:
+    def handle_timer(self, name: str) -> list[Action]:
+        """Timer ``name``, set with :meth:`set_timer` and not cancelled since, fired."""
+        handler = getattr(self, f"on_{name}_timeout")
+        handler()
+        return self._flush()
+
+    def handle_message(self, sender: int, message: Message) -> list[Action]:
         """Handle ``message`` from neighbour ``sender``.
 
         Determinism rule: a node listed as initiator sends its own election message
@@ -196,6 +237,17 @@ class Election:
     def send(self, to: int, message: Message) -> None:
         self._outbox.append(Send(to, message))
 
+    def set_timer(self, name: str, delay: float) -> None:
+        """Ask the host to call ``on_<name>_timeout`` in ``delay`` s (replacing a pending one)."""
+        self._outbox.append(SetTimer(name, delay))
+
+    def cancel_timer(self, name: str) -> None:
+        self._outbox.append(CancelTimer(name))
+
+    def setting(self, name: str, default: float) -> float:
+        """A tunable from the config (``node.settings``), else ``default``."""
+        return float(self.node.settings.get(name, default))
+
     def decide(self, leader: Candidate) -> None:
         """Set ``leader`` (``elected_i``) and become leader or not-leader."""
         self.leader = leader.id
@@ -209,7 +261,7 @@ class Election:
 
     # -- internals ----------------------------------------------------------------------
 
-    def _flush(self) -> list[Send]:
+    def _flush(self) -> list[Action]:
         out, self._outbox = self._outbox, []
         return out
 

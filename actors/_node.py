@@ -26,9 +26,9 @@ from typing import Any
 import pykka
 
 from ringleader.errors import FrameRejected, TransportError
-from transport import Codec, Inbox, Links, Mailbox, Network, Session
+from transport import Codec, Inbox, Links, Mailbox, Network, Session, TimerFired
 
-from ._election import Election, NodeState, Send
+from ._election import Action, CancelTimer, Election, NodeState, Send, SetTimer
 
 __all__ = [
     "Connect",
@@ -98,6 +98,7 @@ class NodeStatus:
     errors: int = 0
     last_activity: float | None = None
     started: bool = False
+    timers: int = 0  # pending timers
 
     @property
     def sent_total(self) -> int:
@@ -146,9 +147,12 @@ class NodeActor(pykka.ThreadingActor):
     def _create_actor_inbox() -> Inbox:
         return Inbox()
 
-    def on_receive(self, message: Any) -> Any:
+    def on_receive(self, message: Any) -> Any:  # noqa: PLR0911 -- a dispatcher
         if type(message) is bytes:  # a frame from the mailbox (or anyone: it is checked)
             self._guarded(self._inbound, message)
+            return None
+        if type(message) is TimerFired:
+            self._guarded(self._timer, message.name)
             return None
         if isinstance(message, Start):
             self._guarded(self._start)
@@ -205,6 +209,7 @@ class NodeActor(pykka.ThreadingActor):
             errors=self._errors,
             last_activity=self._last_activity,
             started=self.algorithm.started,
+            timers=self.actor_inbox.timers,
         )
 
     # -- the message path -------------------------------------------------------------
@@ -235,12 +240,20 @@ class NodeActor(pykka.ThreadingActor):
         self._rejected[rejected.reason] += 1
         log.debug("%s dropped a frame: %s", self, rejected)
 
-    def _after(self, sends: list[Send]) -> None:
-        """Send what the algorithm asked for and report a change of state."""
+    def _timer(self, name: str) -> None:
+        self._after(self.algorithm.handle_timer(name))
+
+    def _after(self, actions: list[Action]) -> None:
+        """Do what the algorithm asked for and report a change of state."""
         algorithm = self.algorithm
         self._last_activity = time.monotonic()
-        for send in sends:
-            self._send(send)
+        for action in actions:
+            if type(action) is Send:
+                self._send(action)
+            elif type(action) is SetTimer:
+                self.actor_inbox.schedule(action.name, action.delay)
+            elif type(action) is CancelTimer:
+                self.actor_inbox.cancel(action.name)
         if self._events is not None and (algorithm.state, algorithm.leader) != self._reported:
             self._reported = (algorithm.state, algorithm.leader)
             self._events(

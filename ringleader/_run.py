@@ -113,7 +113,7 @@ class LocalCluster:
         )
         self._network = network = open_network(config.transport, nodes=config.n, links=wiring.links)
         initiators = set(config.initiators)
-        for view in wiring.views():
+        for view in wiring.views(config.settings):
             self._refs[view.id] = NodeActor.start(
                 algorithm(view, initiator=view.id in initiators),
                 network=network,
@@ -210,7 +210,8 @@ class LocalCluster:
         return True
 
     def _wait_quiet(self) -> bool:
-        """Mattern's four-counter test: two identical sweeps with sent == received.
+        """Mattern's four-counter test: two identical sweeps with sent == received and no
+        timer pending anywhere.
 
         An election can leave messages in flight after the last node decides (LeLann's
         ids still travelling, say); the counts are only final once nothing moves.
@@ -223,7 +224,8 @@ class LocalCluster:
             sent = sum(s.sent_total for s in statuses)
             received = sum(s.received for s in statuses)
             started = all(s.started for s in statuses if s.id in self.config.initiators)
-            if started and sent == received and previous == (sent, received):
+            idle = not any(s.timers for s in statuses)
+            if started and idle and sent == received and previous == (sent, received):
                 self._progress("settling", 1, 1)
                 return True
             previous = (sent, received)

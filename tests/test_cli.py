@@ -113,6 +113,35 @@ def test_check_validates_without_running(capsys: pytest.CaptureFixture[str]) -> 
     assert code == 0 and "leader node 9; messages 3n-1 = 20" in out
 
 
+@pytest.mark.parametrize(
+    ("topology", "algorithm", "total"),
+    [
+        ("bidirectional_ring", "hirschberg_sinclair", None),
+        ("full_mesh", "bully", 48),  # N² − 1 with the lowest (node 1) alone
+        ("unidirectional_ring", "chang_roberts", 17),
+    ],
+)
+def test_topology_swaps_on_the_command_line(
+    capsys: pytest.CaptureFixture[str], topology: str, algorithm: str, total: int | None
+) -> None:
+    """A ring config runs on any topology its nodes fit; the config's algorithm yields."""
+    path = str(EXAMPLES / "ring.toml")
+    code, out, err = cli(capsys, "run", path, "--topology", topology, "--json", "--initiators", "1")
+    assert code == 0, err
+    report = json.loads(out)
+    assert (report["topology"], report["algorithm"], report["leader"]) == (topology, algorithm, 9)
+    if total is not None:
+        assert report["messages"]["total"] == total
+
+
+def test_a_swap_to_a_topology_the_config_cannot_make_says_why(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, _, err = cli(capsys, "check", str(EXAMPLES / "ring.toml"), "--topology", "graph")
+    assert code == 2
+    assert "command line: --topology: the config does not make a graph: edges: missing" in err
+
+
 def test_help_and_version(capsys: pytest.CaptureFixture[str]) -> None:
     for argv in (["--help"], ["run", "--help"], ["check", "--help"], ["--version"]):
         with pytest.raises(SystemExit) as exit_:
@@ -132,7 +161,7 @@ BAD_CONFIGS = {
     ),
     "unknown algorithm": (
         ring('algorithm = "raft"\n'),
-        "unknown algorithm 'raft' (valid: auto, chang_roberts, lelann)",
+        "unknown algorithm 'raft' (valid: auto, chang_roberts, lelann, hirschberg_sinclair, tree",
     ),
     "duplicate id": (RING + "[[nodes]]\nid = 9\n", "nodes[3].id: 9 is used twice (also nodes[1])"),
     "no nodes": ('topology = "unidirectional_ring"\n', "nodes: missing"),
@@ -163,6 +192,47 @@ BAD_CONFIGS = {
     "bad initiators": (RING.replace("[2]", '"some"'), "initiators: 'some' is not \"all\""),
     "negative timeout": (ring("timeout = -1\n"), "timeout: -1 is not a positive number"),
     "missing secret file": (ring('secret_file = "nope.key"\n'), "secret_file: cannot read"),
+    "algorithm that does not fit": (
+        ring('algorithm = "bully"\n'),
+        "algorithm: bully does not fit topology unidirectional_ring (fits: chang_roberts, lelann",
+    ),
+    "hirschberg-sinclair on a one-way ring": (
+        ring('algorithm = "hirschberg_sinclair"\n'),
+        "hirschberg_sinclair does not fit topology unidirectional_ring",
+    ),
+    "bully on a ring": (
+        'topology = "bidirectional_ring"\nalgorithm = "bully"\nnodes = 4\n',
+        "bully does not fit topology bidirectional_ring (fits: hirschberg_sinclair",
+    ),
+    "tree with a cycle": (
+        'topology = "spanning_tree"\nnodes = 3\nedges = [[1, 2], [2, 3], [3, 1]]\n',
+        "edges: 3 edges for 3 nodes do not make a tree",
+    ),
+    "tree with two roots": (
+        'topology = "spanning_tree"\n[[nodes]]\nid = 1\n[[nodes]]\nid = 2\n[[nodes]]\nid = 3\nparent = 1\n',
+        "nodes: 2 roots (1, 2)",
+    ),
+    "tree parent unknown": (
+        'topology = "spanning_tree"\n[[nodes]]\nid = 1\n[[nodes]]\nid = 2\nparent = 8\n',
+        "nodes[1].parent: node 8 is not in the cluster",
+    ),
+    "disconnected graph": (
+        'topology = "graph"\nnodes = 4\nedges = [[1, 2], [3, 4]]\n',
+        "edges: the graph is not connected: no path to node(s) 3, 4",
+    ),
+    "edge to an unknown node": (
+        'topology = "graph"\nnodes = 2\nedges = [[1, 5]]\n',
+        "edges[0]: node 5 is not in the cluster",
+    ),
+    "edge that is not a pair": (
+        'topology = "graph"\nnodes = 2\nedges = [[1, 2, 3]]\n',
+        "edges[0]: [1, 2, 3] is not a pair of node ids",
+    ),
+    "graph without edges": ('topology = "graph"\nnodes = 3\n', "edges: missing"),
+    "bad election timeout": (
+        'topology = "full_mesh"\nnodes = 3\nelection_timeout = 0\n',
+        "election_timeout: 0 is not a positive number of seconds",
+    ),
 }
 
 

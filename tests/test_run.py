@@ -13,7 +13,7 @@ import pytest
 import ringleader
 from actors import Candidate, ChangRoberts, ElectionMessage
 from ringleader import LocalCluster, Overrides, load_config
-from topologies import Config, NodeSpec
+from topologies import TOPOLOGIES, Config, NodeSpec
 from transport import Session
 
 from .conftest import eventually
@@ -24,6 +24,63 @@ NOTES_RING = [4, 9, 2, 7, 5, 1, 3]
 def ring_config(transport: str, ids: list[int], algorithm: str, initiators: list[int]) -> Config:
     config = load_config(None, Overrides(transport=transport, algorithm=algorithm, timeout=30))
     return config.replace(nodes=tuple(NodeSpec(i, i) for i in ids), initiators=tuple(initiators))
+
+
+def make_config(
+    transport: str,
+    topology: str,
+    algorithm: str,
+    ids: list[int],
+    initiators: list[int],
+    edges: list[tuple[int, int]] | None = None,
+) -> Config:
+    config = ring_config(transport, ids, "chang_roberts", initiators)
+    return config.replace(
+        topology=topology, algorithm=algorithm, edges=tuple(edges) if edges else None
+    )
+
+
+SEVEN_TREE = [(1, 2), (1, 3), (2, 4), (2, 5), (3, 6), (3, 7)]
+SQUARE_AND_DIAGONAL = [(1, 2), (2, 3), (3, 4), (4, 1), (1, 3)]  # M = 10, N = 4
+
+OTHER_TOPOLOGIES = {
+    # name: (topology, algorithm, ids, initiators, edges, expected total)
+    "tree-root": ("spanning_tree", "tree", [1, 2, 3, 4, 5, 6, 7], [1], SEVEN_TREE, 24),
+    "tree-leaf": ("spanning_tree", "tree", [1, 2, 3, 4, 5, 6, 7], [6], SEVEN_TREE, 24),
+    "tree-echo": ("spanning_tree", "echo", [1, 2, 3, 4, 5, 6, 7], [4], SEVEN_TREE, 18),
+    "graph-echo": ("graph", "echo", [1, 2, 3, 4], [2], SQUARE_AND_DIAGONAL, 13),
+    "mesh-echo": ("full_mesh", "echo", [1, 2, 3, 4], [1], None, 15),
+    "bully-lowest": ("full_mesh", "bully", [1, 2, 3, 4, 5], [1], None, 24),
+    "bully-top": ("full_mesh", "bully", [1, 2, 3, 4, 5], [5], None, 4),
+    "bully-broadcast-top": ("full_mesh", "bully_broadcast", [1, 2, 3, 4], [4], None, 6),
+    "cr-two-way-ring": (
+        "bidirectional_ring",
+        "chang_roberts",
+        [4, 9, 2, 7, 5, 1, 3],
+        [2],
+        None,
+        20,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", OTHER_TOPOLOGIES.values(), ids=OTHER_TOPOLOGIES.keys())
+def test_every_topology_over_every_transport(transport: str, case: tuple) -> None:  # type: ignore[type-arg]
+    topology, algorithm, ids, initiators, edges, total = case
+    report = ringleader.run(make_config(transport, topology, algorithm, ids, initiators, edges))
+    assert report.problems == []
+    assert report.ok and report.leader == max(ids)
+    assert report.total == total and report.bound.holds(total)
+
+
+@pytest.mark.parametrize("n", [2, 8, 13])
+def test_hirschberg_sinclair_end_to_end(transport: str, n: int) -> None:
+    ids = list(range(n, 0, -1))
+    report = ringleader.run(
+        make_config(transport, "bidirectional_ring", "hirschberg_sinclair", ids, ids)
+    )
+    assert report.ok and report.leader == n
+    assert report.bound.holds(report.total) and report.messages_by_type["elected"] == n
 
 
 CASES = {
@@ -52,7 +109,8 @@ def test_exact_counts_over_every_transport(transport: str, case: tuple) -> None:
 
 
 def test_capacity_outranks_id(transport: str, algorithm: str) -> None:
-    config = ring_config(transport, [1, 2, 3], algorithm, [1, 2, 3])
+    topology = next(t for t, spec in TOPOLOGIES.items() if algorithm in spec.algorithms)
+    config = make_config(transport, topology, algorithm, [1, 2, 3], [1, 2, 3], [(1, 2), (2, 3)])
     config = config.replace(nodes=(NodeSpec(1, 10), NodeSpec(2, 50.5), NodeSpec(3, 50.5)))
     report = ringleader.run(config)
     assert report.ok and report.leader == 3

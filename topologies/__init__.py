@@ -10,7 +10,14 @@
 
 import logging
 
-from ._builders import unidirectional_ring
+from ._builders import (
+    WiringError,
+    bidirectional_ring,
+    full_mesh,
+    graph,
+    spanning_tree,
+    unidirectional_ring,
+)
 from ._config import (
     DEFAULT_NODES,
     SECRET_ENV,
@@ -35,7 +42,12 @@ __all__ = [
     "Overrides",
     "Topology",
     "Wiring",
+    "WiringError",
+    "bidirectional_ring",
     "default_config",
+    "full_mesh",
+    "graph",
     "load_config",
+    "spanning_tree",
     "unidirectional_ring",
 ]

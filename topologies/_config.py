@@ -19,6 +19,7 @@ from typing import Any
 from actors import ALGORITHMS, Bound, Election
 from ringleader.errors import ConfigError
 
+from ._builders import WiringError
 from ._registry import TOPOLOGIES
 from ._wiring import NodeSpec, Wiring
 
@@ -37,8 +38,21 @@ SECRET_ENV = "RINGLEADER_SECRET"
 DEFAULT_NODES = 8
 DEFAULT_TIMEOUT = 30.0
 MIN_SECRET = 16
-_KEYS = ("topology", "algorithm", "transport", "initiators", "timeout", "secret_file", "nodes")
-_NODE_KEYS = ("id", "capacity", "address")
+_KEYS = (
+    "topology",
+    "algorithm",
+    "transport",
+    "initiators",
+    "timeout",
+    "secret_file",
+    "nodes",
+    "edges",
+    "election_timeout",
+    "coordinator_timeout",
+)
+_NODE_KEYS = ("id", "capacity", "address", "parent")
+#: Algorithm tunables: config key → default, in seconds (see actors/_bully.py).
+_SETTINGS = {"election_timeout": 0.5, "coordinator_timeout": 1.0}
 _I64 = 2**63
 _FLAGS = {
     "topology": "--topology",
@@ -75,6 +89,8 @@ class Config:
     initiators: tuple[int, ...]
     timeout: float
     nodes: tuple[NodeSpec, ...]
+    edges: tuple[tuple[int, int], ...] | None = None
+    settings: Mapping[str, float] = field(default_factory=dict)
     secret_file: Path | None = None
     source: str = "built-in default"
     auto_algorithm: bool = field(default=True, compare=False)
@@ -85,7 +101,7 @@ class Config:
 
     @cached_property
     def wiring(self) -> Wiring:
-        return TOPOLOGIES[self.topology].build(self.nodes)
+        return TOPOLOGIES[self.topology].build(self.nodes, self.edges)
 
     @property
     def algorithm_class(self) -> type[Election]:
@@ -208,17 +224,58 @@ class _Validator:
         algorithm, auto = self.algorithm(topology)
         transport = self.choice("transport", "tcp", TRANSPORT_NAMES)
         nodes = self.nodes(transport)
-        return Config(
+        edges = self.edges()
+        config = Config(
             topology=topology,
             algorithm=algorithm,
             transport=transport,
             initiators=self.initiators(nodes),
             timeout=self.timeout(),
             nodes=nodes,
+            edges=edges,
+            settings=self.settings(),
             secret_file=self.secret_file(),
             source=self.source,
             auto_algorithm=auto,
         )
+        try:
+            config.wiring  # noqa: B018 -- build it now, so a bad wiring is a config error
+        except WiringError as exc:
+            raise self.wiring_error(exc, topology) from None
+        return config
+
+    def wiring_error(self, exc: WiringError, topology: str) -> ConfigError:
+        if "topology" in self.from_cli:
+            problem = f"the config does not make a {topology}: {exc.key}: {exc.problem}"
+            return ConfigError("command line", "--topology", problem, exc.hint)
+        key = exc.key if exc.key != "parent" else "nodes"
+        return self.error(key, f"{exc.problem} ({topology})", exc.hint)
+
+    def edges(self) -> tuple[tuple[int, int], ...] | None:
+        value = self.data.get("edges")
+        if value is None:
+            return None
+        if not isinstance(value, list):
+            raise self.error(
+                "edges", "must be a list of [a, b] pairs", "e.g. edges = [[1, 2], [2, 3]]"
+            )
+        pairs = []
+        for index, pair in enumerate(value):
+            if not (isinstance(pair, list) and len(pair) == 2 and all(_is_int(v) for v in pair)):
+                raise self.error(
+                    f"edges[{index}]", f"{pair!r} is not a pair of node ids", "e.g. [1, 2]"
+                )
+            pairs.append((pair[0], pair[1]))
+        return tuple(pairs)
+
+    def settings(self) -> dict[str, float]:
+        settings = {}
+        for key, default in _SETTINGS.items():
+            value = self.data.get(key, default)
+            if not _is_number(value) or value <= 0:
+                raise self.error(key, f"{value!r} is not a positive number of seconds")
+            settings[key] = float(value)
+        return settings
 
     def choice(self, key: str, default: str | None, valid: tuple[str, ...]) -> str:
         value = self.data.get(key, default)
@@ -234,7 +291,9 @@ class _Validator:
     def algorithm(self, topology: str) -> tuple[str, bool]:
         name = self.choice("algorithm", "auto", ("auto", *ALGORITHMS))
         fits = TOPOLOGIES[topology].algorithms
-        if name == "auto":
+        swapped = "topology" in self.from_cli and "algorithm" not in self.from_cli
+        if name == "auto" or (swapped and name not in fits):
+            # --topology swaps the wiring; the config's algorithm goes if it does not fit.
             return fits[0], True
         if name not in fits:
             raise self.error(
@@ -321,7 +380,10 @@ class _Validator:
         address = entry.get("address")
         if address is not None:
             self.check_address(f"{key}.address", address, transport)
-        return NodeSpec(node_id, capacity, address)
+        parent = entry.get("parent")
+        if parent is not None and not _is_int(parent):
+            raise self.error(f"{key}.parent", f"{parent!r} is not a node id")
+        return NodeSpec(node_id, capacity, address, parent)
 
     def check_address(self, key: str, address: Any, transport: str) -> None:
         examples = {

@@ -7,7 +7,14 @@ from dataclasses import dataclass
 
 from actors import ALGORITHMS, Election
 
-from ._builders import unidirectional_ring
+from ._builders import (
+    Edges,
+    bidirectional_ring,
+    full_mesh,
+    graph,
+    spanning_tree,
+    unidirectional_ring,
+)
 from ._wiring import NodeSpec, Wiring
 
 __all__ = ["TOPOLOGIES", "Topology"]
@@ -19,7 +26,7 @@ class Topology:
 
     name: str
     title: str
-    build: Callable[[Sequence[NodeSpec]], Wiring]
+    build: Callable[[Sequence[NodeSpec], Edges | None], Wiring]
     algorithms: tuple[str, ...]  # the first is the default
 
     @property
@@ -43,5 +50,14 @@ TOPOLOGIES: dict[str, Topology] = {
             unidirectional_ring,
             ("chang_roberts", "lelann"),
         ),
+        Topology(
+            "bidirectional_ring",
+            "bidirectional ring",
+            bidirectional_ring,
+            ("hirschberg_sinclair", "chang_roberts", "lelann"),
+        ),
+        Topology("spanning_tree", "spanning tree", spanning_tree, ("tree", "echo")),
+        Topology("full_mesh", "full mesh", full_mesh, ("bully", "bully_broadcast", "echo")),
+        Topology("graph", "graph", graph, ("echo",)),
     )
 }

@@ -18,6 +18,7 @@ class NodeSpec:
     id: int
     capacity: float
     address: str | None = None
+    parent: int | None = None  # spanning trees: the parent, None at the root
 
     @property
     def candidate(self) -> Candidate:
@@ -53,6 +54,21 @@ class Wiring:
         """The number of one-way links (M in the notes' formulas)."""
         return sum(len(v) for v in self.out.values())
 
-    def views(self) -> list[NodeView]:
-        """One :class:`~actors.NodeView` per node, as the algorithms see themselves."""
-        return [NodeView(n.id, n.capacity, self.out[n.id], self.inbound[n.id]) for n in self.nodes]
+    def views(self, settings: Mapping[str, float] | None = None) -> list[NodeView]:
+        """One :class:`~actors.NodeView` per node, as the algorithms see themselves.
+
+        Each view holds its out-neighbours' capacities and the algorithm's ``settings``.
+        """
+        capacity = {n.id: n.capacity for n in self.nodes}
+        shared = dict(settings or {})
+        return [
+            NodeView(
+                n.id,
+                n.capacity,
+                self.out[n.id],
+                self.inbound[n.id],
+                {peer: capacity[peer] for peer in self.out[n.id]},
+                shared,
+            )
+            for n in self.nodes
+        ]

@@ -16,7 +16,7 @@ from ringleader.errors import FrameRejected, TransportError
 
 from ._base import Links, Mailbox, Network
 from ._frame import FORMAT_VERSION, Codec, Header
-from ._inbox import Inbox
+from ._inbox import Inbox, TimerFired
 from ._limits import Demand, ensure_open_files, estimate
 from ._memory import MemoryMailbox, MemoryNetwork
 from ._session import Session
@@ -50,6 +50,7 @@ __all__ = [
     "Network",
     "Session",
     "SocketOptions",
+    "TimerFired",
     "TransportError",
     "ZmqLinks",
     "ZmqMailbox",

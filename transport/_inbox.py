@@ -11,30 +11,44 @@ actor's.
 Control messages (``Start``, ``GetStatus``, Pykka's stop …) are served before frames, so
 a flooded mailbox cannot keep a node from stopping.  Frames come out of :meth:`get` as
 envelopes whose ``message`` is the raw ``bytes``.
+
+The inbox also keeps the actor's timers: :meth:`schedule` a name, and when its moment
+comes :meth:`get` returns an envelope whose ``message`` is a :class:`TimerFired`.  The
+wait in ``zmq_poll`` simply ends at the next deadline, so timers cost no thread.
 """
 
 from __future__ import annotations
 
 import collections
+import heapq
 import os
+import time
 import weakref
+from dataclasses import dataclass
 from typing import Any
 
 import zmq
 
 from ._base import Mailbox
 
-__all__ = ["Inbox"]
+__all__ = ["Inbox", "TimerFired"]
 
 
-class _FrameEnvelope:
+@dataclass(frozen=True, slots=True)
+class TimerFired:
+    """The message an actor receives when a timer it scheduled is due."""
+
+    name: str
+
+
+class _Envelope:
     """What Pykka's actor loop reads from an inbox: ``message`` and ``reply_to``."""
 
     __slots__ = ("message",)
     reply_to = None
 
-    def __init__(self, frame: bytes) -> None:
-        self.message = frame
+    def __init__(self, message: bytes | TimerFired) -> None:
+        self.message = message
 
 
 class Inbox:
@@ -53,6 +67,9 @@ class Inbox:
         self._poller = zmq.Poller()
         self._poller.register(self._wake, zmq.POLLIN)
         self._mailbox: Mailbox | None = None
+        self._timers: list[tuple[float, int, str]] = []  # (deadline, generation, name)
+        self._generation: dict[str, int] = {}
+        self._live: set[str] = set()
 
     # -- Pykka's side -------------------------------------------------------------------
 
@@ -65,12 +82,17 @@ class Inbox:
         while True:
             if control:
                 return control.popleft()
+            wait_ms: int | None = None
+            if self._timers:
+                fired, wait_ms = self._due()
+                if fired is not None:
+                    return _Envelope(fired)
             mailbox = self._mailbox
             if mailbox is not None:
                 frame = mailbox.receive()
                 if frame is not None:
-                    return _FrameEnvelope(frame)
-            for target, _ in self._poller.poll():
+                    return _Envelope(frame)
+            for target, _ in self._poller.poll(wait_ms):
                 if target == self._wake:
                     # Only this thread reads, and poll saw it set: this cannot block.
                     os.eventfd_read(self._wake)
@@ -85,6 +107,41 @@ class Inbox:
         self.detach()
         self._mailbox = mailbox
         self._poller.register(mailbox.waitable, zmq.POLLIN)
+
+    def schedule(self, name: str, delay: float) -> None:
+        """Fire ``name`` after ``delay`` s, replacing a pending timer of that name."""
+        generation = self._generation.get(name, 0) + 1
+        self._generation[name] = generation
+        heapq.heappush(self._timers, (time.monotonic() + delay, generation, name))
+        self._live.add(name)
+
+    def cancel(self, name: str) -> None:
+        """Forget the pending timer ``name``, if any."""
+        if name in self._live:
+            self._generation[name] += 1
+            self._live.discard(name)
+
+    @property
+    def timers(self) -> int:
+        """How many timers are pending."""
+        return len(self._live)
+
+    def _due(self) -> tuple[TimerFired | None, int | None]:
+        """The timer due now, if any; else how long to wait for the next one (ms)."""
+        timers = self._timers
+        now = time.monotonic()
+        while timers:
+            deadline, generation, name = timers[0]
+            if self._generation.get(name) != generation:
+                heapq.heappop(timers)  # cancelled or replaced
+                continue
+            if deadline <= now:
+                heapq.heappop(timers)
+                self._generation[name] = generation + 1  # consumed: never fires again
+                self._live.discard(name)
+                return TimerFired(name), None
+            return None, max(1, int((deadline - now) * 1000) + 1)
+        return None, None
 
     def detach(self) -> None:
         """Stop waiting on the mailbox (before it is closed)."""
