@@ -209,7 +209,8 @@ BAD_CONFIGS = {
         "edges: 3 edges for 3 nodes do not make a tree",
     ),
     "tree with two roots": (
-        'topology = "spanning_tree"\n[[nodes]]\nid = 1\n[[nodes]]\nid = 2\n[[nodes]]\nid = 3\nparent = 1\n',
+        'topology = "spanning_tree"\n'
+        + "[[nodes]]\nid = 1\n[[nodes]]\nid = 2\n[[nodes]]\nid = 3\nparent = 1\n",
         "nodes: 2 roots (1, 2)",
     ),
     "tree parent unknown": (

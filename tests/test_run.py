@@ -26,7 +26,7 @@ def ring_config(transport: str, ids: list[int], algorithm: str, initiators: list
     return config.replace(nodes=tuple(NodeSpec(i, i) for i in ids), initiators=tuple(initiators))
 
 
-def make_config(
+def make_config(  # noqa: PLR0917 -- a test helper; every caller names the case
     transport: str,
     topology: str,
     algorithm: str,

@@ -114,7 +114,7 @@ class TestHirschbergSinclair:
 
 class TestTree:
     #: A 7-node tree: 1 is the root; 2 and 3 its children; 4, 5 under 2; 6, 7 under 3.
-    SEVEN = [(1, 2), (1, 3), (2, 4), (2, 5), (3, 6), (3, 7)]
+    SEVEN = ((1, 2), (1, 3), (2, 4), (2, 5), (3, 6), (3, 7))
 
     def seven(self, capacities: list[float] | None = None):  # type: ignore[no-untyped-def]
         caps = capacities or [1, 2, 3, 4, 5, 6, 7]

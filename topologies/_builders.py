@@ -138,7 +138,7 @@ def spanning_tree(nodes: Sequence[NodeSpec], edges: Edges | None = None) -> Wiri
             path = [node.id]
             while (up := parents.get(path[-1])) is not None:
                 if up in path:
-                    loop = " → ".join(map(str, path[path.index(up) :] + [up]))
+                    loop = " → ".join(map(str, [*path[path.index(up) :], up]))
                     raise WiringError(
                         "nodes", f"the parents make a cycle ({loop})", "a tree has no cycle"
                     )
