@@ -21,11 +21,28 @@ __all__ = ["print_check", "print_report", "progress_bar"]
 TABLE_LIMIT = 32
 
 
-def _order(ids: Sequence[int], limit: int = 16) -> str:
+def _order(ids: Sequence[int], arrow: str = " → ", limit: int = 16) -> str:
     shown = [str(i) for i in ids[:limit]]
     if len(ids) > limit:
         shown.append("…")
-    return " → ".join([*shown, str(ids[0])])
+    return arrow.join([*shown, str(ids[0])])
+
+
+def _wiring_text(summary: dict[str, Any], limit: int = 12) -> str:
+    """How the nodes are wired, in a line: ring order, or the undirected edges."""
+    ids = [n["id"] for n in summary["nodes"]]
+    topology = summary["topology"]
+    if topology == "unidirectional_ring":
+        return _order(ids)
+    if topology == "bidirectional_ring":
+        return _order(ids, " ↔ ")
+    if topology == "full_mesh":
+        return "everyone ↔ everyone"
+    edges = sorted(
+        {tuple(sorted((int(a), b))) for a, peers in summary["out"].items() for b in peers}
+    )
+    shown = [f"{a}–{b}" for a, b in edges[:limit]] + (["…"] if len(edges) > limit else [])
+    return f"{len(edges)} edges: {', '.join(shown)}"
 
 
 def _ms(seconds: float | None) -> str:
@@ -125,7 +142,6 @@ def _addresses_text(given: int, n: int) -> str:
 
 
 def print_check(console: Console, summary: dict[str, Any]) -> None:
-    ids = [n["id"] for n in summary["nodes"]]
     others = [a for a in summary["fits"] if a != summary["algorithm"]]
     how = "the default for this topology" if summary["auto_algorithm"] else "chosen"
     also = f"; also fits: {', '.join(others)}" if others else ""
@@ -134,7 +150,7 @@ def print_check(console: Console, summary: dict[str, Any]) -> None:
     addresses = [n["address"] for n in summary["nodes"] if n["address"]]
     console.print(f"[bold]{summary['source']}[/]: [green]OK[/]")
     rows = [
-        ("topology", f"{summary['topology']}, {summary['n']} nodes: {_order(ids)}"),
+        ("topology", f"{summary['topology']}, {summary['n']} nodes: {_wiring_text(summary)}"),
         ("algorithm", f"{summary['algorithm']} ({how}{also})"),
         ("transport", f"{summary['transport']}; {_addresses_text(len(addresses), summary['n'])}"),
         (

@@ -18,10 +18,12 @@ import zmq
 
 from ringleader.errors import TransportError
 from transport import (
+    Inbox,
     Mailbox,
     MemoryNetwork,
     Network,
     SocketOptions,
+    TimerFired,
     ZmqNetwork,
     ensure_open_files,
     estimate,
@@ -243,3 +245,41 @@ def test_the_open_file_limit_is_raised_or_the_failure_explained(
     assert calls and 1024 < calls[0][0] <= 4096 and calls[0][1] == 4096
     with pytest.raises(TransportError, match=r"hard limit.*inproc"):
         ensure_open_files(estimate("tcp", 5000, 5000).files, what="a test cluster")
+
+
+class TestInboxTimers:
+    """The actor's timers live in its inbox: no thread, the wait ends at the deadline."""
+
+    def test_timers_fire_in_deadline_order_and_cancelled_ones_never(self) -> None:
+        inbox = Inbox()
+        inbox.schedule("late", 0.05)
+        inbox.schedule("early", 0.01)
+        inbox.schedule("gone", 0.02)
+        inbox.cancel("gone")
+        inbox.schedule("moved", 0.001)
+        inbox.schedule("moved", 0.03)  # replaces the first deadline
+        assert inbox.timers == 3
+        began = time.monotonic()
+        fired = [inbox.get().message for _ in range(3)]
+        assert fired == [TimerFired("early"), TimerFired("moved"), TimerFired("late")]
+        assert time.monotonic() - began >= 0.05
+        assert inbox.timers == 0
+
+    def test_a_control_message_is_served_before_a_pending_timer(self) -> None:
+        inbox = Inbox()
+        inbox.schedule("t", 5.0)
+        inbox.put("hello")
+        assert inbox.get() == "hello"
+        inbox.cancel("t")
+        assert inbox.timers == 0
+
+    def test_a_timer_fires_while_frames_keep_arriving(self, opened: Opened) -> None:
+        inbox = Inbox()
+        box = opened.mailbox(1)
+        inbox.attach(box)
+        links = opened.links_to({1: box.address})
+        inbox.schedule("t", 0.25)
+        links.send(1, b"frame")
+        messages = [inbox.get().message for _ in range(2)]
+        assert messages == [b"frame", TimerFired("t")]
+        inbox.detach()
