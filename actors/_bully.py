@@ -64,6 +64,11 @@ class Bully(Election):
     name = "bully"
     title = "Bully"
     messages = (ElectionCall, OkAnswer, Coordinator)
+    assumption = (
+        "Bully is only safe if every answer arrives within election_timeout (T) and the "
+        "coordinator message within coordinator_timeout (T′): raise them for a large or "
+        "loaded cluster"
+    )
 
     def __init__(self, node: NodeView, *, initiator: bool = False) -> None:
         super().__init__(node, initiator=initiator)

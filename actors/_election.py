@@ -168,6 +168,9 @@ class Election:
     name: ClassVar[str]
     title: ClassVar[str]
     messages: ClassVar[tuple[type[Message], ...]]
+    #: What the algorithm needs to be safe beyond FIFO reliable links, said to the user
+    #: when a run turns out unsafe (Bully: its timeouts must exceed every delay).
+    assumption: ClassVar[str | None] = None
     _handlers: ClassVar[dict[str, Handler]]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:

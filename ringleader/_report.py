@@ -49,6 +49,7 @@ class Report:
     setup_s: float = 0.0
     finished: bool = False
     rejected_frames: dict[str, int] = field(default_factory=dict)
+    assumption: str | None = None  # what the algorithm needs to be safe, if anything
     send_failures: int = 0
     errors: int = 0
 
@@ -121,10 +122,13 @@ class Report:
             )
         wrong = [n.id for n in self.nodes if n.elected not in (None, self.expected_leader)]
         if wrong:
+            more = f" and {len(wrong) - 10} more" if len(wrong) > 10 else ""
             problems.append(
-                f"unsafe: nodes {', '.join(map(str, wrong[:10]))} elected someone other than "
-                f"node {self.expected_leader}, the largest (capacity, id)"
+                f"unsafe: nodes {', '.join(map(str, wrong[:10]))}{more} elected someone other "
+                f"than node {self.expected_leader}, the largest (capacity, id)"
             )
+        if (wrong or len(self.leaders) > 1) and self.assumption:
+            problems.append(self.assumption)
         if self.finished and not self.bound.holds(self.total):
             relation = "=" if self.bound.exact else "≤"
             problems.append(

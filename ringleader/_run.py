@@ -188,6 +188,7 @@ class LocalCluster:
             algorithm=self.algorithm.name,
             transport=config.transport,
             bound=self.algorithm.bound(config.wiring, config.initiators),
+            assumption=self.algorithm.assumption,
             elapsed_s=(max(ends) - began) if ends else None,
             setup_s=self.setup_s,
             finished=finished,

@@ -226,3 +226,29 @@ def test_a_run_leaves_no_socket_or_descriptor_open(
     gc.collect()
     assert _open_fds() == before
     assert "left open" not in caplog.text
+
+
+def test_an_unsafe_report_says_what_the_algorithm_assumes() -> None:
+    from actors import Bound, Bully
+    from ringleader import NodeReport, Report
+
+    nodes = [NodeReport(i, "not_leader", 2, i) for i in range(1, 13)] + [
+        NodeReport(13, "leader", 13, 13)
+    ]
+    report = Report(
+        topology="full_mesh",
+        algorithm="bully",
+        transport="memory",
+        n=13,
+        nodes=nodes,
+        messages_by_type={},
+        bound=Bound("N^2-1", 168, exact=False),
+        expected_leader=13,
+        finished=True,
+        assumption=Bully.assumption,
+    )
+    assert not report.ok
+    assert (
+        "nodes 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and 2 more elected someone other" in report.problems[0]
+    )
+    assert report.problems[1].startswith("Bully is only safe if every answer arrives within")

@@ -1,0 +1,129 @@
+"""Message complexity of every algorithm, n = 8 … 1024, next to the notes' formula.
+
+    python benchmarks/sweep.py            # n = 8 … 1024 (several minutes)
+    python benchmarks/sweep.py --max 64   # a quick look
+
+For each algorithm on its default topology, in its worst-case arrangement:
+
+- ``messages``: counted by the deterministic simulator (the very algorithm classes the
+  actors host, no threads), so every n up to 1024 is affordable;
+- ``notes``: the notes' formula for that n (``=`` exact, ``≤`` a bound);
+- ``time``: a real run (Pykka actors, signed frames, ZeroMQ inproc, one CPU) while the
+  count stays under ``--real-limit`` messages; its count must equal the simulator's
+  where the notes' count is exact.  Bully's timeout T is raised with the message count:
+  Bully assumes every answer arrives within T, and on one CPU a message can wait behind
+  all the others.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import time
+from dataclasses import dataclass
+
+import ringleader
+from actors import ALGORITHMS, simulate
+from topologies import TOPOLOGIES, Config, NodeSpec, Overrides, Wiring
+
+
+@dataclass(frozen=True)
+class Case:
+    algorithm: str
+    topology: str
+    arrangement: str  # how the worst case is built, in words
+
+    def nodes(self, n: int) -> list[NodeSpec]:
+        if self.arrangement.startswith("ids descending"):
+            return [NodeSpec(i, i) for i in range(n, 0, -1)]
+        return [NodeSpec(i, i) for i in range(1, n + 1)]
+
+    def edges(self, n: int) -> list[tuple[int, int]] | None:
+        rng = random.Random(n)
+        if self.topology == "spanning_tree":
+            return [(rng.randrange(1, k), k) for k in range(2, n + 1)]
+        if self.topology == "graph":  # a random tree plus n more edges: M ≈ 4n
+            edges = {(rng.randrange(1, k), k) for k in range(2, n + 1)}
+            while len(edges) < 2 * n - 1:
+                a, b = sorted(rng.sample(range(1, n + 1), 2))
+                if (a, b) not in edges and (b, a) not in edges:
+                    edges.add((a, b))
+            return sorted(edges)
+        return None
+
+    def initiators(self, n: int) -> list[int]:
+        if "everyone" in self.arrangement:
+            return [s.id for s in self.nodes(n)]
+        if "lowest" in self.arrangement:
+            return [1]
+        return [n // 2]  # a node in the middle of the tree or graph
+
+    def wiring(self, n: int) -> Wiring:
+        return TOPOLOGIES[self.topology].build(self.nodes(n), self.edges(n))
+
+    def config(self, n: int, messages: int) -> Config:
+        base = ringleader.load_config(None, Overrides(transport="inproc", timeout=600))
+        # Bully assumes a synchronous system: T must exceed every delay, and on one CPU
+        # a message may wait behind all the others (about 0.5 ms each).
+        t = max(0.5, messages * 0.0005)
+        return base.replace(
+            settings={"election_timeout": t, "coordinator_timeout": 2 * t},
+            topology=self.topology,
+            algorithm=self.algorithm,
+            nodes=tuple(self.nodes(n)),
+            edges=self.edges(n),
+            initiators=tuple(self.initiators(n)),
+        )
+
+
+CASES = [
+    Case("lelann", "unidirectional_ring", "any (every id goes round)"),
+    Case("chang_roberts", "unidirectional_ring", "ids descending, everyone initiating"),
+    Case("hirschberg_sinclair", "bidirectional_ring", "ids descending, everyone initiating"),
+    Case("tree", "spanning_tree", "random tree, one initiator"),
+    Case("echo", "graph", "random graph (M ≈ 4n), one initiator"),
+    Case("bully", "full_mesh", "the lowest alone initiating"),
+    Case("bully_broadcast", "full_mesh", "everyone initiating"),
+]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--max", type=int, default=1024, help="largest n (default 1024)")
+    parser.add_argument(
+        "--real-limit", type=int, default=40_000, help="time real runs up to this many messages"
+    )
+    args = parser.parse_args()
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    sizes = [n for n in (8, 16, 32, 64, 128, 256, 512, 1024) if n <= args.max]
+    print("| algorithm | worst case | n | messages | notes | real run |")
+    print("|---|---|---|---|---|---|")
+    for case in CASES:
+        algorithm = ALGORITHMS[case.algorithm]
+        for n in sizes:
+            wiring = case.wiring(n)
+            initiators = case.initiators(n)
+            result = simulate(algorithm, wiring.views(), initiators, seed=n)
+            bound = algorithm.bound(wiring, initiators)
+            assert bound.holds(result.total), (case, n, result.total, bound)
+            real = "—"
+            if result.total <= args.real_limit:
+                report = ringleader.run(case.config(n, result.total))
+                assert report.ok, report.problems
+                assert not bound.exact or report.total == result.total
+                assert report.elapsed_s is not None
+                real = f"{report.elapsed_s * 1000:.0f} ms ({report.total} msgs)"
+            relation = "=" if bound.exact else "≤"
+            print(
+                f"| {case.algorithm} | {case.arrangement} | {n} | {result.total} "
+                f"| {bound.formula} {relation} {bound.value} | {real} |",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    began = time.monotonic()
+    main()
+    print(f"\n(sweep took {time.monotonic() - began:.0f} s)")
