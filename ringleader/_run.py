@@ -178,6 +178,7 @@ class LocalCluster:
         began = time.monotonic()
         for node in config.initiators:
             self._refs[node].tell(Start())
+        log.info("electing: %d nodes, %d initiators", config.n, len(config.initiators))
         finished = self._wait_decided() and self._wait_quiet()
         statuses = self.statuses()
         ends = [s.last_activity for s in statuses if s.last_activity is not None]
@@ -199,11 +200,12 @@ class LocalCluster:
         decided: set[int] = set()
         self._progress("electing", 0, n)
         while len(decided) < n:
-            try:
-                event = self._events.get(timeout=self._deadline.left() or None)
-            except queue.Empty:
+            left = self._deadline.left()
+            if left == 0:
                 return False
-            if self._deadline.left() == 0:
+            try:
+                event = self._events.get(timeout=left)
+            except queue.Empty:
                 return False
             if event.state != "undecided":
                 decided.add(event.node)

@@ -7,6 +7,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -365,3 +366,47 @@ def test_run_uses_one_cpu_unless_told_otherwise(capsys: pytest.CaptureFixture[st
     assert os.sched_getaffinity(0) == everything
     assert cli(capsys, "run", "--nodes", "3", "--json")[0] == 0
     assert os.sched_getaffinity(0) == {min(everything)}
+
+
+def test_ctrl_c_stops_a_long_run_cleanly(tmp_path: Path) -> None:
+    """SIGINT in the middle of an election: exit 130, one line, no traceback, no leftovers."""
+    import signal
+
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "ringleader",
+            "-v",
+            "run",
+            "--nodes",
+            "300",
+            "--algorithm",
+            "lelann",
+            "--transport",
+            "inproc",
+            "--timeout",
+            "120",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+    )
+    try:
+        assert child.stderr is not None
+        for line in child.stderr:  # wait until the election is under way
+            if "electing:" in line:
+                break
+        child.send_signal(signal.SIGINT)
+        interrupted = time.monotonic()
+        out, err = child.communicate(timeout=30)
+        took = time.monotonic() - interrupted
+    finally:
+        child.kill()
+        child.wait(timeout=10)
+    assert child.returncode == 130
+    assert took < 5, f"{took:.1f} s from Ctrl-C to exit (the whole run takes ~15 s)"
+    assert "ringleader run: interrupted" in err
+    assert "Traceback" not in err
+    assert out == ""
