@@ -129,6 +129,7 @@ def check_summary(config: Config) -> dict[str, Any]:
         "expected_leader": max(wiring.candidates).id,
         "bound": bound.as_dict(),
         "timeout": config.timeout,
+        "settings": dict(config.settings),
         "secret": secret,
     }
 
@@ -148,6 +149,7 @@ def print_check(console: Console, summary: dict[str, Any]) -> None:
     initiators = summary["initiators"]
     bound = summary["bound"]
     addresses = [n["address"] for n in summary["nodes"] if n["address"]]
+    settings = summary["settings"]
     console.print(f"[bold]{summary['source']}[/]: [green]OK[/]")
     rows = [
         ("topology", f"{summary['topology']}, {summary['n']} nodes: {_wiring_text(summary)}"),
@@ -163,6 +165,16 @@ def print_check(console: Console, summary: dict[str, Any]) -> None:
             f"{_bound_text(bound['formula'], bound['value'], bound['exact'])}",
         ),
         ("timeout", f"{summary['timeout']:g} s"),
+        *(
+            [
+                (
+                    "T, T′",
+                    f"{settings['election_timeout']:g} s, {settings['coordinator_timeout']:g} s",
+                )
+            ]
+            if summary["algorithm"] == "bully"
+            else []
+        ),
         ("secret", summary["secret"]),
     ]
     table = Table(box=None, show_header=False, pad_edge=False)
