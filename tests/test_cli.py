@@ -268,6 +268,15 @@ def test_a_bad_config_is_one_line_and_exit_2(
     assert "Traceback" not in err
 
 
+def test_a_file_that_is_not_utf8_says_so(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "latin1.toml"
+    path.write_bytes(b'topology = "unidirectional_ring"\nnodes = 3 # caf\xe9\n')
+    code, _, err = cli(capsys, "check", str(path))
+    assert code == 2 and "is not UTF-8 text (byte 48) (save it as UTF-8)" in err
+
+
 def test_a_short_secret_file_says_how_to_make_one(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -171,8 +171,12 @@ def load_config(path: str | os.PathLike[str] | None, overrides: Overrides | None
         raise ConfigError(source, None, "no such file") from None
     except IsADirectoryError:
         raise ConfigError(source, None, "is a directory, not a TOML file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(source, None, f"cannot read it: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            source, None, f"is not UTF-8 text (byte {exc.start})", "save it as UTF-8"
+        ) from None
+    except OSError as exc:
+        raise ConfigError(source, None, f"cannot read it: {exc.strerror or exc}") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
