@@ -7,8 +7,11 @@ priority and waits ``election_timeout`` (the notes' T) for an ``ok`` (000's *rej
 lower node and leads.  If one comes, it waits ``coordinator_timeout`` (T′, 000's T_1) for
 the ``coordinator`` message, and holds a new election if that never arrives.  A node that
 gets ``election`` from a lower node answers ``ok`` and holds its own election, once; one
-that gets ``coordinator`` from a lower node (a node that missed an election) holds an
-election so the higher node bullies it.  Priority is ``(capacity, id)``.
+that gets ``coordinator`` from a lower node holds an election so it bullies that node
+(000).  Without crashes this never happens (``coordinator`` only goes to lower nodes):
+a node that proclaims itself because T expired too early is not corrected, so Bully is
+only safe when T and T′ exceed every delay (:attr:`Bully.assumption`).  Priority is
+``(capacity, id)``.
 
 Counts (notes 002): the lowest node alone initiating, everyone alive: every node below
 the top sends one ``election`` to each higher node, each is answered, and the top

@@ -246,9 +246,13 @@ BAD_CONFIGS = {
         "edges[0]: [1, 2, 3] is not a pair of node ids",
     ),
     "graph without edges": ('topology = "graph"\nnodes = 3\n', "edges: missing"),
+    "huge election timeout": (
+        'topology = "full_mesh"\nnodes = 3\nelection_timeout = 1e17\n',
+        "election_timeout: 1e+17 is not a number of seconds in (0, 86400]",
+    ),
     "bad election timeout": (
         'topology = "full_mesh"\nnodes = 3\nelection_timeout = 0\n',
-        "election_timeout: 0 is not a positive number of seconds",
+        "election_timeout: 0 is not a number of seconds in (0, 86400]",
     ),
 }
 

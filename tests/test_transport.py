@@ -283,3 +283,10 @@ class TestInboxTimers:
         messages = [inbox.get().message for _ in range(2)]
         assert messages == [b"frame", TimerFired("t")]
         inbox.detach()
+
+    @pytest.mark.parametrize("delay", [float("inf"), float("nan"), -1.0, 1e17])
+    def test_a_delay_that_is_not_finite_is_refused_when_set(self, delay: float) -> None:
+        inbox = Inbox()
+        with pytest.raises(ValueError, match="is not a delay"):
+            inbox.schedule("t", delay)
+        assert inbox.timers == 0

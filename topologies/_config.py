@@ -53,6 +53,7 @@ _KEYS = (
 _NODE_KEYS = ("id", "capacity", "address", "parent")
 #: Algorithm tunables: config key → default, in seconds (see actors/_bully.py).
 _SETTINGS = {"election_timeout": 0.5, "coordinator_timeout": 1.0}
+_MAX_SETTING = 86_400.0  # a day
 _I64 = 2**63
 _FLAGS = {
     "topology": "--topology",
@@ -276,8 +277,10 @@ class _Validator:
         settings = {}
         for key, default in _SETTINGS.items():
             value = self.data.get(key, default)
-            if not _is_number(value) or value <= 0:
-                raise self.error(key, f"{value!r} is not a positive number of seconds")
+            if not _is_number(value) or not 0 < value <= _MAX_SETTING:
+                raise self.error(
+                    key, f"{value!r} is not a number of seconds in (0, {_MAX_SETTING:g}]"
+                )
             settings[key] = float(value)
         return settings
 

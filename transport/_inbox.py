@@ -33,6 +33,11 @@ from ._base import Mailbox
 
 __all__ = ["Inbox", "TimerFired"]
 
+#: zmq_poll takes a C int of milliseconds: longer waits are cut and simply resumed.
+_MAX_WAIT_MS = 2**31 - 1
+#: A year: far beyond any election, short enough for every clock and poll.
+_MAX_DELAY = 365 * 24 * 3600.0
+
 
 @dataclass(frozen=True, slots=True)
 class TimerFired:
@@ -109,7 +114,13 @@ class Inbox:
         self._poller.register(mailbox.waitable, zmq.POLLIN)
 
     def schedule(self, name: str, delay: float) -> None:
-        """Fire ``name`` after ``delay`` s, replacing a pending timer of that name."""
+        """Fire ``name`` after ``delay`` s, replacing a pending timer of that name.
+
+        ``delay`` must be a finite number of seconds (a ``ValueError`` otherwise, raised
+        here, in the handler's guarded call, never later in :meth:`get`).
+        """
+        if not 0 <= delay < _MAX_DELAY:
+            raise ValueError(f"timer {name!r}: {delay!r} is not a delay in [0, {_MAX_DELAY:g}) s")
         generation = self._generation.get(name, 0) + 1
         self._generation[name] = generation
         heapq.heappush(self._timers, (time.monotonic() + delay, generation, name))
@@ -140,7 +151,7 @@ class Inbox:
                 self._generation[name] = generation + 1  # consumed: never fires again
                 self._live.discard(name)
                 return TimerFired(name), None
-            return None, max(1, int((deadline - now) * 1000) + 1)
+            return None, min(_MAX_WAIT_MS, max(1, int((deadline - now) * 1000) + 1))
         return None, None
 
     def detach(self) -> None:

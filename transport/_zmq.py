@@ -244,9 +244,12 @@ class ZmqNetwork:
         closer.start()
         closer.join(2.0)
         if closer.is_alive():
-            log.warning("sockets were left open; destroying the ZeroMQ context")
-            self._ctx.destroy(linger=0)
-            closer.join(2.0)
+            # Never call term() a second time while the closer is inside it: close the
+            # sockets it waits for, and let the closer finish.
+            log.warning("sockets were left open; closing them with linger 0")
+            for sock in list(self._ctx._sockets):  # pyzmq's weak set of this context's sockets
+                sock.close(linger=0)
+            closer.join(5.0)
         if self._tmpdir is not None:
             shutil.rmtree(self._tmpdir, ignore_errors=True)
 
