@@ -33,7 +33,7 @@ import enum
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from ._election import Bound, Candidate, Election, Graph, Message, NodeView
+from ._election import Bound, Candidate, Election, Graph, Message, NodeState, NodeView
 
 __all__ = ["Ack", "Bully", "BullyBroadcast", "Coordinator", "El", "ElectionCall", "OkAnswer"]
 
@@ -73,24 +73,56 @@ class Bully(Election):
         "loaded cluster"
     )
 
-    def __init__(self, node: NodeView, *, initiator: bool = False) -> None:
-        super().__init__(node, initiator=initiator)
+    watches = "every higher node (the leader among them)"
+
+    def __init__(self, node: NodeView, **kwargs: bool) -> None:
+        super().__init__(node, **kwargs)
         peers = [node.neighbour(peer) for peer in node.out if peer != node.id]
         self.higher = [p.id for p in peers if p > self.me]
         self.lower = [p.id for p in peers if p < self.me]
         self.t = self.setting("election_timeout", ELECTION_TIMEOUT)
         self.t_prime = self.setting("coordinator_timeout", COORDINATOR_TIMEOUT)
 
+    def reset(self) -> None:
+        self.cancel_timer("answer")
+        self.cancel_timer("coordinator")
+
+    def watch_set(self) -> set[int]:
+        # The leader is the highest live node, so watching every higher node watches it;
+        # and a node waiting for answers learns at once that a higher one is gone.
+        return set(self.higher)
+
+    def on_suspect(self, node: int) -> None:
+        if node == self.leader:
+            self.new_election(f"crash of {node}")
+        elif self.state is NodeState.UNDECIDED and self.started:
+            self.hold_election()  # ask again, without the crashed node
+
     def start(self) -> None:
         self.hold_election()
 
     def hold_election(self) -> None:
-        if not self.higher:
-            self.become_coordinator()
+        higher = [peer for peer in self.higher if peer not in self.suspected]
+        if not higher:
+            self.claim()
             return
-        for peer in self.higher:
+        for peer in higher:
             self.send(peer, ElectionCall())
         self.set_timer("answer", self.t)
+
+    def claim(self) -> None:
+        """No higher node answers: lead, but only in a round of this node's own.
+
+        A node that was drawn into another node's round (epoch) and finds every higher
+        node suspected or silent starts its own round to proclaim itself.  A higher node
+        the detector wrongly took for crashed (it had just restarted, say) may join the
+        other round and proclaim there; in a round of its own this node is the only one
+        that proclaims, so each epoch keeps a single leader.
+        """
+        if self.higher and not self.initiator:
+            self.new_election("no higher node answered")
+        else:
+            self.become_coordinator()
 
     def become_coordinator(self) -> None:
         self.cancel_timer("answer")
@@ -110,14 +142,16 @@ class Bully(Election):
 
     def coordinator(self, message: Coordinator, sender: int) -> None:
         if self.node.neighbour(sender) < self.me:
-            self.hold_election()  # a lower node missed the election: bully it
+            # A lower node proclaimed itself (it took this node for crashed): bully it,
+            # in a new round, so that round's leader is the only one of its epoch.
+            self.new_election(f"coordinator {sender} is lower")
             return
         self.cancel_timer("answer")
         self.cancel_timer("coordinator")
         self.decide(self.node.neighbour(sender))
 
     def on_answer_timeout(self) -> None:
-        self.become_coordinator()  # no higher node answered within T
+        self.claim()  # no higher node answered within T
 
     def on_coordinator_timeout(self) -> None:
         self.hold_election()  # the higher node that answered never took over
@@ -161,18 +195,30 @@ class BullyBroadcast(Election):
     title = "Bully with broadcast"
     messages = (El, Ack)
 
-    def __init__(self, node: NodeView, *, initiator: bool = False) -> None:
-        super().__init__(node, initiator=initiator)
+    watches = "every other node"
+
+    def __init__(self, node: NodeView, **kwargs: bool) -> None:
+        super().__init__(node, **kwargs)
         self.peers = [peer for peer in node.out if peer != node.id]
+        self.reset()
+
+    def reset(self) -> None:
         self.phase = Phase.PEUT_ETRE
-        self.acks = 0
+        self.acks: set[int] = set()
         self.best: Candidate | None = None
+
+    def on_suspect(self, node: int) -> None:
+        if node == self.leader or self.state is NodeState.UNDECIDED:
+            self.new_election(f"crash of {node}")
+        else:
+            self.check_won()  # no Ack will come from the crashed node
 
     def start(self) -> None:
         self.phase = Phase.ENQUETE
-        self.acks = 0
+        self.acks = set()
         for peer in self.peers:
-            self.send(peer, El(self.me))
+            if peer not in self.suspected:
+                self.send(peer, El(self.me))
         self.check_won()
 
     def el(self, message: El, sender: int) -> None:
@@ -197,12 +243,13 @@ class BullyBroadcast(Election):
 
     def ack(self, message: Ack, sender: int) -> None:
         if self.phase is Phase.ENQUETE:
-            self.acks += 1
+            self.acks.add(sender)
             self.check_won()
 
     def check_won(self) -> None:
-        if self.phase is Phase.ENQUETE and self.acks == len(self.peers):
-            self.decide(self.me)
+        if self.phase is Phase.ENQUETE and self.acks >= set(self.peers) - self.suspected:
+            if self.state is not NodeState.LEADER:
+                self.decide(self.me)
 
     @classmethod
     def bound(cls, graph: Graph, initiators: Collection[int]) -> Bound:

@@ -52,9 +52,13 @@ class ChangRoberts(RingElection):
     title = "Chang–Roberts"
     messages = (ElectionMessage, Elected)
 
-    def __init__(self, node: NodeView, *, initiator: bool = False) -> None:
-        super().__init__(node, initiator=initiator)
+    def __init__(self, node: NodeView, **kwargs: bool) -> None:
+        super().__init__(node, **kwargs)
+        self.reset()
+
+    def reset(self) -> None:
         self.participant = False
+        self.announcement: Elected | None = None  # the elected(P_j) this node passed on
 
     def start(self) -> None:
         self.participant = True
@@ -72,13 +76,19 @@ class ChangRoberts(RingElection):
         else:
             self.participant = False
             self.decide(self.me)
-            self.send(self.successor, Elected(self.me))
+            self.announcement = Elected(self.me)
+            self.send(self.successor, self.announcement)
 
     def elected(self, message: Elected, sender: int) -> None:
         self.participant = False
         if message.leader != self.me:
             self.decide(message.leader)
+            self.announcement = message
             self.send(self.successor, message)
+
+    def on_repaired(self) -> None:
+        if self.announcement is not None:
+            self.send(self.successor, self.announcement)
 
     @classmethod
     def bound(cls, graph: Graph, initiators: Collection[int]) -> Bound:

@@ -75,8 +75,11 @@ class Echo(Election):
     messages: ClassVar[tuple[type[Message], ...]] = (Demande, Rep, Elu)
     acknowledge = False  # the OK! phase (tree election)
 
-    def __init__(self, node: NodeView, *, initiator: bool = False) -> None:
-        super().__init__(node, initiator=initiator)
+    def __init__(self, node: NodeView, **kwargs: bool) -> None:
+        super().__init__(node, **kwargs)
+        self.reset()
+
+    def reset(self) -> None:
         self.wave: Candidate | None = None
         self.daddy: int | None = None
         self.waiting: set[int] = set()  # asked, not answered yet
@@ -89,10 +92,9 @@ class Echo(Election):
 
     def join(self, wave: Candidate, daddy: int | None) -> None:
         self.wave, self.daddy, self.best, self.children = wave, daddy, self.me, []
-        self.waiting = {peer for peer in self.node.out if peer != daddy}
-        for peer in self.node.out:
-            if peer != daddy:
-                self.send(peer, Demande(wave))
+        self.waiting = {p for p in self.node.out if p != daddy and p not in self.suspected}
+        for peer in sorted(self.waiting, key=self.node.out.index):
+            self.send(peer, Demande(wave))
         if not self.waiting:
             self.collected()
 

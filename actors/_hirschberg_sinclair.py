@@ -63,15 +63,34 @@ class HirschbergSinclair(RingElection):
     title = "Hirschberg–Sinclair"
     messages = (Probe, Reply, RingElected)
 
-    def __init__(self, node: NodeView, *, initiator: bool = False) -> None:
-        super().__init__(node, initiator=initiator)
+    watches = "both its neighbours (and pings the crashed nodes it skips)"
+
+    def __init__(self, node: NodeView, **kwargs: bool) -> None:
+        super().__init__(node, **kwargs)
+        self.reset()
+
+    def reset(self) -> None:
         self.phase = 0
         self.replies = 0  # replies received in the current phase
         self.running = True  # still a candidate
+        self.announcement: RingElected | None = None
 
     @property
     def predecessor(self) -> int:
-        return self.node.out[-1]
+        return self.node.out[-1] if not self.suspected else self._live(-1)
+
+    def watch_set(self) -> set[int]:
+        return {self.successor, self.predecessor}
+
+    def probe_set(self) -> set[int]:
+        return self._gap(+1) | self._gap(-1) if self.suspected else set()
+
+    def rejoin_set(self) -> set[int]:
+        return set(self.node.out)
+
+    def on_repaired(self) -> None:
+        if self.announcement is not None:
+            self.send(self.successor, self.announcement)
 
     def toward(self, direction: int) -> int:
         return self.successor if direction == CLOCKWISE else self.predecessor
@@ -90,7 +109,8 @@ class HirschbergSinclair(RingElection):
         if candidate == self.me:
             if self.leader is None:  # the first of the two probes to come all the way round
                 self.decide(self.me)
-                self.send(self.successor, RingElected(self.me))
+                self.announcement = RingElected(self.me)
+                self.send(self.successor, self.announcement)
             return
         if candidate < self.me:
             return  # extinction
@@ -118,6 +138,7 @@ class HirschbergSinclair(RingElection):
     def elected(self, message: RingElected, sender: int) -> None:
         if message.leader != self.me:
             self.decide(message.leader)
+            self.announcement = message
             self.send(self.successor, message)
 
     @classmethod

@@ -38,8 +38,11 @@ class LeLann(RingElection):
     title = "LeLann"
     messages = (Elect,)
 
-    def __init__(self, node: NodeView, *, initiator: bool = False) -> None:
-        super().__init__(node, initiator=initiator)
+    def __init__(self, node: NodeView, **kwargs: bool) -> None:
+        super().__init__(node, **kwargs)
+        self.reset()
+
+    def reset(self) -> None:
         self.active: set[Candidate] = set()
 
     def start(self) -> None:

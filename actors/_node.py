@@ -28,10 +28,21 @@ import pykka
 from ringleader.errors import FrameRejected, TransportError
 from transport import Codec, Inbox, Links, Mailbox, Network, Session, TimerFired
 
-from ._election import Action, CancelTimer, Election, NodeState, Send, SetTimer
+from ._election import (
+    DETECTOR_KINDS,
+    Action,
+    CancelTimer,
+    Election,
+    NodeState,
+    Notice,
+    Send,
+    SetTimer,
+)
 
 __all__ = [
+    "Boot",
     "Connect",
+    "Crash",
     "GetStatus",
     "Listen",
     "NodeActor",
@@ -56,11 +67,24 @@ class Connect:
 
     peers: Mapping[int, str]
     timeout: float = 10.0
+    #: Every node's address, for links made later (a ring repaired around a crash).
+    directory: Mapping[int, str] | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Start:
     """Tell: this node initiates an election."""
+
+
+@dataclass(frozen=True, slots=True)
+class Boot:
+    """Tell: the node is linked; start its failure detector (if configured)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Crash:
+    """Tell: die now, as a crash would: close every socket abruptly, say goodbye to
+    nobody, drop whatever is queued, and stop."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +94,12 @@ class GetStatus:
 
 @dataclass(frozen=True, slots=True)
 class NodeEvent:
-    """Something a node reports as it happens (for now: its state or leader changed)."""
+    """Something a node reports as it happens.
+
+    ``kind`` is ``"state"`` (its state or leader changed), ``"suspect"`` /
+    ``"recovered"`` (its failure detector suspects ``subject``, or hears from it again)
+    or ``"election"`` (it starts election round ``epoch``; ``detail`` says why).
+    """
 
     node: int
     kind: str
@@ -78,6 +107,9 @@ class NodeEvent:
     elected: int | None
     epoch: int
     at: float
+    incarnation: int = 1
+    subject: int | None = None
+    detail: str = ""
 
 
 @dataclass(frozen=True)
@@ -99,10 +131,16 @@ class NodeStatus:
     last_activity: float | None = None
     started: bool = False
     timers: int = 0  # pending timers
+    sent_by_epoch: dict[int, int] = field(default_factory=dict)  # election messages
 
     @property
     def sent_total(self) -> int:
         return sum(self.sent.values())
+
+    @property
+    def election_sent(self) -> int:
+        """Messages sent but the failure detector's."""
+        return sum(n for kind, n in self.sent.items() if kind not in DETECTOR_KINDS)
 
 
 EventSink = Callable[[NodeEvent], None]
@@ -124,7 +162,10 @@ class NodeActor(pykka.ThreadingActor):
         self.algorithm = algorithm
         self.id = algorithm.id
         self._network = network
-        self._session = Session(codec, self.id, incarnation, peers=algorithm.node.inbound)
+        view = algorithm.node
+        self._session = Session(codec, self.id, incarnation, peers=view.members or view.inbound)
+        self._directory: Mapping[int, str] = {}
+        self._sent_by_epoch: Counter[int] = Counter()
         self._events = events
         self._links: Links | None = None
         self._mailbox: Mailbox | None = None
@@ -134,7 +175,11 @@ class NodeActor(pykka.ThreadingActor):
         self._send_failures = 0
         self._errors = 0
         self._last_activity: float | None = None
-        self._reported: tuple[NodeState, int | None] = (NodeState.UNDECIDED, None)
+        self._reported: tuple[NodeState, int | None, int] = (
+            algorithm.state,
+            algorithm.leader,
+            algorithm.epoch,
+        )
 
     def __str__(self) -> str:
         return f"node {self.id}"
@@ -157,12 +202,18 @@ class NodeActor(pykka.ThreadingActor):
         if isinstance(message, Start):
             self._guarded(self._start)
             return None
+        if isinstance(message, Boot):
+            self._guarded(self._boot)
+            return None
+        if isinstance(message, Crash):
+            self._crash()
+            return None
         if isinstance(message, GetStatus):
             return self.status()
         if isinstance(message, Listen):
             return self._listen(message.address)
         if isinstance(message, Connect):
-            return self._connect(message.peers, message.timeout)
+            return self._connect(message.peers, message.timeout, message.directory)
         log.warning("%s ignored an unexpected %r", self, message)
         return None
 
@@ -184,14 +235,31 @@ class NodeActor(pykka.ThreadingActor):
         self.actor_inbox.attach(self._mailbox)
         return self._mailbox.address
 
-    def _connect(self, peers: Mapping[int, str], timeout: float) -> list[int]:
+    def _connect(
+        self, peers: Mapping[int, str], timeout: float, directory: Mapping[int, str] | None
+    ) -> list[int]:
         if self._links is not None:
             self._links.close()
+        self._directory = directory or peers
         self._links = self._network.connect(peers)
         return self._links.wait_ready(timeout)
 
     def _start(self) -> None:
         self._after(self.algorithm.handle_start())
+
+    def _boot(self) -> None:
+        self._after(self.algorithm.handle_boot())
+
+    def _crash(self) -> None:
+        log.info("%s crashes", self)
+        if self._links is not None:
+            self._links.close(abrupt=True)
+            self._links = None
+        if self._mailbox is not None:
+            self.actor_inbox.detach()
+            self._mailbox.close()
+            self._mailbox = None
+        self.stop()
 
     def status(self) -> NodeStatus:
         return NodeStatus(
@@ -204,13 +272,20 @@ class NodeActor(pykka.ThreadingActor):
             address=self._mailbox.address if self._mailbox else None,
             sent=dict(self._sent),
             received=self._received,
-            rejected=dict(self._rejected),
+            rejected=self._rejections(),
             send_failures=self._send_failures,
             errors=self._errors,
             last_activity=self._last_activity,
             started=self.algorithm.started,
             timers=self.actor_inbox.timers,
+            sent_by_epoch=dict(self._sent_by_epoch),
         )
+
+    def _rejections(self) -> dict[str, int]:
+        rejected = dict(self._rejected)
+        if self.algorithm.stale:
+            rejected["stale_epoch"] = self.algorithm.stale
+        return rejected
 
     # -- the message path -------------------------------------------------------------
 
@@ -228,13 +303,10 @@ class NodeActor(pykka.ThreadingActor):
             self._reject(rejected)
             return
         # Admitted: written by a cluster member for this node, in order, never seen
-        # before.  Counted as received even if its epoch is stale, so that sent and
-        # received frames balance once the cluster is quiet.
+        # before.  Counted as received even if the algorithm drops it for a stale epoch,
+        # so that sent and received frames balance once the cluster is quiet.
         self._received += 1
-        if header.epoch < self.algorithm.epoch:
-            self._reject(FrameRejected("stale_epoch", f"epoch {header.epoch}", authentic=True))
-            return
-        self._after(self.algorithm.handle_message(header.sender, message))
+        self._after(self.algorithm.handle_message(header.sender, message, header.epoch))
 
     def _reject(self, rejected: FrameRejected) -> None:
         self._rejected[rejected.reason] += 1
@@ -247,6 +319,7 @@ class NodeActor(pykka.ThreadingActor):
         """Do what the algorithm asked for and report a change of state."""
         algorithm = self.algorithm
         self._last_activity = time.monotonic()
+        events = self._events
         for action in actions:
             if type(action) is Send:
                 self._send(action)
@@ -254,26 +327,47 @@ class NodeActor(pykka.ThreadingActor):
                 self.actor_inbox.schedule(action.name, action.delay)
             elif type(action) is CancelTimer:
                 self.actor_inbox.cancel(action.name)
-        if self._events is not None and (algorithm.state, algorithm.leader) != self._reported:
-            self._reported = (algorithm.state, algorithm.leader)
-            self._events(
-                NodeEvent(
-                    self.id,
-                    "state",
-                    str(algorithm.state),
-                    algorithm.leader,
-                    algorithm.epoch,
-                    self._last_activity,
-                )
-            )
+            elif type(action) is Notice:
+                log.info("%s: %s %s %s", self, action.kind, action.node, action.detail)
+                if events is not None:
+                    events(self._event(action.kind, action.node, action.detail))
+        now = (algorithm.state, algorithm.leader, algorithm.epoch)
+        if now != self._reported:
+            self._reported = now
+            if events is not None:
+                events(self._event("state"))
+
+    def _event(self, kind: str, subject: int | None = None, detail: str = "") -> NodeEvent:
+        algorithm = self.algorithm
+        return NodeEvent(
+            self.id,
+            kind,
+            str(algorithm.state),
+            algorithm.leader,
+            algorithm.epoch,
+            time.monotonic(),
+            self._session.incarnation,
+            subject,
+            detail,
+        )
 
     def _send(self, send: Send) -> None:
         if self._links is None:
             raise TransportError(f"{self} has no links yet: Connect before Start")
+        links, to = self._links, send.to
+        if to not in links:
+            links.add(to, self._directory[to])
         kind = send.message.kind
-        frame = self._session.seal(send.to, kind, self.algorithm.epoch, send.message)
-        if self._links.send(send.to, frame):
+        detector = kind in DETECTOR_KINDS
+        # A ping asks whoever is there; anything else is for the life last heard from.
+        to_life = 0 if kind == "ping" else self._session.known(to)
+        frame = self._session.seal(to, kind, send.epoch, send.message, to_incarnation=to_life)
+        # Never wait on a suspected peer, nor for the detector's own traffic.
+        if links.send(to, frame, wait=not detector and to not in self.algorithm.suspected):
             self._sent[kind] += 1
+            if not detector:
+                self._sent_by_epoch[send.epoch] += 1
         else:
             self._send_failures += 1
-            log.warning("%s could not send %s to node %s; frame dropped", self, kind, send.to)
+            level = logging.DEBUG if detector else logging.WARNING
+            log.log(level, "%s could not send %s to node %s; frame dropped", self, kind, to)

@@ -57,9 +57,11 @@ class Wiring:
     def views(self, settings: Mapping[str, float] | None = None) -> list[NodeView]:
         """One :class:`~actors.NodeView` per node, as the algorithms see themselves.
 
-        Each view holds its out-neighbours' capacities and the algorithm's ``settings``.
+        Each view holds every node's capacity and id (one mapping and one tuple shared
+        by all views) and the algorithm's ``settings``.
         """
         capacity = {n.id: n.capacity for n in self.nodes}
+        members = tuple(n.id for n in self.nodes)
         shared = dict(settings or {})
         return [
             NodeView(
@@ -67,8 +69,9 @@ class Wiring:
                 n.capacity,
                 self.out[n.id],
                 self.inbound[n.id],
-                {peer: capacity[peer] for peer in self.out[n.id]},
+                capacity,
                 shared,
+                members,
             )
             for n in self.nodes
         ]

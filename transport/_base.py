@@ -41,8 +41,19 @@ class Links(Protocol):
     and closing happen there and nowhere else.
     """
 
-    def send(self, peer: int, frame: bytes) -> bool:
-        """Queue ``frame`` for ``peer``; ``False`` if it was dropped (dead or full peer)."""
+    def send(self, peer: int, frame: bytes, *, wait: bool = True) -> bool:
+        """Queue ``frame`` for ``peer``; ``False`` if it was dropped (dead or full peer).
+
+        With ``wait`` false, never block: drop the frame at once if it cannot be queued.
+        """
+        ...
+
+    def add(self, peer: int, address: str) -> None:
+        """Link to one more peer, at ``address`` (replacing a link to it, if any)."""
+        ...
+
+    def __contains__(self, peer: object) -> bool:
+        """Whether there is a link to ``peer``."""
         ...
 
     def wait_ready(self, timeout: float) -> list[int]:

@@ -68,7 +68,13 @@ class MemoryLinks:
         self._peers = dict(peers)
         self._closed = False
 
-    def send(self, peer: int, frame: bytes) -> bool:
+    def add(self, peer: int, address: str) -> None:
+        self._peers[peer] = address
+
+    def __contains__(self, peer: object) -> bool:
+        return peer in self._peers
+
+    def send(self, peer: int, frame: bytes, *, wait: bool = True) -> bool:
         if self._closed:
             raise TransportError("links are closed")
         mailbox = self._network._mailbox(self._peers[peer])

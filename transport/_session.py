@@ -57,6 +57,11 @@ class Session:
         )
         return self.codec.seal(header, message)
 
+    def known(self, peer: int) -> int:
+        """The incarnation of ``peer`` last admitted (0 if none yet)."""
+        seen = self._seen.get(peer)
+        return 0 if seen is None else seen[0]
+
     def open(self, frame: bytes) -> tuple[Header, Any]:
         """Return ``(header, message)`` of an admitted frame or raise :class:`FrameRejected`."""
         header, payload = self.codec.open(frame)
