@@ -25,13 +25,25 @@ from ._election import (
     Message,
     NodeState,
     NodeView,
+    Notice,
     Send,
     SetTimer,
 )
 from ._hirschberg_sinclair import HirschbergSinclair
 from ._lelann import Elect, LeLann
-from ._node import Connect, GetStatus, Listen, NodeActor, NodeEvent, NodeStatus, Start
-from ._simulator import SimulationResult, simulate
+from ._node import (
+    Boot,
+    Connect,
+    Crash,
+    GetStatus,
+    Listen,
+    NodeActor,
+    NodeEvent,
+    NodeStatus,
+    Start,
+)
+from ._safety import SafetyChecker, Violation
+from ._simulator import Fault, SimulationResult, simulate
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())
 
@@ -52,6 +64,7 @@ ALGORITHMS: dict[str, type[Election]] = {
 __all__ = [
     "ALGORITHMS",
     "Action",
+    "Boot",
     "Bound",
     "Bully",
     "BullyBroadcast",
@@ -59,11 +72,13 @@ __all__ = [
     "Candidate",
     "ChangRoberts",
     "Connect",
+    "Crash",
     "Echo",
     "Elect",
     "Elected",
     "Election",
     "ElectionMessage",
+    "Fault",
     "GetStatus",
     "Graph",
     "HirschbergSinclair",
@@ -75,10 +90,13 @@ __all__ = [
     "NodeState",
     "NodeStatus",
     "NodeView",
+    "Notice",
+    "SafetyChecker",
     "Send",
     "SetTimer",
     "SimulationResult",
     "Start",
     "TreeElection",
+    "Violation",
     "simulate",
 ]

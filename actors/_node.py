@@ -330,21 +330,23 @@ class NodeActor(pykka.ThreadingActor):
             elif type(action) is Notice:
                 log.info("%s: %s %s %s", self, action.kind, action.node, action.detail)
                 if events is not None:
-                    events(self._event(action.kind, action.node, action.detail))
+                    events(self._event(action.kind, action.node, action.detail, action.epoch))
         now = (algorithm.state, algorithm.leader, algorithm.epoch)
         if now != self._reported:
             self._reported = now
             if events is not None:
                 events(self._event("state"))
 
-    def _event(self, kind: str, subject: int | None = None, detail: str = "") -> NodeEvent:
+    def _event(
+        self, kind: str, subject: int | None = None, detail: str = "", epoch: int | None = None
+    ) -> NodeEvent:
         algorithm = self.algorithm
         return NodeEvent(
             self.id,
             kind,
             str(algorithm.state),
             algorithm.leader,
-            algorithm.epoch,
+            algorithm.epoch if epoch is None else epoch,
             time.monotonic(),
             self._session.incarnation,
             subject,
@@ -369,5 +371,5 @@ class NodeActor(pykka.ThreadingActor):
                 self._sent_by_epoch[send.epoch] += 1
         else:
             self._send_failures += 1
-            level = logging.DEBUG if detector else logging.WARNING
+            level = logging.DEBUG if detector else logging.INFO
             log.log(level, "%s could not send %s to node %s; frame dropped", self, kind, to)

@@ -55,6 +55,32 @@ def _bound_text(formula: str, value: int, exact: bool) -> str:
     return f"{formula} {'=' if exact else '≤'} {value}"
 
 
+def _print_crashes(console: Console, report: Report) -> None:
+    for fault in report.faults:
+        what = f"{fault.action} node {fault.node}" if fault.node is not None else fault.action
+        why = f" [yellow](skipped: {fault.skipped})[/]" if fault.skipped else ""
+        console.print(f"Fault at {fault.at:.3f} s: {what}{why}")
+    table = Table(box=None, pad_edge=False, title="Elections", title_justify="left")
+    for column in ("epoch", "trigger", "leader", "detection", "duration", "messages"):
+        table.add_column(column, justify="left" if column == "trigger" else "right")
+    for e in report.elections:
+        table.add_row(
+            str(e.epoch),
+            e.trigger,
+            "superseded" if e.leader is None else str(e.leader),
+            _ms(e.detection_s) if e.detection_s is not None else "",
+            _ms(e.duration_s) if e.duration_s is not None else "",
+            str(e.messages),
+        )
+    console.print(table)
+    assert report.safety is not None
+    violations = report.safety.violations
+    verdict = "[green]no violation[/]" if not violations else f"[red]{len(violations)} violations[/]"
+    console.print(
+        f"Safety: at most {report.safety.max_leaders_per_epoch} leader per epoch; {verdict}"
+    )
+
+
 def print_report(console: Console, report: Report) -> None:
     known = ALGORITHMS.get(report.algorithm)
     algorithm = known.title if known else report.algorithm
@@ -72,11 +98,16 @@ def print_report(console: Console, report: Report) -> None:
     else:
         console.print(f"Leader: [bold red]none[/] ({len(report.leaders)} nodes claim to lead)")
     kinds = ", ".join(f"{k} {v}" for k, v in report.messages_by_type.items())
-    mark = "[green]✓[/]" if report.bound.holds(report.total) else "[red]✗[/]"
+    mark = "[green]✓[/]" if report.bound_holds else "[red]✗[/]"
+    first = report.first_election_messages
+    counted = "" if first is None else f"; the first election {first}"
+    beats = f", heartbeats {report.heartbeats}" if report.heartbeats else ""
     console.print(
-        f"Messages: {report.total} ({kinds or 'none'}); the notes: "
+        f"Messages: {report.total} ({kinds or 'none'}{beats}){counted}; the notes: "
         f"{_bound_text(report.bound.formula, report.bound.value, report.bound.exact)} {mark}"
     )
+    if report.safety is not None:
+        _print_crashes(console, report)
     console.print(f"Time: election {_ms(report.elapsed_s)}, set-up {_ms(report.setup_s)}")
     if report.rejected_frames or report.send_failures or report.errors:
         rejected = ", ".join(f"{k} {v}" for k, v in report.rejected_frames.items()) or "none"

@@ -5,9 +5,53 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from actors import Bound, NodeStatus
+from actors import Bound, NodeStatus, SafetyChecker
+from actors._election import DETECTOR_KINDS
 
-__all__ = ["NodeReport", "Report"]
+__all__ = ["ElectionReport", "FaultReport", "NodeReport", "Report"]
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 6)
+
+
+@dataclass(frozen=True)
+class ElectionReport:
+    """One election round: ``leader`` is ``None`` for a round another superseded."""
+
+    epoch: int
+    leader: int | None
+    trigger: str
+    detection_s: float | None
+    duration_s: float | None
+    messages: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "epoch": self.epoch,
+            "leader": self.leader,
+            "trigger": self.trigger,
+            "detection_s": _round(self.detection_s),
+            "duration_s": _round(self.duration_s),
+            "messages": self.messages,
+        }
+
+
+@dataclass(frozen=True)
+class FaultReport:
+    """A fault as applied: ``at`` s after the run began; ``node`` is who it hit."""
+
+    at: float
+    action: str
+    target: int | str
+    node: int | None
+    skipped: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        out = {"at": _round(self.at), "action": self.action, "target": self.target, "node": self.node}
+        if self.skipped:
+            out["skipped"] = self.skipped
+        return out
 
 
 @dataclass(frozen=True)
@@ -52,6 +96,34 @@ class Report:
     assumption: str | None = None  # what the algorithm needs to be safe, if anything
     send_failures: int = 0
     errors: int = 0
+    heartbeats: int = 0  # the failure detector's pings and pongs
+    elections: list[ElectionReport] = field(default_factory=list)
+    faults: list[FaultReport] = field(default_factory=list)
+    safety: SafetyChecker | None = None
+    first_election_messages: int | None = None  # with a detector: the first round's count
+    mode: str = "threads"
+
+    @classmethod
+    def from_run(
+        cls,
+        statuses: list[NodeStatus],
+        *,
+        crashed: dict[int, NodeStatus],
+        live: set[int],
+        expected_leader: int | None,
+        **fields: Any,
+    ) -> Report:
+        """A supervised run: ``statuses`` of live nodes, ``crashed`` as last seen."""
+        every = sorted([*statuses, *crashed.values()], key=lambda s: s.id)
+        report = cls.from_statuses(every, expected_leader=expected_leader or 0, **fields)
+        report.nodes = [
+            NodeReport(n.id, "crashed" if n.id not in live else n.state, n.elected, n.capacity)
+            for n in report.nodes
+        ]
+        leader = report.leader
+        if leader is not None:  # its epoch is its fencing token
+            report.epoch = next(s.epoch for s in statuses if s.id == leader)
+        return report
 
     @classmethod
     def from_statuses(
@@ -59,9 +131,13 @@ class Report:
     ) -> Report:
         by_type: dict[str, int] = {}
         rejected: dict[str, int] = {}
+        heartbeats = 0
         for status in statuses:
             for kind, count in status.sent.items():
-                by_type[kind] = by_type.get(kind, 0) + count
+                if kind in DETECTOR_KINDS:
+                    heartbeats += count
+                else:
+                    by_type[kind] = by_type.get(kind, 0) + count
             for reason, count in status.rejected.items():
                 rejected[reason] = rejected.get(reason, 0) + count
         return cls(
@@ -72,6 +148,7 @@ class Report:
             rejected_frames=rejected,
             send_failures=sum(s.send_failures for s in statuses),
             errors=sum(s.errors for s in statuses),
+            heartbeats=heartbeats,
             **fields,
         )
 
@@ -96,10 +173,21 @@ class Report:
         )
 
     @property
+    def live_nodes(self) -> list[NodeReport]:
+        return [n for n in self.nodes if n.state != "crashed"]
+
+    @property
     def safe(self) -> bool:
+        if self.safety is not None:
+            return not self.safety.violations
         return set(self.leaders) <= {self.expected_leader} and all(
             n.elected in (None, self.expected_leader) for n in self.nodes
         )
+
+    @property
+    def bound_holds(self) -> bool:
+        counted = self.total if self.first_election_messages is None else self.first_election_messages
+        return self.bound.holds(counted)
 
     @property
     def ok(self) -> bool:
@@ -116,6 +204,19 @@ class Report:
                 if undecided
                 else "did not finish in time (messages still in flight)"
             )
+        if self.safety is not None:
+            problems.extend(f"unsafe: {v}" for v in self.safety.violations[:10])
+            if len(self.safety.violations) > 10:
+                problems.append(f"… and {len(self.safety.violations) - 10} more violations")
+            if self.safety.violations and self.assumption:
+                problems.append(self.assumption)
+            if self.finished and self.first_election_messages is not None and not self.bound_holds:
+                relation = "=" if self.bound.exact else "≤"
+                problems.append(
+                    f"the first election took {self.first_election_messages} messages, but the "
+                    f"notes give {self.bound.formula} {relation} {self.bound.value}"
+                )
+            return problems
         if len(self.leaders) > 1:
             problems.append(
                 f"unsafe: {len(self.leaders)} leaders ({', '.join(map(str, self.leaders))})"
@@ -139,8 +240,10 @@ class Report:
 
     def as_dict(self) -> dict[str, Any]:
         bound = self.bound.as_dict()
-        bound["holds"] = self.bound.holds(self.total)
-        return {
+        bound["holds"] = self.bound_holds
+        if self.first_election_messages is not None:
+            bound["counted"] = "first election"
+        out = {
             "topology": self.topology,
             "algorithm": self.algorithm,
             "transport": self.transport,
@@ -151,7 +254,11 @@ class Report:
             "finished": self.finished,
             "safe": self.safe,
             "nodes": [n.as_dict() for n in self.nodes],
-            "messages": {"total": self.total, "by_type": dict(self.messages_by_type)},
+            "messages": {
+                "total": self.total,
+                "by_type": dict(self.messages_by_type),
+                "heartbeats": self.heartbeats,
+            },
             "bound": bound,
             "elapsed_s": None if self.elapsed_s is None else round(self.elapsed_s, 6),
             "setup_s": round(self.setup_s, 6),
@@ -159,3 +266,9 @@ class Report:
             "errors": self.errors,
             "problems": self.problems,
         }
+        if self.safety is not None:
+            out["mode"] = self.mode
+            out["elections"] = [e.as_dict() for e in self.elections]
+            out["faults"] = [f.as_dict() for f in self.faults]
+            out["safety"] = self.safety.as_dict()
+        return out

@@ -12,7 +12,9 @@ from types import TracebackType
 import pykka
 
 from actors import (
+    Boot,
     Connect,
+    Crash,
     Election,
     GetStatus,
     Listen,
@@ -41,13 +43,31 @@ def run(
     progress: Progress | None = None,
     algorithm: type[Election] | None = None,
 ) -> Report:
-    """Run one election of ``config`` with every node in this process and report it.
+    """Run ``config`` and report it.
 
-    ``algorithm`` replaces the config's algorithm with any :class:`~actors.Election`
-    subclass, e.g. one of your own.
+    Without faults and ``run_for`` this is one election, every node in this process.
+    Otherwise a :class:`~ringleader.SupervisorActor` runs the cluster (threads or
+    processes, as ``mode`` says) through the crash schedule.  ``algorithm`` replaces the
+    config's algorithm with any :class:`~actors.Election` subclass, e.g. one of your own.
     """
-    with LocalCluster(config, progress=progress, algorithm=algorithm) as cluster:
-        return cluster.elect()
+    if not config.detector:
+        with LocalCluster(config, progress=progress, algorithm=algorithm) as cluster:
+            return cluster.elect()
+    from ._supervisor import Supervise, SupervisorActor  # noqa: PLC0415 -- imports _run
+
+    algorithm = algorithm or config.algorithm_class
+    supervisor = SupervisorActor.start(config, algorithm, progress)
+    try:
+        cluster = LocalCluster(
+            config, progress=progress, algorithm=algorithm, events=supervisor.tell
+        )
+        with cluster:
+            supervisor.proxy().attach(cluster).get()
+            done: pykka.Future[Report] = pykka.ThreadingFuture()
+            supervisor.tell(Supervise(done))
+            return done.get(timeout=config.timeout + 30.0)
+    finally:
+        supervisor.stop()
 
 
 class _Deadline:
@@ -74,12 +94,16 @@ class LocalCluster:
         *,
         progress: Progress | None = None,
         algorithm: type[Election] | None = None,
+        events: Callable[[NodeEvent], None] | None = None,
     ) -> None:
         self.config = config
         self.algorithm = algorithm or config.algorithm_class
         self._progress = progress or (lambda phase, done, total: None)
         self._deadline = _Deadline(config.timeout)
         self._events: queue.SimpleQueue[NodeEvent] = queue.SimpleQueue()
+        self._sink = events or self._events.put
+        self._views = {v.id: v for v in config.wiring.views(config.settings)}
+        self._incarnations: dict[int, int] = {}
         self._network: Network | None = None
         self._refs: dict[int, pykka.ActorRef[NodeActor]] = {}
         self._codec: Codec | None = None
@@ -111,14 +135,14 @@ class LocalCluster:
         self._codec = codec = Codec(
             config.secret() or secrets.token_bytes(32), secrets.randbits(64), algorithm.kinds()
         )
-        self._network = network = open_network(config.transport, nodes=config.n, links=wiring.links)
+        heartbeat = config.settings.get("heartbeat") if config.detector else None
+        self._network = network = open_network(
+            config.transport, nodes=config.n, links=wiring.links, send_timeout=heartbeat
+        )
         initiators = set(config.initiators)
-        for view in wiring.views(config.settings):
-            self._refs[view.id] = NodeActor.start(
-                algorithm(view, initiator=view.id in initiators),
-                network=network,
-                codec=codec,
-                events=self._events.put,
+        for view in self._views.values():
+            self._refs[view.id] = self._start_node(
+                algorithm(view, initiator=view.id in initiators), incarnation=1
             )
         self.addresses = addresses = dict(
             zip(
@@ -130,7 +154,7 @@ class LocalCluster:
         self._progress("connecting", 0, config.n)
         links = {node: {peer: addresses[peer] for peer in wiring.out[node]} for node in self._refs}
         unreachable = self._ask_all(
-            [Connect(links[node], self._deadline.left()) for node in self._refs]
+            [Connect(links[node], self._deadline.left(), addresses) for node in self._refs]
         )
         for node, missing in zip(self._refs, unreachable, strict=True):
             if missing:
@@ -140,8 +164,61 @@ class LocalCluster:
                     f"within the {config.timeout:g} s timeout"
                 )
         self._progress("connecting", config.n, config.n)
+        for ref in self._refs.values():
+            ref.tell(Boot())
         self.setup_s = time.monotonic() - began
 
+    def _start_node(self, algorithm: Election, incarnation: int) -> pykka.ActorRef[NodeActor]:
+        self._incarnations[algorithm.id] = incarnation
+        return NodeActor.start(
+            algorithm,
+            network=self.network,
+            codec=self.codec,
+            incarnation=incarnation,
+            events=self._sink,
+        )
+
+    @property
+    def live(self) -> list[int]:
+        """The nodes running now."""
+        return list(self._refs)
+
+    def incarnation(self, node: int) -> int:
+        return self._incarnations[node]
+
+    def start_initiators(self) -> None:
+        for node in self.config.initiators:
+            self._refs[node].tell(Start())
+
+    def crash(self, node: int) -> NodeStatus:
+        """Crash ``node`` (see :class:`~actors.Crash`); return its status just before."""
+        ref = self._refs.pop(node)
+        status: NodeStatus = ref.ask(GetStatus(), timeout=self._deadline.left() + 1.0)
+        ref.tell(Crash())
+        ref.actor_stopped.wait(5.0)
+        return status
+
+    def restart(self, node: int) -> None:
+        """Bring ``node`` back at its address, as a new incarnation that knows nothing."""
+        if node in self._refs:
+            raise TransportError(f"node {node} is running")
+        incarnation = self._incarnations[node] + 1
+        ref = self._start_node(self.algorithm(self._views[node], recovering=True), incarnation)
+        self._refs[node] = ref
+        # Links first, so that the node can answer the first frame its mailbox admits.
+        peers = {peer: self.addresses[peer] for peer in self.config.wiring.out[node]}
+        ref.ask(Connect(peers, 0.3, self.addresses), timeout=5.0)
+        address = self.addresses[node]
+        deadline = _Deadline(min(2.0, self._deadline.left()))
+        while True:  # the dead life's endpoint may take a moment to be released
+            try:
+                ref.ask(Listen(address), timeout=5.0)
+                break
+            except TransportError:
+                if deadline.left() == 0:
+                    raise
+                time.sleep(0.01)
+        ref.tell(Boot())
     @property
     def network(self) -> Network:
         """The transport the nodes are on (e.g. to connect a probe of your own)."""
@@ -176,8 +253,7 @@ class LocalCluster:
         """Start the initiators, wait for the election to end, and report it."""
         config = self.config
         began = time.monotonic()
-        for node in config.initiators:
-            self._refs[node].tell(Start())
+        self.start_initiators()
         log.info("electing: %d nodes, %d initiators", config.n, len(config.initiators))
         finished = self._wait_decided() and self._wait_quiet()
         statuses = self.statuses()

@@ -63,7 +63,7 @@ def test_run_json_is_exactly_one_object(capsys: pytest.CaptureFixture[str]) -> N
     assert out.count("\n") == 1
     report = json.loads(out)
     assert report["leader"] == 9 and report["agreed"] is True
-    assert report["messages"] == {"total": 20, "by_type": {"elected": 7, "election": 13}}
+    assert report["messages"] == {"total": 20, "by_type": {"elected": 7, "election": 13}, "heartbeats": 0}
 
 
 EXAMPLE_RUNS = [

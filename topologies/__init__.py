@@ -19,6 +19,8 @@ from ._builders import (
     unidirectional_ring,
 )
 from ._config import (
+    MODES,
+    FaultSpec,
     DEFAULT_NODES,
     SECRET_ENV,
     TRANSPORT_NAMES,
@@ -33,6 +35,8 @@ from ._wiring import NodeSpec, Wiring
 logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 __all__ = [
+    "MODES",
+    "FaultSpec",
     "DEFAULT_NODES",
     "SECRET_ENV",
     "TOPOLOGIES",

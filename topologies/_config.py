@@ -25,6 +25,8 @@ from ._wiring import NodeSpec, Wiring
 
 __all__ = [
     "DEFAULT_NODES",
+    "MODES",
+    "FaultSpec",
     "SECRET_ENV",
     "TRANSPORT_NAMES",
     "Config",
@@ -49,10 +51,20 @@ _KEYS = (
     "edges",
     "election_timeout",
     "coordinator_timeout",
+    "heartbeat",
+    "suspect_after",
+    "reelect_after",
+    "mode",
+    "run_for",
+    "faults",
 )
 _NODE_KEYS = ("id", "capacity", "address", "parent")
+_FAULT_KEYS = ("at", "crash", "restart_after")
+MODES = ("threads",)
 #: Algorithm tunables: config key → default, in seconds (see actors/_bully.py).
 _SETTINGS = {"election_timeout": 0.5, "coordinator_timeout": 1.0}
+#: The failure detector's, used when a run goes on after its first election.
+_DETECTOR = {"heartbeat": 0.05, "suspect_after": 0.3, "reelect_after": 2.0}
 _MAX_SETTING = 86_400.0  # a day
 _I64 = 2**63
 _FLAGS = {
@@ -62,7 +74,22 @@ _FLAGS = {
     "initiators": "--initiators",
     "timeout": "--timeout",
     "nodes": "--nodes",
+    "mode": "--mode",
+    "run_for": "--run-for",
 }
+
+
+@dataclass(frozen=True)
+class FaultSpec:
+    """``[[faults]]``: crash ``crash`` (a node id or ``"leader"``) ``at`` seconds after the
+    first leader is elected; bring it back ``restart_after`` seconds later, if given."""
+
+    at: float
+    crash: int | str
+    restart_after: float | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"at": self.at, "crash": self.crash, "restart_after": self.restart_after}
 
 
 @dataclass(frozen=True)
@@ -75,6 +102,8 @@ class Overrides:
     nodes: int | None = None
     initiators: list[int] | str | None = None
     timeout: float | None = None
+    mode: str | None = None
+    run_for: float | None = None
 
     def items(self) -> list[tuple[str, Any]]:
         return [(k, v) for k, v in vars(self).items() if v is not None]
@@ -95,6 +124,14 @@ class Config:
     secret_file: Path | None = None
     source: str = "built-in default"
     auto_algorithm: bool = field(default=True, compare=False)
+    mode: str = "threads"
+    run_for: float | None = None
+    faults: tuple[FaultSpec, ...] = ()
+
+    @property
+    def detector(self) -> bool:
+        """Whether the failure detector runs: the run goes on after its first election."""
+        return bool(self.faults) or self.run_for is not None
 
     @property
     def n(self) -> int:
@@ -230,6 +267,20 @@ class _Validator:
         transport = self.choice("transport", "tcp", TRANSPORT_NAMES)
         nodes = self.nodes(transport)
         edges = self.edges()
+        if self.data.get("mode") == "processes":
+            raise self.error(
+                "mode",
+                "one process per node is not available yet (issue #4 tracks it)",
+                'use mode = "threads" (the default)',
+            )
+        mode = self.choice("mode", "threads", MODES)
+        faults = self.faults(nodes, topology)
+        run_for = self.data.get("run_for")
+        if run_for is not None and (not _is_number(run_for) or not 0 <= run_for <= _MAX_SETTING):
+            raise self.error("run_for", f"{run_for!r} is not a number of seconds in [0, 86400]")
+        settings = self.settings()
+        if faults or run_for is not None:
+            settings.update(self.detector())
         config = Config(
             topology=topology,
             algorithm=algorithm,
@@ -238,10 +289,13 @@ class _Validator:
             timeout=self.timeout(),
             nodes=nodes,
             edges=edges,
-            settings=self.settings(),
+            settings=settings,
             secret_file=self.secret_file(),
             source=self.source,
             auto_algorithm=auto,
+            mode=mode,
+            run_for=None if run_for is None else float(run_for),
+            faults=faults,
         )
         try:
             config.wiring  # noqa: B018 -- build it now, so a bad wiring is a config error
@@ -283,6 +337,74 @@ class _Validator:
                 )
             settings[key] = float(value)
         return settings
+
+    def seconds(self, key: str, value: Any, *, zero: bool = False) -> float:
+        low, bracket = (0.0, "[") if zero else (0.0, "(")
+        if (
+            not _is_number(value)
+            or not (low <= value if zero else low < value)
+            or value > _MAX_SETTING
+        ):
+            raise self.error(
+                key, f"{value!r} is not a number of seconds in {bracket}0, {_MAX_SETTING:g}]"
+            )
+        return float(value)
+
+    def detector(self) -> dict[str, float]:
+        settings = {k: self.seconds(k, self.data.get(k, v)) for k, v in _DETECTOR.items()}
+        if "suspect_after" not in self.data:
+            settings["suspect_after"] = max(settings["suspect_after"], 3 * settings["heartbeat"])
+        if settings["suspect_after"] <= settings["heartbeat"]:
+            raise self.error(
+                "suspect_after",
+                f"{settings['suspect_after']:g} s is not longer than heartbeat "
+                f"({settings['heartbeat']:g} s): every node would be suspected",
+                "make it at least 3 heartbeats",
+            )
+        return settings
+
+    def faults(self, nodes: tuple[NodeSpec, ...], topology: str) -> tuple[FaultSpec, ...]:
+        value = self.data.get("faults")
+        if value is None:
+            return ()
+        example = 'e.g. [[faults]] at = 0.3, crash = "leader", restart_after = 0.8'
+        if not isinstance(value, list):
+            raise self.error("faults", "must be a list of [[faults]] tables", example)
+        ids = {n.id for n in nodes}
+        faults = []
+        for index, entry in enumerate(value):
+            key = f"faults[{index}]"
+            if not isinstance(entry, dict):
+                raise self.error(key, "must be a table", example)
+            for name in entry:
+                if name not in _FAULT_KEYS:
+                    close = difflib.get_close_matches(name, _FAULT_KEYS, n=1)
+                    hint = (
+                        f"did you mean {close[0]!r}?"
+                        if close
+                        else f"valid: {_choices(_FAULT_KEYS)}"
+                    )
+                    raise self.error(f"{key}.{name}", "unknown key", hint)
+            if "at" not in entry:
+                raise self.error(
+                    f"{key}.at", "missing", "seconds after the first leader is elected"
+                )
+            at = self.seconds(f"{key}.at", entry["at"], zero=True)
+            crash = entry.get("crash")
+            if crash is None:
+                raise self.error(f"{key}.crash", "missing", 'a node id, or "leader"')
+            if crash != "leader" and (not _is_int(crash) or crash not in ids):
+                shown = _choices(sorted(ids)[:12]) + (", …" if len(ids) > 12 else "")
+                raise self.error(
+                    f"{key}.crash",
+                    f"{crash!r} is not a node of the cluster",
+                    f'"leader" or one of: {shown}',
+                )
+            restart = entry.get("restart_after")
+            if restart is not None:
+                restart = self.seconds(f"{key}.restart_after", restart)
+            faults.append(FaultSpec(at, crash, restart))
+        return tuple(faults)
 
     def choice(self, key: str, default: str | None, valid: tuple[str, ...]) -> str:
         value = self.data.get(key, default)

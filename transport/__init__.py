@@ -27,11 +27,18 @@ logging.getLogger(__name__).addHandler(logging.NullHandler())
 TRANSPORTS = (*SCHEMES, "memory")
 
 
-def open_network(scheme: str, *, nodes: int = 16, links: int = 16) -> Network:
-    """A network for ``scheme`` (one of :data:`TRANSPORTS`), sized for a local cluster."""
+def open_network(
+    scheme: str, *, nodes: int = 16, links: int = 16, send_timeout: float | None = None
+) -> Network:
+    """A network for ``scheme`` (one of :data:`TRANSPORTS`), sized for a local cluster.
+
+    ``send_timeout`` replaces :class:`SocketOptions`' default: with a failure detector
+    running, a send must never stall a node for longer than a heartbeat.
+    """
     if scheme == "memory":
         return MemoryNetwork()
-    return ZmqNetwork(scheme, nodes=nodes, links=links)
+    options = SocketOptions() if send_timeout is None else SocketOptions(send_timeout=send_timeout)
+    return ZmqNetwork(scheme, nodes=nodes, links=links, options=options)
 
 
 __all__ = [

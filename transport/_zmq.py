@@ -30,6 +30,7 @@ log = logging.getLogger(__name__)
 
 SCHEMES = ("tcp", "ipc", "inproc")
 _networks = itertools.count(1)
+_RELINK_EVERY = 0.02  # s
 
 
 @dataclass(frozen=True)
@@ -121,6 +122,7 @@ class ZmqLinks:
         self._sockets: dict[int, zmq.Socket[bytes]] = {}
         self._addresses: dict[int, str] = {}
         self._down: set[int] = set()  # peers whose last send timed out
+        self._relinked: dict[int, float] = {}  # inproc peers: when last linked again
         try:
             for peer, address in peers.items():
                 self.add(peer, address)
@@ -158,16 +160,20 @@ class ZmqLinks:
         its sender once, then never again until it answers)."""
         down = peer in self._down
         if down and self._addresses[peer].startswith("inproc://"):
-            # inproc never reconnects by itself: link again, in case the peer is back.
-            self.add(peer, self._addresses[peer])
+            # inproc never reconnects by itself: link again now and then, in case the
+            # peer is back (the new link may take a moment to attach).
+            now = time.monotonic()
+            stuck = not self._sockets[peer].poll(0, zmq.POLLOUT)
+            if stuck and now - self._relinked.get(peer, 0.0) >= _RELINK_EVERY:
+                self._relinked[peer] = now
+                self.add(peer, self._addresses[peer])
         try:
             if wait and not down:
                 self._sockets[peer].send(frame)
             else:
                 self._sockets[peer].send(frame, zmq.NOBLOCK)
         except zmq.Again:
-            if wait:
-                self._down.add(peer)
+            self._down.add(peer)
             log.debug("send to node %s timed out; frame dropped", peer)
             return False
         if down:
