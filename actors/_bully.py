@@ -247,9 +247,9 @@ class BullyBroadcast(Election):
             self.check_won()
 
     def check_won(self) -> None:
-        if self.phase is Phase.ENQUETE and self.acks >= set(self.peers) - self.suspected:
-            if self.state is not NodeState.LEADER:
-                self.decide(self.me)
+        won = self.phase is Phase.ENQUETE and self.acks >= set(self.peers) - self.suspected
+        if won and self.state is not NodeState.LEADER:
+            self.decide(self.me)
 
     @classmethod
     def bound(cls, graph: Graph, initiators: Collection[int]) -> Bound:

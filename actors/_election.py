@@ -26,10 +26,10 @@ __all__ = [
     "Graph",
     "Message",
     "NodeState",
+    "NodeView",
     "Notice",
     "Ping",
     "Pong",
-    "NodeView",
     "Send",
     "SetTimer",
 ]
@@ -335,8 +335,7 @@ class Election:
         before it handles any message it receives, so message counts do not depend on
         whether its start or a neighbour's message happened to arrive first.
         """
-        if epoch > self.epoch_seen:
-            self.epoch_seen = epoch
+        self.epoch_seen = max(self.epoch_seen, epoch)
         if self.detecting:
             self._heard(sender)
         kind = message.kind

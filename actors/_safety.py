@@ -48,7 +48,7 @@ class SafetyChecker:
         self._leaders: defaultdict[int, set[tuple[int, int]]] = defaultdict(set)
         self._last: dict[int, tuple[int, int]] = {}  # node → (incarnation, epoch)
 
-    def observe(
+    def observe(  # noqa: PLR0917 -- one state change, as every host reports it
         self,
         node: int,
         incarnation: int,

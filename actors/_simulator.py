@@ -92,8 +92,8 @@ def simulate(
     if until is None and any(a.detecting for a in nodes.values()):
         raise ValueError("a run with a failure detector never goes quiet: give `until`")
     run = _Simulation(algorithm, {v.id: v for v in views}, nodes, random.Random(seed), latency)
-    for node in nodes.values():
-        run.act(0.0, node.id, node.handle_boot())
+    for algorithm_ in nodes.values():
+        run.act(0.0, algorithm_.id, algorithm_.handle_boot())
     for node in (v.id for v in views if v.id in initiators):
         run.push(run.rng.uniform(0, latency[1]), _START, node, None)
     for fault in faults:

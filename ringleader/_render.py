@@ -75,7 +75,9 @@ def _print_crashes(console: Console, report: Report) -> None:
     console.print(table)
     assert report.safety is not None
     violations = report.safety.violations
-    verdict = "[green]no violation[/]" if not violations else f"[red]{len(violations)} violations[/]"
+    verdict = (
+        "[green]no violation[/]" if not violations else f"[red]{len(violations)} violations[/]"
+    )
     console.print(
         f"Safety: at most {report.safety.max_leaders_per_epoch} leader per epoch; {verdict}"
     )

@@ -48,7 +48,12 @@ class FaultReport:
     skipped: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        out = {"at": _round(self.at), "action": self.action, "target": self.target, "node": self.node}
+        out = {
+            "at": _round(self.at),
+            "action": self.action,
+            "target": self.target,
+            "node": self.node,
+        }
         if self.skipped:
             out["skipped"] = self.skipped
         return out
@@ -186,7 +191,9 @@ class Report:
 
     @property
     def bound_holds(self) -> bool:
-        counted = self.total if self.first_election_messages is None else self.first_election_messages
+        counted = (
+            self.total if self.first_election_messages is None else self.first_election_messages
+        )
         return self.bound.holds(counted)
 
     @property

@@ -132,11 +132,11 @@ class LocalCluster:
         config = self.config
         wiring = config.wiring
         algorithm = self.algorithm
-        self._codec = codec = Codec(
+        self._codec = Codec(
             config.secret() or secrets.token_bytes(32), secrets.randbits(64), algorithm.kinds()
         )
         heartbeat = config.settings.get("heartbeat") if config.detector else None
-        self._network = network = open_network(
+        self._network = open_network(
             config.transport, nodes=config.n, links=wiring.links, send_timeout=heartbeat
         )
         initiators = set(config.initiators)
@@ -193,7 +193,8 @@ class LocalCluster:
     def crash(self, node: int) -> NodeStatus:
         """Crash ``node`` (see :class:`~actors.Crash`); return its status just before."""
         ref = self._refs.pop(node)
-        status: NodeStatus = ref.ask(GetStatus(), timeout=self._deadline.left() + 1.0)
+        status = ref.ask(GetStatus(), timeout=self._deadline.left() + 1.0)
+        assert isinstance(status, NodeStatus)
         ref.tell(Crash())
         ref.actor_stopped.wait(5.0)
         return status
@@ -219,6 +220,7 @@ class LocalCluster:
                     raise
                 time.sleep(0.01)
         ref.tell(Boot())
+
     @property
     def network(self) -> Network:
         """The transport the nodes are on (e.g. to connect a probe of your own)."""

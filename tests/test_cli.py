@@ -63,7 +63,11 @@ def test_run_json_is_exactly_one_object(capsys: pytest.CaptureFixture[str]) -> N
     assert out.count("\n") == 1
     report = json.loads(out)
     assert report["leader"] == 9 and report["agreed"] is True
-    assert report["messages"] == {"total": 20, "by_type": {"elected": 7, "election": 13}, "heartbeats": 0}
+    assert report["messages"] == {
+        "total": 20,
+        "by_type": {"elected": 7, "election": 13},
+        "heartbeats": 0,
+    }
 
 
 EXAMPLE_RUNS = [
@@ -75,6 +79,7 @@ EXAMPLE_RUNS = [
     ("graph.toml", 6, 21),
     ("structured_priority.toml", 4, 24),
     ("two_way_ring.toml", 8, None),
+    ("failover.toml", 5, None),  # the first election is counted; more follow the crash
 ]
 
 
@@ -88,6 +93,24 @@ def test_every_example_gives_the_notes_count(
     assert report["leader"] == leader and report["bound"]["holds"]
     if total is not None:  # an exact count of the notes
         assert report["messages"]["total"] == total and report["bound"]["exact"]
+
+
+def test_the_failover_example_reports_elections_faults_and_safety(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = cli(capsys, "run", str(EXAMPLES / "failover.toml"), "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["safety"] == {"max_leaders_per_epoch": 1, "violations": []}
+    assert [f["action"] for f in report["faults"]] == ["crash", "restart"]
+    assert report["faults"][0]["node"] == 5
+    won = [(e["trigger"], e["leader"]) for e in report["elections"] if e["leader"] is not None]
+    assert won[0] == ("start", 5) and 4 in {leader for _, leader in won}
+    assert won[-1][1] == 5 and report["epoch"] > 1
+    assert report["messages"]["heartbeats"] > 0
+    assert report["bound"]["counted"] == "first election" and report["bound"]["holds"]
+    code, out, _ = cli(capsys, "run", str(EXAMPLES / "failover.toml"))
+    assert code == 0 and "Elections" in out and "no violation" in out
 
 
 def test_every_example_is_tested() -> None:

@@ -19,12 +19,12 @@ from ._builders import (
     unidirectional_ring,
 )
 from ._config import (
-    MODES,
-    FaultSpec,
     DEFAULT_NODES,
+    MODES,
     SECRET_ENV,
     TRANSPORT_NAMES,
     Config,
+    FaultSpec,
     Overrides,
     default_config,
     load_config,
@@ -35,13 +35,13 @@ from ._wiring import NodeSpec, Wiring
 logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 __all__ = [
-    "MODES",
-    "FaultSpec",
     "DEFAULT_NODES",
+    "MODES",
     "SECRET_ENV",
     "TOPOLOGIES",
     "TRANSPORT_NAMES",
     "Config",
+    "FaultSpec",
     "NodeSpec",
     "Overrides",
     "Topology",

@@ -26,10 +26,10 @@ from ._wiring import NodeSpec, Wiring
 __all__ = [
     "DEFAULT_NODES",
     "MODES",
-    "FaultSpec",
     "SECRET_ENV",
     "TRANSPORT_NAMES",
     "Config",
+    "FaultSpec",
     "Overrides",
     "default_config",
     "load_config",

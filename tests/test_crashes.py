@@ -1,0 +1,311 @@
+"""Crashes: failure detector, re-election, recovery, fencing epochs, the safety checker.
+
+The simulator explores many schedules fast and deterministically; real runs (threads,
+every transport) check the supervisor, the report and the wire.
+"""
+
+from __future__ import annotations
+
+import random
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import ringleader
+from actors import ALGORITHMS, Candidate, Fault, SafetyChecker, simulate
+from ringleader.errors import ConfigError
+from topologies import FaultSpec, NodeSpec, load_config
+
+from .shapes import PAIRS, build
+
+SIM = {"heartbeat": 0.05, "suspect_after": 0.3, "election_timeout": 0.1, "coordinator_timeout": 0.2}
+#: Ring and mesh pairs: the topologies a crash never splits.
+UNSPLIT = [(t, a) for t, a in PAIRS if t not in ("graph", "spanning_tree")]
+
+
+def _schedule(rng: random.Random, ids: list[int], cycles: int) -> tuple[list[Fault], float]:
+    faults, t, down = [], 0.5, set()
+    for _ in range(cycles):
+        t += rng.uniform(0.01, 1.0)
+        if down and (rng.random() < 0.5 or len(down) >= len(ids) - 1):
+            node = rng.choice(sorted(down))
+            down.discard(node)
+            faults.append(Fault(t, "restart", node))
+        else:
+            node = rng.choice(sorted(set(ids) - down))
+            down.add(node)
+            faults.append(Fault(t, "crash", node))
+    return faults, t
+
+
+@pytest.mark.parametrize(("topology", "algorithm"), UNSPLIT)
+@pytest.mark.parametrize("latency", [0.005, 0.04])
+def test_random_crashes_and_restarts_never_break_safety(
+    topology: str, algorithm: str, latency: float
+) -> None:
+    for seed in range(12):
+        rng = random.Random(seed)
+        ids = rng.sample(range(1, 50), rng.randint(3, 7))
+        views = build(topology, ids, seed=seed).views(SIM)
+        faults, last = _schedule(rng, ids, 12)
+        result = simulate(
+            ALGORITHMS[algorithm],
+            views,
+            [ids[0]],
+            seed=seed,
+            faults=faults,
+            until=last + 10.0,
+            latency=(0.0001, latency),
+        )
+        assert result.safety is not None
+        result.safety.check_final(result.elected, set(result.live))
+        assert result.safety.violations == [], (seed, faults)
+        assert result.safety.max_leaders_per_epoch == 1
+
+
+@pytest.mark.parametrize(("topology", "algorithm"), PAIRS)
+def test_the_leader_crashes_and_the_next_highest_wins(topology: str, algorithm: str) -> None:
+    ids = [3, 9, 4, 7, 1, 8]
+    wiring = build(topology, ids, seed=1)
+    top, capacities = 9, ids
+    if topology == "spanning_tree":  # a tree survives only the loss of a leaf: make it lead
+        top = max(i for i in ids if len(wiring.out[i]) == 1)
+        capacities = [100 if i == top else i for i in ids]
+        wiring = build(topology, ids, capacities, seed=1)
+    result = simulate(
+        ALGORITHMS[algorithm],
+        wiring.views(SIM),
+        [ids[0]],
+        faults=[Fault(1.0, "crash", top)],
+        until=5.0,
+    )
+    best = max(i for i in ids if i != top)
+    assert result.leaders == [best]
+    assert set(result.elected.values()) == {best}
+    assert result.safety is not None and result.safety.violations == []
+    assert any(n.kind == "suspect" and n.node == top for _, _, n in result.notices)
+
+
+def test_a_crash_in_the_middle_of_an_election_still_ends_with_one_leader() -> None:
+    for algorithm in ("chang_roberts", "lelann", "hirschberg_sinclair", "bully"):
+        topology = next(t for t, a in UNSPLIT if a == algorithm)
+        for seed in range(20):
+            ids = list(range(1, 9))
+            result = simulate(
+                ALGORITHMS[algorithm],
+                build(topology, ids).views(SIM),
+                ids,
+                seed=seed,
+                faults=[Fault(0.0003 * (seed % 5), "crash", 8 - seed % 3)],
+                until=8.0,
+            )
+            assert result.safety is not None
+            result.safety.check_final(result.elected, set(result.live))
+            assert result.safety.violations == [], (algorithm, seed)
+            assert len(result.leaders) == 1
+
+
+def test_epochs_of_new_rounds_never_collide() -> None:
+    views = build("full_mesh", [1, 2, 3, 4]).views(SIM)
+    algorithms = [ALGORITHMS["bully"](v) for v in views]
+    for algorithm in algorithms:
+        algorithm.epoch_seen = 17
+    epochs = [a.next_epoch() for a in algorithms]
+    assert len(set(epochs)) == 4 and min(epochs) > 17
+    assert all(e % 4 == rank for rank, e in enumerate(epochs))
+
+
+def test_the_checker_flags_two_leaders_an_older_epoch_and_a_wrong_final_leader() -> None:
+    checker = SafetyChecker({i: Candidate(i, i) for i in (1, 2, 3)})
+    checker.observe(3, 1, 2, "leader", 3)
+    checker.observe(2, 1, 2, "leader", 2)  # a second leader in epoch 2
+    checker.observe(1, 1, 4, "not_leader", 3)
+    checker.observe(1, 1, 3, "not_leader", 2)  # went back to an older epoch
+    checker.check_final({1: 2, 2: 2}, live=[1, 2])  # 2 is the largest live: fine
+    checker.check_final({1: 3, 2: 2}, live=[1, 2])  # 3 crashed
+    kinds = [v.kind for v in checker.violations]
+    assert kinds == ["two_leaders", "older_epoch", "wrong_leader"]
+    assert checker.max_leaders_per_epoch == 2
+
+
+# -- real runs ------------------------------------------------------------------------
+
+FAST = {"heartbeat": 0.02, "suspect_after": 0.12, "reelect_after": 2.0}
+
+
+def crash_config(
+    transport: str,
+    topology: str,
+    faults: list[FaultSpec],
+    *,
+    ids: list[int] | None = None,
+    capacities: dict[int, float] | None = None,
+    edges: list[tuple[int, int]] | None = None,
+    run_for: float | None = None,
+) -> ringleader.Config:
+    ids = ids or [1, 2, 3, 4, 5]
+    config = load_config(None).replace(
+        transport=transport,
+        topology=topology,
+        algorithm={"unidirectional_ring": "chang_roberts"}.get(topology, _default(topology)),
+        nodes=tuple(NodeSpec(i, (capacities or {}).get(i, i)) for i in ids),
+        initiators=(ids[0],),
+        edges=tuple(edges) if edges else None,
+        timeout=20.0,
+        faults=tuple(faults),
+        run_for=run_for,
+    )
+    settings = dict(config.settings) | FAST | {"election_timeout": 0.2, "coordinator_timeout": 0.4}
+    return config.replace(settings=settings)
+
+
+def _default(topology: str) -> str:
+    from topologies import TOPOLOGIES
+
+    return TOPOLOGIES[topology].algorithms[0]
+
+
+TREE_EDGES = [(1, 2), (2, 3), (2, 4), (4, 5)]  # node 5 is a leaf
+
+
+@pytest.mark.parametrize(
+    "topology", ["full_mesh", "unidirectional_ring", "bidirectional_ring", "spanning_tree"]
+)
+def test_leader_crash_the_next_highest_wins_every_live_node_agrees(
+    transport: str, topology: str
+) -> None:
+    edges = TREE_EDGES if topology == "spanning_tree" else None
+    config = crash_config(transport, topology, [FaultSpec(0.05, "leader")], edges=edges)
+    report = ringleader.run(config)
+    assert report.ok, report.problems
+    assert report.leader == 4 and report.agreed
+    assert [n.state for n in report.nodes if n.id == 5] == ["crashed"]
+    assert report.safety is not None and report.safety.violations == []
+    data = report.as_dict()
+    assert data["safety"] == {"max_leaders_per_epoch": 1, "violations": []}
+    assert data["faults"][0]["node"] == 5 and data["faults"][0]["action"] == "crash"
+    first, *later = data["elections"]
+    assert first["trigger"] == "start" and first["detection_s"] is None and first["leader"] == 5
+    won = [e for e in later if e["leader"] == 4]
+    assert won and data["epoch"] == won[-1]["epoch"] > 1
+    crash_rounds = [e for e in later if e["trigger"] == "crash of 5"]
+    # Silence is timed from the last frame heard, up to a heartbeat before the crash.
+    low = FAST["suspect_after"] - FAST["heartbeat"]
+    assert crash_rounds and low <= crash_rounds[0]["detection_s"] < FAST["suspect_after"] * 3
+
+
+def test_bully_restart_the_recovered_top_node_wins_again(transport: str) -> None:
+    config = crash_config(transport, "full_mesh", [FaultSpec(0.05, "leader", restart_after=0.3)])
+    report = ringleader.run(config)
+    assert report.ok, report.problems
+    assert report.leader == 5 and report.agreed and report.epoch > 1
+    assert [f.action for f in report.faults] == ["crash", "restart"]
+    triggers = [e.trigger for e in report.elections if e.leader is not None]
+    assert triggers[0] == "start" and len(triggers) >= 3  # start, after the crash, after recovery
+
+
+@pytest.mark.parametrize("topology", ["full_mesh", "unidirectional_ring", "bidirectional_ring"])
+def test_two_crashes_in_a_row(topology: str) -> None:
+    faults = [FaultSpec(0.05, "leader"), FaultSpec(0.6, "leader")]
+    report = ringleader.run(crash_config("inproc", topology, faults))
+    assert report.ok, report.problems
+    assert report.leader == 3
+    assert [f.node for f in report.faults] == [5, 4]
+
+
+@pytest.mark.parametrize("topology", ["full_mesh", "unidirectional_ring", "bidirectional_ring"])
+def test_a_crash_of_a_non_leader_leaves_the_leader_alone(topology: str) -> None:
+    report = ringleader.run(crash_config("memory", topology, [FaultSpec(0.05, 2)], run_for=0.5))
+    assert report.ok, report.problems
+    assert report.leader == 5 and report.epoch == 1  # the same leader, the same token
+    assert [e.leader for e in report.elections] == [5]
+
+
+def test_messages_to_a_crashed_node_never_block_the_sender() -> None:
+    # tcp with a dead peer: a blocking send would hold a node for the send timeout on every
+    # message; re-election must still be quick.
+    report = ringleader.run(crash_config("tcp", "full_mesh", [FaultSpec(0.05, "leader")]))
+    assert report.ok
+    after = [e for e in report.elections if e.leader == 4]
+    assert after and after[-1].duration_s is not None and after[-1].duration_s < 0.5
+
+
+def test_without_faults_or_run_for_a_run_ends_after_the_first_election() -> None:
+    config = load_config(None).replace(transport="memory")
+    assert not config.detector
+    report = ringleader.run(config)
+    assert report.ok and report.safety is None and report.heartbeats == 0
+
+
+@pytest.mark.slow
+def test_stress_random_crash_and_restart_cycles_stay_safe() -> None:
+    rng = random.Random(4)
+    ids = [1, 2, 3, 4, 5]
+    faults, t = [], 0.05
+    for _ in range(50):  # 50 crash/restart cycles, some of them overlapping
+        node = rng.choice([*ids, "leader"])
+        faults.append(FaultSpec(t, node, restart_after=rng.uniform(0.05, 0.3)))
+        t += rng.uniform(0.05, 0.25)
+    config = crash_config("memory", "full_mesh", faults).replace(timeout=120.0)
+    report = ringleader.run(config)
+    assert report.safety is not None and report.safety.violations == [], report.problems
+    assert report.ok, report.problems
+    applied = [f for f in report.faults if f.action == "crash" and f.node is not None]
+    assert len(applied) >= 25
+
+
+# -- config -------------------------------------------------------------------------
+
+
+def _config(tmp_path: Path, text: str) -> ringleader.Config:
+    path = tmp_path / "crash.toml"
+    path.write_text(textwrap.dedent(text))
+    return load_config(path)
+
+
+@pytest.mark.parametrize(
+    ("body", "key", "words"),
+    [
+        ("[[faults]]\nat = 0.3\ncrash = 9\n", "faults[0].crash", "not a node"),
+        ('[[faults]]\nat = -1\ncrash = "leader"\n', "faults[0].at", "seconds"),
+        ('[[faults]]\ncrash = "leader"\n', "faults[0].at", "missing"),
+        ("[[faults]]\nat = 1\n", "faults[0].crash", "missing"),
+        ("[[faults]]\nat = 1\ncrash = 2\nrestart = 1\n", "faults[0].restart", "restart_after"),
+        (
+            "[[faults]]\nat = 1\ncrash = 2\nrestart_after = 0\n",
+            "faults[0].restart_after",
+            "seconds",
+        ),
+        ("faults = 3\n", "faults", "list"),
+        ("run_for = -2\n", "run_for", "seconds"),
+        ("run_for = 1\nheartbeat = 0.5\nsuspect_after = 0.2\n", "suspect_after", "heartbeat"),
+        ('mode = "processes"\n', "mode", "not available"),
+        ('mode = "fork"\n', "mode", "unknown mode"),
+    ],
+)
+def test_bad_crash_schedules_are_config_errors(
+    tmp_path: Path, body: str, key: str, words: str
+) -> None:
+    with pytest.raises(ConfigError) as caught:
+        _config(tmp_path, 'topology = "full_mesh"\nnodes = 5\n' + body)
+    message = str(caught.value)
+    assert "crash.toml" in message and key in message and words in message, message
+
+
+def test_a_crash_schedule_turns_the_detector_on(tmp_path: Path) -> None:
+    config = _config(
+        tmp_path,
+        """
+        topology = "full_mesh"
+        nodes = 5
+        heartbeat = 0.05
+        suspect_after = 0.3
+        [[faults]]
+        at = 0.3
+        crash = "leader"
+        restart_after = 0.8
+        """,
+    )
+    assert config.detector and config.faults == (FaultSpec(0.3, "leader", 0.8),)
+    assert config.settings["heartbeat"] == 0.05 and config.settings["suspect_after"] == 0.3
