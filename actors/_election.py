@@ -325,7 +325,8 @@ class Election:
                 self._rewatch()
         else:
             getattr(self, f"on_{name}_timeout")()
-            self._rewatch()
+            if self.detecting:
+                self._rewatch()
         return self._flush()
 
     def handle_message(self, sender: int, message: Message, epoch: int = 1) -> list[Action]:
