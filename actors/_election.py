@@ -305,6 +305,7 @@ class Election:
     def handle_start(self) -> list[Action]:
         """This node initiates an election (once; later calls send nothing)."""
         if not self.recovering:
+            self.initiator = True
             self.ensure_started()
         return self._flush()
 
