@@ -525,7 +525,8 @@ class Election:
         self.recovering = False
         self.cancel_timer("rejoin")
         self.epoch_seen = max(self.epoch_seen, self._learned or 0)
-        self.new_election(f"recovery of {self.id}")
+        # Nobody answered with an epoch: there is no cluster yet (or no live one).
+        self.new_election("start" if self._learned is None else f"recovery of {self.id}")
         self._rewatch()
 
     # -- internals ----------------------------------------------------------------------

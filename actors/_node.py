@@ -97,8 +97,10 @@ class NodeEvent:
     """Something a node reports as it happens.
 
     ``kind`` is ``"state"`` (its state or leader changed), ``"suspect"`` /
-    ``"recovered"`` (its failure detector suspects ``subject``, or hears from it again)
-    or ``"election"`` (it starts election round ``epoch``; ``detail`` says why).
+    ``"recovered"`` (its failure detector suspects ``subject``, or hears from it again),
+    ``"election"`` (it starts election round ``epoch``; ``detail`` says why) or
+    ``"rejected"`` (it dropped a frame; ``detail`` is the reason, e.g. ``bad_signature``,
+    then what was wrong).
     """
 
     node: int
@@ -309,8 +311,14 @@ class NodeActor(pykka.ThreadingActor):
         self._after(self.algorithm.handle_message(header.sender, message, header.epoch))
 
     def _reject(self, rejected: FrameRejected) -> None:
-        self._rejected[rejected.reason] += 1
-        log.debug("%s dropped a frame: %s", self, rejected)
+        reason = rejected.reason
+        self._rejected[reason] += 1
+        if reason == "incompatible" and self._rejected[reason] == 1:
+            log.warning("%s refuses a peer: %s", self, rejected.detail)
+        else:
+            log.debug("%s dropped a frame: %s", self, rejected)
+        if self._events is not None:
+            self._events(self._event("rejected", detail=str(rejected)))
 
     def _timer(self, name: str) -> None:
         self._after(self.algorithm.handle_timer(name))

@@ -6,9 +6,12 @@ import argparse
 import json
 import logging
 import os
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 from contextlib import nullcontext
+from pathlib import Path
 from typing import Any, NoReturn
 
 from rich.console import Console
@@ -17,8 +20,10 @@ from actors import ALGORITHMS
 from topologies import TOPOLOGIES, TRANSPORT_NAMES, Config, Overrides, load_config
 
 from . import __version__
+from ._keys import make_keys
 from ._render import check_summary, print_check, print_report, progress_bar
 from ._run import run
+from ._standalone import describe, die_with_parent, serve
 from .errors import ConfigError, TransportError, UsageError
 
 __all__ = ["main"]
@@ -44,6 +49,13 @@ def _initiators(text: str) -> list[int] | str:
         ) from None
     if not ids:
         raise argparse.ArgumentTypeError("give at least one node id, e.g. 3,5")
+    return ids
+
+
+def _node_ids(text: str) -> list[int]:
+    ids = _initiators(text)
+    if not isinstance(ids, list):
+        raise argparse.ArgumentTypeError("give node ids, e.g. 1,2,3")
     return ids
 
 
@@ -131,7 +143,46 @@ def build_parser() -> argparse.ArgumentParser:
         "show the wiring, the algorithm, the expected leader and message count.",
     )
     _add_config_arguments(check_parser)
-    for sub in (run_parser, check_parser):
+    node_parser = commands.add_parser(
+        "node",
+        help="run one node of CONFIG in the foreground, until Ctrl-C or SIGTERM",
+        description="Run node ID of CONFIG: bind its address, link to its peers, join "
+        "(or start) the election, watch the leader and elect again when it goes away. "
+        "Peers may start in any order. Every node needs a fixed address in CONFIG; a "
+        "secret is required when any address is not on this machine.",
+        epilog="With --json, one JSON object per line on stdout: listening, ready, "
+        "leader (whenever this node's view of the leader changes), election, suspect, "
+        "recovered, rejected_frame, stopped.",
+    )
+    node_parser.add_argument("config", metavar="CONFIG", help="the cluster's TOML config")
+    node_parser.add_argument(
+        "--id", dest="node_id", type=int, required=True, metavar="N", help="which node to run"
+    )
+    node_parser.add_argument("--json", action="store_true", help="print JSON lines on stdout")
+    node_parser.add_argument(
+        "--supervised",
+        action="store_true",
+        help="for a supervisor: take commands on stdin (boot, start, status); exit when "
+        "stdin closes or the supervisor dies",
+    )
+    node_parser.add_argument(
+        "--fresh",
+        action="store_true",
+        help="with --supervised: a member of a cluster started all at once (election 1, "
+        "initiated on the start command) rather than one joining a running cluster",
+    )
+    keys_parser = commands.add_parser(
+        "keys",
+        help="make a cluster secret (and CURVE key pairs) to copy to every machine",
+        description="Write DIR/secret, a new random cluster secret (mode 0600); with --ids, "
+        "also a CURVE key pair per node (DIR/node-ID.key, DIR/node-ID.key_secret) for "
+        'security = "curve".  Existing files are never overwritten.',
+    )
+    keys_parser.add_argument("directory", metavar="DIR", help="where to write the files")
+    keys_parser.add_argument(
+        "--ids", type=_node_ids, metavar="IDS", help="node ids for CURVE key pairs, e.g. 1,2,3"
+    )
+    for sub in (run_parser, check_parser, node_parser, keys_parser):
         # SUPPRESS: a -v before the command is not reset by the subcommand's default.
         sub.add_argument(
             "-v",
@@ -189,6 +240,52 @@ def _check(args: argparse.Namespace, out: Console) -> int:
     return EXIT_OK
 
 
+def _node(args: argparse.Namespace) -> int:
+    if args.fresh and not args.supervised:
+        raise UsageError("--fresh needs --supervised (a node started by hand joins by itself)")
+    config = load_config(args.config)
+    stop = threading.Event()
+    lock = threading.Lock()
+
+    def emit(data: dict[str, Any]) -> None:
+        text = json.dumps(data) if args.json else describe(data)
+        with lock:
+            try:
+                sys.stdout.write(text + "\n")
+                sys.stdout.flush()
+            except (BrokenPipeError, ValueError):  # nobody reads us any more
+                stop.set()
+
+    def on_signal(signum: int, frame: object) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    if args.supervised:
+        die_with_parent()
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the supervisor's to handle
+    else:
+        signal.signal(signal.SIGINT, on_signal)
+    serve(
+        config,
+        args.node_id,
+        emit=emit,
+        stop=stop,
+        commands=sys.stdin if args.supervised else None,
+        fresh=args.fresh,
+    )
+    return EXIT_OK
+
+
+def _keys(args: argparse.Namespace, out: Console) -> int:
+    for path, written in make_keys(Path(args.directory), args.ids or []):
+        out.print(f"wrote {path}" if written else f"kept {path} (it exists)")
+    out.print(
+        f"Copy {Path(args.directory) / 'secret'} to every machine and point secret_file at it"
+        + (" (and each node's key pair, with every public key, for CURVE)." if args.ids else ".")
+    )
+    return EXIT_OK
+
+
 def _print_json(data: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(data) + "\n")
     sys.stdout.flush()
@@ -202,10 +299,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     out = Console(highlight=False)
     err = Console(stderr=True, highlight=False)
     prog = f"ringleader {args.command}"
+    commands = {
+        "run": lambda: _run(args, out, err),
+        "check": lambda: _check(args, out),
+        "node": lambda: _node(args),
+        "keys": lambda: _keys(args, out),
+    }
     try:
-        if args.command == "check":
-            return _check(args, out)
-        return _run(args, out, err)
+        return commands[args.command]()
     except (ConfigError, UsageError) as exc:
         sys.stderr.write(f"{prog}: error: {exc}\n")
         return EXIT_USAGE

@@ -59,6 +59,10 @@ def _print_crashes(console: Console, report: Report) -> None:
     for fault in report.faults:
         what = f"{fault.action} node {fault.node}" if fault.node is not None else fault.action
         why = f" [yellow](skipped: {fault.skipped})[/]" if fault.skipped else ""
+        if fault.detection_s is not None:
+            why += f"; suspected after {_ms(fault.detection_s)}"
+        if fault.failover_s is not None:
+            why += f", a leader again after {_ms(fault.failover_s)}"
         console.print(f"Fault at {fault.at:.3f} s: {what}{why}")
     table = Table(box=None, pad_edge=False, title="Elections", title_justify="left")
     for column in ("epoch", "trigger", "leader", "detection", "duration", "messages"):

@@ -39,21 +39,32 @@ class ElectionReport:
 
 @dataclass(frozen=True)
 class FaultReport:
-    """A fault as applied: ``at`` s after the run began; ``node`` is who it hit."""
+    """A fault as applied: ``at`` s after the run began; ``node`` is who it hit.
+
+    For a crash, ``detection_s`` is the time from the crash to the first suspicion of
+    the node, and ``failover_s`` the time from the crash until every live node agreed on
+    a live leader again (``None`` if they never stopped agreeing, e.g. a follower died
+    and nobody had to elect).
+    """
 
     at: float
     action: str
     target: int | str
     node: int | None
     skipped: str | None = None
+    detection_s: float | None = None
+    failover_s: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        out = {
+        out: dict[str, Any] = {
             "at": _round(self.at),
             "action": self.action,
             "target": self.target,
             "node": self.node,
         }
+        if self.action == "crash" and not self.skipped:
+            out["detection_s"] = _round(self.detection_s)
+            out["failover_s"] = _round(self.failover_s)
         if self.skipped:
             out["skipped"] = self.skipped
         return out

@@ -23,7 +23,7 @@ from actors import (
     NodeStatus,
     Start,
 )
-from ringleader.errors import TransportError
+from ringleader.errors import TransportError, UsageError
 from topologies import Config
 from transport import Codec, Network, open_network
 
@@ -50,17 +50,28 @@ def run(
     processes, as ``mode`` says) through the crash schedule.  ``algorithm`` replaces the
     config's algorithm with any :class:`~actors.Election` subclass, e.g. one of your own.
     """
-    if not config.detector:
-        with LocalCluster(config, progress=progress, algorithm=algorithm) as cluster:
-            return cluster.elect()
-    from ._supervisor import Supervise, SupervisorActor  # noqa: PLC0415 -- imports _run
+    processes = config.mode == "processes"
+    if not config.detector and not processes:
+        with LocalCluster(config, progress=progress, algorithm=algorithm) as local:
+            return local.elect()
+    from ._processes import ProcessCluster  # noqa: PLC0415 -- both import _run
+    from ._supervisor import Supervise, SupervisorActor  # noqa: PLC0415
 
+    if processes and algorithm is not None and algorithm is not config.algorithm_class:
+        raise UsageError(
+            'mode = "processes" runs the config\'s algorithm in each node process; '
+            "a custom algorithm class runs in threads mode"
+        )
     algorithm = algorithm or config.algorithm_class
     supervisor = SupervisorActor.start(config, algorithm, progress)
     try:
-        cluster = LocalCluster(
-            config, progress=progress, algorithm=algorithm, events=supervisor.tell
-        )
+        cluster: LocalCluster | ProcessCluster
+        if processes:
+            cluster = ProcessCluster(config, events=supervisor.tell)
+        else:
+            cluster = LocalCluster(
+                config, progress=progress, algorithm=algorithm, events=supervisor.tell
+            )
         with cluster:
             supervisor.proxy().attach(cluster).get()
             done: pykka.Future[Report] = pykka.ThreadingFuture()

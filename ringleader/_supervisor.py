@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import pykka
@@ -102,6 +102,7 @@ class SupervisorActor(pykka.ThreadingActor):
         self._faults: list[FaultReport] = []
         self._crashed_at: dict[int, float] = {}
         self._detections: dict[int, float] = {}  # crashed node → crash to first suspicion
+        self._open_crashes: dict[int, int] = {}  # index in _faults → crashed node, until agreed
         self._began = 0.0
         self._first_leader: float | None = None
         self._pending = 0  # faults and restarts still to play
@@ -163,6 +164,11 @@ class SupervisorActor(pykka.ThreadingActor):
             crashed = self._crashed_at.get(event.subject)
             if crashed is not None and event.subject not in self._detections:
                 self._detections[event.subject] = event.at - crashed
+                for index, victim in self._open_crashes.items():
+                    if victim == event.subject and self._faults[index].detection_s is None:
+                        self._faults[index] = replace(
+                            self._faults[index], detection_s=event.at - crashed
+                        )
                 log.info("node %s suspects node %s", event.node, event.subject)
 
     def _live(self) -> list[int]:
@@ -194,6 +200,11 @@ class SupervisorActor(pykka.ThreadingActor):
         if round_ is not None and round_.agreed_at is None:
             round_.agreed_at = at
             log.info("every live node agrees: node %s leads, epoch %d", leader, epoch)
+        for index, node in self._open_crashes.items():
+            crashed = self._crashed_at.get(node)
+            if crashed is not None and at > crashed:
+                self._faults[index] = replace(self._faults[index], failover_s=at - crashed)
+        self._open_crashes.clear()
         if self._first_leader is None:
             self._first_leader = at
             self._schedule_faults()
@@ -239,6 +250,7 @@ class SupervisorActor(pykka.ThreadingActor):
         self._crashed_at[target] = now
         self._detections.pop(target, None)
         self._last_change = now
+        self._open_crashes[len(self._faults)] = target
         self._faults.append(FaultReport(now - self._began, "crash", fault.crash, target))
         if fault.restart_after is not None:
             self.actor_inbox.schedule(f"restart.{target}", fault.restart_after)

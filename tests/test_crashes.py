@@ -280,7 +280,7 @@ def _config(tmp_path: Path, text: str) -> ringleader.Config:
         ("faults = 3\n", "faults", "list"),
         ("run_for = -2\n", "run_for", "seconds"),
         ("run_for = 1\nheartbeat = 0.5\nsuspect_after = 0.2\n", "suspect_after", "heartbeat"),
-        ('mode = "processes"\n', "mode", "not available"),
+        ('mode = "processes"\ntransport = "inproc"\n', "mode", 'transport = "tcp" or "ipc"'),
         ('mode = "fork"\n', "mode", "unknown mode"),
     ],
 )

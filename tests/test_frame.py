@@ -12,7 +12,7 @@ import pytest
 from actors import Candidate, ElectionMessage, Message
 from ringleader.errors import FrameRejected
 from transport import Codec, Header, Session
-from transport._frame import MAC_SIZE
+from transport._frame import _HEAD, MAC_SIZE
 
 SECRET = b"s" * 32
 KINDS = {"election": ElectionMessage}
@@ -95,7 +95,7 @@ def test_every_flipped_bit_is_caught_before_unpickling(tmp_path: Path) -> None:
     [
         pytest.param(lambda c, p: p, id="raw-pickle"),
         pytest.param(
-            lambda c, p: c.seal(header(), None)[:60] + p + b"\0" * MAC_SIZE, id="unsigned"
+            lambda c, p: c.seal(header(), None)[: _HEAD.size] + p + b"\0" * MAC_SIZE, id="unsigned"
         ),
         pytest.param(lambda c, p: codec(b"w" * 32).seal(header(), None)[:-MAC_SIZE], id="no-tag"),
         pytest.param(lambda c, p: _sealed_with(codec(b"w" * 32), p), id="wrong-key"),
@@ -145,11 +145,22 @@ def test_checks_after_the_signature_are_marked_authentic() -> None:
     assert reason(c.load, h, body) == "wrong_type"
 
     frame = c.seal(header(), MESSAGE)
-    kind_end = 60 + len("election")
+    kind_end = _HEAD.size + len("election")
     body = frame[:kind_end] + b"\x80\x05not a pickle"
     broken = body + c._sign(body)
     h, payload = c.open(broken)
     assert reason(c.load, h, payload) == "undecodable"
+
+
+def test_a_peer_with_other_software_versions_is_refused_before_its_payload() -> None:
+    c = codec()
+    elsewhere = codec()
+    elsewhere.versions = bytes((0, 1, 3, 12, 3, 1))  # the same ringleader on Python 3.12
+    with pytest.raises(FrameRejected) as info:
+        c.open(elsewhere.seal(header(), MESSAGE))
+    assert (info.value.reason, info.value.authentic) == ("incompatible", True)
+    assert "node 1 runs ringleader 0.1, Python 3.12, cloudpickle 3.1" in str(info.value)
+    assert "this node runs ringleader" in str(info.value)
 
 
 def test_a_short_secret_is_refused() -> None:

@@ -193,7 +193,7 @@ def test_rogue_frames_are_dropped_counted_and_the_election_still_exact(transport
             good = forged(9, target)
             rogue = {
                 b"": "truncated",
-                b"hello world, not a frame at all" * 3: "bad_magic",
+                b"hello world, not a frame at all" * 4: "bad_magic",
                 good[:-1] + bytes([good[-1] ^ 1]): "bad_signature",
                 forged(99, target): "unknown_sender",  # not a member of the cluster
                 forged(9, 7): "wrong_receiver",

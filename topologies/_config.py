@@ -7,6 +7,8 @@ what would fix it, e.g. ``ring.toml: nodes[3].id: 7 is used twice (also nodes[1]
 from __future__ import annotations
 
 import difflib
+import hashlib
+import json
 import math
 import os
 import tomllib
@@ -57,10 +59,11 @@ _KEYS = (
     "mode",
     "run_for",
     "faults",
+    "cluster",
 )
 _NODE_KEYS = ("id", "capacity", "address", "parent")
 _FAULT_KEYS = ("at", "crash", "restart_after")
-MODES = ("threads",)
+MODES = ("threads", "processes")
 #: Algorithm tunables: config key → default, in seconds (see actors/_bully.py).
 _SETTINGS = {"election_timeout": 0.5, "coordinator_timeout": 1.0}
 #: The failure detector's, used when a run goes on after its first election.
@@ -127,6 +130,11 @@ class Config:
     mode: str = "threads"
     run_for: float | None = None
     faults: tuple[FaultSpec, ...] = ()
+    #: The failure detector's settings, also when this run does not use it (``node``
+    #: always does).
+    detector_settings: Mapping[str, float] = field(default_factory=lambda: dict(_DETECTOR))
+    #: ``cluster``: a name that sets the cluster id (default: one derived from the members).
+    cluster: str | None = None
 
     @property
     def detector(self) -> bool:
@@ -149,6 +157,60 @@ class Config:
     def bound(self) -> Bound:
         return self.algorithm_class.bound(self.wiring, self.initiators)
 
+    @property
+    def cluster_id(self) -> int:
+        """The 64-bit cluster id in every frame: from ``cluster`` if set, else from the
+        topology and every node's id and address, so the processes of one config agree on
+        it and frames of another cluster are dropped."""
+        if self.cluster is not None:
+            text = f"name:{self.cluster}"
+        else:
+            members = ";".join(f"{n.id}@{n.address or ''}" for n in self.nodes)
+            text = f"members:{self.topology}:{members}"
+        digest = hashlib.sha256(f"ringleader cluster {text}".encode()).digest()
+        return int.from_bytes(digest[:8], "big")
+
+    @property
+    def addresses(self) -> dict[int, str]:
+        """Each node's configured address (nodes without one are left out)."""
+        return {n.id: n.address for n in self.nodes if n.address is not None}
+
+    def node_settings(self) -> dict[str, float]:
+        """The settings a standalone node runs with: the failure detector always on."""
+        return {**self.settings, **self.detector_settings}
+
+    def to_toml(self) -> str:
+        """This config as TOML that :func:`load_config` reads back to an equal config."""
+        lines = [
+            f"topology = {_toml(self.topology)}",
+            f"algorithm = {_toml(self.algorithm)}",
+            f"transport = {_toml(self.transport)}",
+            f"initiators = {_toml(list(self.initiators))}",
+            f"timeout = {_toml(self.timeout)}",
+            f"mode = {_toml(self.mode)}",
+        ]
+        for key, value in {**self.settings, **self.detector_settings}.items():
+            lines.append(f"{key} = {_toml(value)}")
+        if self.run_for is not None:
+            lines.append(f"run_for = {_toml(self.run_for)}")
+        if self.cluster is not None:
+            lines.append(f"cluster = {_toml(self.cluster)}")
+        if self.secret_file is not None:
+            lines.append(f"secret_file = {_toml(str(self.secret_file.resolve()))}")
+        if self.edges is not None:
+            lines.append(f"edges = {_toml([list(e) for e in self.edges])}")
+        for node in self.nodes:
+            lines += ["", "[[nodes]]", f"id = {node.id}", f"capacity = {_toml(node.capacity)}"]
+            if node.address is not None:
+                lines.append(f"address = {_toml(node.address)}")
+            if node.parent is not None:
+                lines.append(f"parent = {node.parent}")
+        for fault in self.faults:
+            lines += ["", "[[faults]]", f"at = {_toml(fault.at)}", f"crash = {_toml(fault.crash)}"]
+            if fault.restart_after is not None:
+                lines.append(f"restart_after = {_toml(fault.restart_after)}")
+        return "\n".join(lines) + "\n"
+
     def secret(self) -> bytes | None:
         """The cluster secret: ``secret_file``, else ``$RINGLEADER_SECRET``, else ``None``."""
         if self.secret_file is not None:
@@ -167,6 +229,17 @@ class Config:
 
     def replace(self, **changes: Any) -> Config:
         return replace(self, **changes)
+
+
+def _toml(value: Any) -> str:
+    """One TOML value: strings, numbers and (nested) lists of them."""
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)  # a JSON string is a TOML string
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
 
 
 def _read_secret(path: Path, source: str) -> bytes:
@@ -267,20 +340,22 @@ class _Validator:
         transport = self.choice("transport", "tcp", TRANSPORT_NAMES)
         nodes = self.nodes(transport)
         edges = self.edges()
-        if self.data.get("mode") == "processes":
+        mode = self.choice("mode", "threads", MODES)
+        if mode == "processes" and transport not in ("tcp", "ipc"):
             raise self.error(
                 "mode",
-                "one process per node is not available yet (issue #4 tracks it)",
-                'use mode = "threads" (the default)',
+                f"one process per node cannot use transport {transport}: its mailboxes "
+                "live inside one process",
+                'use transport = "tcp" or "ipc"',
             )
-        mode = self.choice("mode", "threads", MODES)
         faults = self.faults(nodes, topology)
         run_for = self.data.get("run_for")
         if run_for is not None and (not _is_number(run_for) or not 0 <= run_for <= _MAX_SETTING):
             raise self.error("run_for", f"{run_for!r} is not a number of seconds in [0, 86400]")
         settings = self.settings()
+        detector = self.detector()
         if faults or run_for is not None:
-            settings.update(self.detector())
+            settings.update(detector)
         config = Config(
             topology=topology,
             algorithm=algorithm,
@@ -296,6 +371,8 @@ class _Validator:
             mode=mode,
             run_for=None if run_for is None else float(run_for),
             faults=faults,
+            detector_settings=detector,
+            cluster=self.cluster(),
         )
         try:
             config.wiring  # noqa: B018 -- build it now, so a bad wiring is a config error
@@ -405,6 +482,12 @@ class _Validator:
                 restart = self.seconds(f"{key}.restart_after", restart)
             faults.append(FaultSpec(at, crash, restart))
         return tuple(faults)
+
+    def cluster(self) -> str | None:
+        value = self.data.get("cluster")
+        if value is not None and (not isinstance(value, str) or not value):
+            raise self.error("cluster", f"{value!r} is not a name", 'e.g. cluster = "lab-3"')
+        return value
 
     def choice(self, key: str, default: str | None, valid: tuple[str, ...]) -> str:
         value = self.data.get(key, default)

@@ -4,7 +4,7 @@
 
     offset  size  field
     0       2     magic  b"RL"
-    2       1     format version (1)
+    2       1     format version (2)
     3       1     length k of the kind name
     4       8     cluster id                  (u64: frames of another cluster are dropped)
     12      8     sender node id              (i64)
@@ -13,13 +13,16 @@
     36      8     receiver incarnation        (u64: the receiver's life it is meant for; 0 = any)
     44      8     epoch                       (u64: the election round it belongs to)
     52      8     sequence number             (u64: per sender incarnation and receiver, from 1)
-    60      k     kind name                   (ASCII, e.g. b"election")
-    60+k    …     payload                     (cloudpickle of the message object)
+    60      6     software versions           (ringleader, Python, cloudpickle: major, minor each)
+    66      k     kind name                   (ASCII, e.g. b"election")
+    66+k    …     payload                     (cloudpickle of the message object)
     end-32  32    HMAC-SHA256 over everything before it, keyed with the cluster secret
 
 The tag is checked with :func:`hmac.compare_digest` before any other field is trusted and
 long before the payload is unpickled: only a holder of the secret can make a frame that
-gets as far as :func:`pickle.loads`.
+gets as far as :func:`pickle.loads`.  A frame written by different software versions (a
+pickle from another Python, message classes of another ringleader) is refused as
+``incompatible`` before its payload is touched, with both sides' versions in the reason.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import hmac
 import io
 import pickle
 import struct
+import sys
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -37,12 +41,39 @@ import cloudpickle
 
 from ringleader.errors import FrameRejected
 
-__all__ = ["FORMAT_VERSION", "MAC_SIZE", "Codec", "Header"]
+__all__ = ["FORMAT_VERSION", "MAC_SIZE", "Codec", "Header", "describe_versions"]
 
 MAGIC = b"RL"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 MAC_SIZE = 32
-_HEAD = struct.Struct("!2sBBQqqQQQQ")
+_HEAD = struct.Struct("!2sBBQqqQQQQ6s")
+
+
+def _major_minor(version: str) -> tuple[int, int]:
+    major, minor = [*(int("".join(filter(str.isdigit, p)) or 0) for p in version.split(".")), 0, 0][
+        :2
+    ]
+    return major % 256, minor % 256
+
+
+def _versions() -> bytes:
+    from ringleader import __version__  # noqa: PLC0415 -- ringleader imports transport
+
+    return bytes(
+        (
+            *_major_minor(__version__),
+            *sys.version_info[:2],
+            *_major_minor(cloudpickle.__version__),
+        )
+    )
+
+
+def describe_versions(versions: bytes) -> str:
+    """``b"\\x00\\x01\\x03\\x0b\\x03\\x01"`` → ``ringleader 0.1, Python 3.11, cloudpickle 3.1``."""
+    r1, r2, p1, p2, c1, c2 = versions
+    return f"ringleader {r1}.{r2}, Python {p1}.{p2}, cloudpickle {c1}.{c2}"
+
+
 _MIN_FRAME = _HEAD.size + 1 + MAC_SIZE
 _PICKLE_PROTOCOL = 5
 
@@ -109,6 +140,8 @@ class Codec:
         self.max_frame_size = max_frame_size
         self._kind_bytes = {name: name.encode("ascii") for name in self.kinds}
         self._local = threading.local()
+        #: What this side runs, sent in every frame; a peer must run the same.
+        self.versions = _versions()
 
     def dumps(self, message: object) -> bytes:
         """``cloudpickle.dumps(message)``, with one reused pickler per thread.
@@ -145,6 +178,7 @@ class Codec:
                     header.receiver_incarnation,
                     header.epoch,
                     header.seq,
+                    self.versions,
                 ),
                 kind,
                 self.dumps(message),
@@ -188,7 +222,16 @@ class Codec:
             kind = bytes(view[_HEAD.size : kind_end]).decode("ascii")
         except UnicodeDecodeError:
             raise FrameRejected("unknown_kind", "kind is not ASCII", authentic=True) from None
-        _, _, _, cluster, sender, receiver, incarnation, to_incarnation, epoch, seq = fields
+        _, _, _, cluster, sender, receiver, incarnation, to_incarnation, epoch, seq, versions = (
+            fields
+        )
+        if versions != self.versions:
+            raise FrameRejected(
+                "incompatible",
+                f"node {sender} runs {describe_versions(versions)}; "
+                f"this node runs {describe_versions(self.versions)}",
+                authentic=True,
+            )
         header = Header(cluster, sender, receiver, incarnation, to_incarnation, epoch, seq, kind)
         if header.cluster != self.cluster:
             raise FrameRejected("wrong_cluster", f"{header.cluster:#x}", authentic=True)

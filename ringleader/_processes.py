@@ -1,0 +1,331 @@
+"""``mode = "processes"``: every node in an OS process of its own.
+
+Each node is a ``ringleader node CONFIG --id N --supervised`` child.  The parent talks to
+it through its stdin (``boot``, ``start``, ``status``) and reads its ``--json`` event
+lines on stdout, one reader thread per child.  A crash is ``SIGKILL``; a restart is a new
+process at the same address, with a new incarnation (the child's clock at start).
+
+No child outlives the run: the cluster kills every child it started when it closes
+(also after an error, Ctrl-C or a test's timeout), each child exits when its stdin
+closes, and the kernel kills each with ``SIGKILL`` when the thread that started it ends
+(``PR_SET_PDEATHSIG``, Linux), which covers a parent killed with ``SIGKILL`` itself.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import queue
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+
+from actors import NodeEvent, NodeStatus
+from ringleader.errors import TransportError
+from topologies import SECRET_ENV, Config
+
+from ._standalone import status_from_dict
+
+__all__ = ["ProcessCluster"]
+
+log = logging.getLogger(__name__)
+
+_KINDS = {"leader": "state", "rejected_frame": "rejected"}
+_STOP_WAIT = 5.0  # s a child may take to stop cleanly before it is killed
+
+
+def _free_tcp_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def node_event(data: dict[str, Any]) -> NodeEvent:
+    """A child's ``--json`` line back into the :class:`~actors.NodeEvent` it came from."""
+    kind = _KINDS.get(data["event"], data["event"])
+    detail = data.get("trigger", "")
+    if kind == "rejected":
+        detail = f"{data['reason']}: {data['detail']}"
+    return NodeEvent(
+        node=data["node"],
+        kind=kind,
+        state=data.get("state", ""),
+        elected=data.get("leader"),
+        epoch=data.get("epoch", 0),
+        at=data["mono"],
+        incarnation=data["incarnation"],
+        subject=data.get("peer"),
+        detail=detail,
+    )
+
+
+class _Child:
+    """One node process and the thread that reads what it prints."""
+
+    def __init__(
+        self, node: int, args: list[str], env: dict[str, str], sink: Callable[[NodeEvent], None]
+    ) -> None:
+        self.node = node
+        self.incarnation = 0
+        self.listening = threading.Event()
+        self.ready = threading.Event()
+        self.statuses: queue.SimpleQueue[NodeStatus] = queue.SimpleQueue()
+        self._sink = sink
+        self._stdin_lock = threading.Lock()
+        self.process = subprocess.Popen(  # noqa: S603 -- our own interpreter and arguments
+            args,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=env,
+            text=True,
+            bufsize=1,
+        )
+        self._reader = threading.Thread(
+            target=self._read, name=f"ringleader-node-{node}-reader", daemon=True
+        )
+        self._reader.start()
+
+    def _read(self) -> None:
+        stdout: IO[str] | None = self.process.stdout
+        assert stdout is not None
+        for line in stdout:
+            try:
+                data = json.loads(line)
+                event = data["event"]
+            except (ValueError, KeyError, TypeError):
+                log.warning("node %s printed something unexpected: %r", self.node, line[:200])
+                continue
+            if event == "listening":
+                self.incarnation = data["incarnation"]
+                self.listening.set()
+            elif event == "ready":
+                self.ready.set()
+            elif event == "status":
+                self.statuses.put(status_from_dict(data))
+            elif event != "stopped":
+                self._sink(node_event(data))
+
+    def command(self, text: str) -> bool:
+        """Send one command line; ``False`` if the child is gone."""
+        stdin = self.process.stdin
+        try:
+            with self._stdin_lock:
+                assert stdin is not None
+                stdin.write(text + "\n")
+                stdin.flush()
+        except (BrokenPipeError, ValueError, OSError):
+            return False
+        return True
+
+    def status(self, timeout: float) -> NodeStatus | None:
+        while not self.statuses.empty():  # an answer to an earlier, abandoned question
+            self.statuses.get_nowait()
+        if not self.command("status"):
+            return None
+        try:
+            return self.statuses.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+        self.process.wait()
+        self._close_pipes()
+
+    def stop(self) -> None:
+        """Close stdin (the child stops cleanly) and wait; kill it if it does not stop."""
+        stdin = self.process.stdin
+        with self._stdin_lock:
+            try:
+                if stdin is not None:
+                    stdin.close()
+            except OSError:
+                pass
+        try:
+            self.process.wait(_STOP_WAIT)
+        except subprocess.TimeoutExpired:
+            log.warning("node %s did not stop within %g s: killed", self.node, _STOP_WAIT)
+        self.kill()
+
+    def _close_pipes(self) -> None:
+        self._reader.join(2.0)
+        for pipe in (self.process.stdin, self.process.stdout):
+            try:
+                if pipe is not None:
+                    pipe.close()
+            except OSError:
+                pass
+
+
+class ProcessCluster:
+    """Every node of ``config`` as a ``ringleader node`` process; see the module docs.
+
+    Implements what :class:`~ringleader._supervisor.SupervisorActor` drives, like
+    :class:`~ringleader.LocalCluster`.  Nodes without an address in the config get one
+    here: a socket file in a private directory (``ipc``) or a free loopback port (``tcp``).
+    """
+
+    def __init__(self, config: Config, *, events: Callable[[NodeEvent], None]) -> None:
+        self.config = config
+        self._sink = events
+        self._children: dict[int, _Child] = {}
+        self._incarnations: dict[int, int] = {}
+        self._lock = threading.Lock()
+        self._tmpdir = Path(tempfile.mkdtemp(prefix="ringleader-processes-"))
+        self._env = dict(os.environ)
+        self._env.setdefault("PYTHONUNBUFFERED", "1")
+        self.setup_s = 0.0
+        self.addresses: dict[int, str] = {}
+        self._config_path = self._tmpdir / "cluster.toml"
+        self._deadline = 0.0
+
+    # -- lifecycle ------------------------------------------------------------------
+
+    def __enter__(self) -> ProcessCluster:
+        try:
+            self._set_up()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _set_up(self) -> None:
+        began = time.monotonic()
+        config = self.config
+        self._deadline = began + config.timeout
+        nodes = tuple(
+            spec if spec.address is not None else replace(spec, address=self._address(spec.id))
+            for spec in config.nodes
+        )
+        self.config = config = config.replace(nodes=nodes)
+        self.addresses = config.addresses
+        self._config_path.write_text(config.to_toml(), encoding="utf-8")
+        if config.secret() is None:
+            # One secret for this run's children, handed down in their environment.
+            self._env[SECRET_ENV] = secrets.token_hex(32)
+        for spec in config.nodes:
+            self._spawn(spec.id, fresh=True)
+        self._wait_all("listening", lambda child: child.listening)
+        for child in self._children.values():
+            child.command(f"boot {self._left():.3f}")
+        self._wait_all("ready", lambda child: child.ready)
+        self.setup_s = time.monotonic() - began
+
+    def _address(self, node: int) -> str:
+        if self.config.transport == "ipc":
+            return f"ipc://{self._tmpdir}/node-{node}.sock"
+        return f"tcp://127.0.0.1:{_free_tcp_port()}"
+
+    def _left(self) -> float:
+        return max(0.0, self._deadline - time.monotonic())
+
+    def _spawn(self, node: int, *, fresh: bool) -> _Child:
+        args = [sys.executable, "-m", "ringleader", "node", str(self._config_path)]
+        args += ["--id", str(node), "--json", "--supervised"]
+        if fresh:
+            args.append("--fresh")
+        child = _Child(node, args, self._env, self._sink)
+        with self._lock:
+            self._children[node] = child
+        return child
+
+    def _wait_all(self, what: str, flag: Callable[[_Child], threading.Event]) -> None:
+        for child in list(self._children.values()):
+            self._wait(child, what, flag(child), self._deadline)
+
+    def _wait(self, child: _Child, what: str, flag: threading.Event, deadline: float) -> None:
+        while not flag.wait(0.05):
+            if child.process.poll() is not None:
+                raise TransportError(
+                    f"node {child.node}'s process exited (status {child.process.returncode}) "
+                    f"before it was {what}; its error is on stderr above"
+                )
+            if time.monotonic() >= deadline:
+                raise TransportError(
+                    f"node {child.node}'s process was not {what} within the "
+                    f"{self.config.timeout:g} s timeout"
+                )
+        self._incarnations[child.node] = child.incarnation
+
+    def close(self) -> None:
+        """Stop every child (killing any that will not stop); safe to call twice."""
+        with self._lock:
+            children = list(self._children.values())
+            self._children.clear()
+        for child in children:  # all at once: each stops on its own
+            stdin = child.process.stdin
+            try:
+                if stdin is not None:
+                    stdin.close()
+            except OSError:
+                pass
+        for child in children:
+            child.stop()
+        shutil.rmtree(self._tmpdir, ignore_errors=True)
+
+    # -- what the supervisor drives ---------------------------------------------------
+
+    @property
+    def live(self) -> list[int]:
+        with self._lock:
+            return list(self._children)
+
+    def incarnation(self, node: int) -> int:
+        return self._incarnations[node]
+
+    def start_initiators(self) -> None:
+        for node in self.config.initiators:
+            self._children[node].command("start")
+
+    def crash(self, node: int) -> NodeStatus | None:
+        """``SIGKILL`` node ``node``; return its status just before (``None`` if it did
+        not answer in time)."""
+        with self._lock:
+            child = self._children.pop(node)
+        status = child.status(timeout=1.0)
+        child.kill()
+        return status
+
+    def restart(self, node: int) -> None:
+        """A new process for ``node`` at its address: a new incarnation that knows nothing."""
+        if node in self._children:
+            raise TransportError(f"node {node} is running")
+        child = self._spawn(node, fresh=False)
+        self._wait(child, "listening", child.listening, time.monotonic() + self.config.timeout)
+        child.command("boot 0.3")
+
+    def statuses(self) -> list[NodeStatus]:
+        with self._lock:
+            children = list(self._children.values())
+        for child in children:  # ask all, then collect: one round trip in all
+            while not child.statuses.empty():
+                child.statuses.get_nowait()
+            child.command("status")
+        found = []
+        for child in children:
+            try:
+                found.append(child.statuses.get(timeout=max(1.0, self._left())))
+            except queue.Empty:
+                raise TransportError(f"node {child.node} did not report its status") from None
+        return found

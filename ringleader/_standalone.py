@@ -1,0 +1,358 @@
+"""One node of a config in this process: what ``ringleader node`` runs.
+
+A :class:`StandaloneNode` binds its own address from the config, links to its
+out-neighbours (and later to any member, to repair a ring), and keeps its failure
+detector running.  By default it joins whatever cluster it finds, as a restarted node
+does: it asks its neighbours for the current epoch and starts an election above it, or
+starts the first one if nobody answers within ``suspect_after``; so peers may start in
+any order.  A supervisor starting a whole cluster at once (``--supervised --fresh``)
+makes each a fresh member instead that waits to be told to start, so that the first
+election sends exactly the messages the notes count.
+
+Every node event is turned into a plain dict (:func:`event_dict`) for the ``--json``
+lines on stdout and for the supervisor that reads them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import ipaddress
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import asdict
+from typing import Any
+
+import pykka
+
+from actors import Boot, Connect, GetStatus, Listen, NodeActor, NodeEvent, NodeStatus, Start
+from ringleader.errors import ConfigError, TransportError
+from topologies import SECRET_ENV, Config
+from transport import Codec, SocketOptions, ZmqNetwork
+
+__all__ = [
+    "StandaloneNode",
+    "event_dict",
+    "is_loopback",
+    "node_secret",
+    "status_from_dict",
+]
+
+log = logging.getLogger(__name__)
+
+Emit = Callable[[dict[str, Any]], None]
+#: Rejected-frame events a node reports per reason and second; the rest are counted only.
+REJECTIONS_PER_SECOND = 10
+
+
+def is_loopback(address: str) -> bool:
+    """Whether ``address`` can only be reached from this machine (ipc, or tcp on loopback)."""
+    if not address.startswith("tcp://"):
+        return True
+    host = address[len("tcp://") :].rpartition(":")[0].strip("[]")
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a host name: it may resolve anywhere
+
+
+def node_secret(config: Config) -> bytes:
+    """The secret a standalone node signs with.
+
+    The config's (``secret_file`` or ``$RINGLEADER_SECRET``) if there is one.  Without
+    one, a cluster whose every address is on this machine gets a secret derived from the
+    config, with a warning (any local user who can read the config can speak on its
+    wire); a cluster that spans machines is refused: :class:`ConfigError`, exit 2.
+    """
+    secret = config.secret()
+    if secret is not None:
+        return secret
+    remote = [n for n in config.nodes if n.address is not None and not is_loopback(n.address)]
+    if remote:
+        raise ConfigError(
+            config.source,
+            "secret_file",
+            f"a secret is required: node {remote[0].id} is at {remote[0].address}, not on "
+            "this machine, and anyone who can reach it could speak on the wire",
+            "make one with 'ringleader keys DIR', copy DIR/secret to every machine and set "
+            f'secret_file = "DIR/secret" in the config, or set ${SECRET_ENV}',
+        )
+    log.warning(
+        "no secret_file or $%s: signing with a secret derived from the config "
+        "(fine on one machine; make a real one with 'ringleader keys DIR')",
+        SECRET_ENV,
+    )
+    return hashlib.sha256(f"ringleader loopback {config.cluster_id}".encode()).digest()
+
+
+def event_dict(event: NodeEvent) -> dict[str, Any]:
+    """A node event as one ``--json`` line's object.
+
+    ``t`` is wall-clock time (comparable across machines as far as their clocks agree),
+    ``mono`` this machine's monotonic clock (comparable between its processes).
+    """
+    data: dict[str, Any] = {
+        "event": _EVENT_NAMES.get(event.kind, event.kind),
+        "node": event.node,
+        "t": round(time.time(), 6),
+        "mono": event.at,
+        "epoch": event.epoch,
+        "incarnation": event.incarnation,
+    }
+    if event.kind == "state":
+        data["leader"] = event.elected
+        data["state"] = event.state
+    elif event.kind in ("suspect", "recovered"):
+        data["peer"] = event.subject
+    elif event.kind == "election":
+        data["trigger"] = event.detail
+    elif event.kind == "rejected":
+        reason, _, detail = event.detail.partition(": ")
+        data["reason"] = reason
+        data["detail"] = detail
+    return data
+
+
+_EVENT_NAMES = {"state": "leader", "rejected": "rejected_frame"}
+
+
+def status_from_dict(data: dict[str, Any]) -> NodeStatus:
+    """The inverse of ``{"event": "status", **asdict(status)}`` (JSON turns int keys to str)."""
+    fields = {k: v for k, v in data.items() if k in NodeStatus.__dataclass_fields__}
+    fields["sent_by_epoch"] = {int(k): v for k, v in fields.get("sent_by_epoch", {}).items()}
+    return NodeStatus(**fields)
+
+
+class StandaloneNode:
+    """Node ``node_id`` of ``config``, alone in this process, reporting through ``emit``.
+
+    Call :meth:`open` (bind and link), :meth:`boot` (failure detector on), and
+    :meth:`start` if it should initiate; :meth:`close` stops it, also after an error.
+    ``fresh``: a member of a cluster started together, as ``ringleader run`` starts one
+    (epoch 1; an initiator only once told to :meth:`start`); otherwise it joins or starts
+    a cluster by itself as soon as it boots, as a restarted node does.
+    """
+
+    def __init__(
+        self,
+        config: Config,
+        node_id: int,
+        *,
+        emit: Emit,
+        fresh: bool = False,
+        secret: bytes | None = None,
+    ) -> None:
+        missing = [n.id for n in config.nodes if n.address is None]
+        if node_id not in {n.id for n in config.nodes}:
+            raise ConfigError(
+                config.source, "nodes", f"there is no node {node_id}", "pick one of the ids"
+            )
+        if missing or any(a.endswith(":*") for a in config.addresses.values()):
+            where = (
+                f"nodes[{[n.id for n in config.nodes].index(missing[0])}].address"
+                if missing
+                else "nodes"
+            )
+            raise ConfigError(
+                config.source,
+                where,
+                "every node needs a fixed address, so that its peers can find it",
+                'e.g. address = "tcp://192.0.2.10:7001"',
+            )
+        self.config = config
+        self.id = node_id
+        self.emit = emit
+        settings = config.node_settings()
+        view = next(v for v in config.wiring.views(settings) if v.id == node_id)
+        algorithm = config.algorithm_class
+        if fresh:
+            election = algorithm(view, initiator=node_id in config.initiators)
+        else:
+            election = algorithm(view, recovering=True)
+        self.incarnation = time.time_ns()  # grows across restarts: no stable storage needed
+        self._codec = Codec(secret or node_secret(config), config.cluster_id, algorithm.kinds())
+        self._network = ZmqNetwork(
+            config.transport,
+            nodes=1,
+            links=config.n,
+            options=SocketOptions(send_timeout=settings["heartbeat"]),
+        )
+        self._rejections: dict[str, tuple[int, float]] = {}  # reason → (count this s, since)
+        self._lock = threading.Lock()
+        self._ref: pykka.ActorRef[NodeActor] | None = NodeActor.start(
+            election,
+            network=self._network,
+            codec=self._codec,
+            incarnation=self.incarnation,
+            events=self._on_event,
+        )
+        self.address = config.addresses[node_id]
+
+    def _ask(self, message: object, timeout: float = 10.0) -> Any:
+        if self._ref is None:
+            raise TransportError(f"node {self.id} is closed")
+        return self._ref.ask(message, timeout=timeout)
+
+    def open(self) -> None:
+        """Bind this node's address and start linking to its out-neighbours."""
+        config = self.config
+        address = self._ask(Listen(self.address))
+        peers = {p: config.addresses[p] for p in config.wiring.out[self.id]}
+        self._ask(Connect(peers, 0.0, config.addresses))
+        self.emit(self.event_line("listening", address=address))
+
+    def boot(self, wait: float = 0.0) -> None:
+        """Start the failure detector (after up to ``wait`` s for the links to connect)."""
+        if wait > 0:
+            config = self.config
+            peers = {p: config.addresses[p] for p in config.wiring.out[self.id]}
+            self._ask(Connect(peers, wait, config.addresses), timeout=wait + 10.0)
+        self._ask_tell(Boot())
+        self.emit(self.event_line("ready"))
+
+    def start(self) -> None:
+        """Initiate an election (a fresh node; any other starts one by itself)."""
+        self._ask_tell(Start())
+
+    def _ask_tell(self, message: object) -> None:
+        if self._ref is None:
+            raise TransportError(f"node {self.id} is closed")
+        self._ref.tell(message)
+
+    def status(self) -> NodeStatus:
+        status = self._ask(GetStatus())
+        assert isinstance(status, NodeStatus)
+        return status
+
+    def status_line(self) -> dict[str, Any]:
+        return {"event": "status", **asdict(self.status())}
+
+    def close(self) -> None:
+        """Stop the node, close its sockets and the network; safe to call twice."""
+        ref, self._ref = self._ref, None
+        if ref is not None:
+            try:
+                ref.stop(timeout=10.0)
+            except pykka.Timeout:
+                log.warning("node %s did not stop within 10 s", self.id)
+        self._network.close()
+
+    def event_line(self, event: str, **fields: Any) -> dict[str, Any]:
+        return {
+            "event": event,
+            "node": self.id,
+            "t": round(time.time(), 6),
+            "mono": time.monotonic(),
+            "incarnation": self.incarnation,
+            **fields,
+        }
+
+    def _on_event(self, event: NodeEvent) -> None:
+        """Called on the node's actor thread for every event."""
+        data = event_dict(event)
+        if event.kind == "rejected":
+            # A flood of bad frames must not become a flood of output: report the first
+            # few per reason and second, with the running count.
+            with self._lock:
+                count, since = self._rejections.get(data["reason"], (0, event.at))
+                if event.at - since >= 1.0:
+                    count, since = 0, event.at
+                self._rejections[data["reason"]] = (count + 1, since)
+            if count >= REJECTIONS_PER_SECOND:
+                return
+        self.emit(data)
+
+
+def describe(data: dict[str, Any]) -> str:  # noqa: PLR0911 -- one case per event
+    """One ``--json`` event as a line for people."""
+    event = data["event"]
+    stamp = (
+        time.strftime("%H:%M:%S", time.localtime(data["t"])) + f".{int(data['t'] % 1 * 1000):03d}"
+    )
+    head = f"{stamp}  node {data['node']}"
+    if event == "leader":
+        if data["leader"] is None:
+            return f"{head}  no leader (election {data['epoch']} under way)"
+        who = "this node leads" if data["state"] == "leader" else f"leader is node {data['leader']}"
+        return f"{head}  {who} (epoch {data['epoch']})"
+    if event in ("suspect", "recovered"):
+        verb = "suspects" if event == "suspect" else "hears again from"
+        return f"{head}  {verb} node {data['peer']}"
+    if event == "election":
+        return f"{head}  starts election {data['epoch']}: {data['trigger']}"
+    if event == "rejected_frame":
+        return f"{head}  dropped a frame: {data['reason']} {data['detail']}".rstrip()
+    if event == "listening":
+        return f"{head}  listening on {data['address']} (incarnation {data['incarnation']})"
+    if event == "stopped":
+        return f"{head}  stopped"
+    return f"{head}  {event}"
+
+
+def die_with_parent() -> None:
+    """Linux: have the kernel SIGKILL this process when the process that started it dies,
+    so that a supervised node never outlives its supervisor, however that one ends."""
+    try:
+        import ctypes  # noqa: PLC0415 -- Linux only, and only for supervised nodes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_pdeathsig, sigkill = 1, 9
+        libc.prctl(pr_set_pdeathsig, sigkill, 0, 0, 0)
+    except (OSError, AttributeError):
+        log.debug("prctl(PR_SET_PDEATHSIG) is not available here")
+
+
+def serve(
+    config: Config,
+    node_id: int,
+    *,
+    emit: Emit,
+    stop: threading.Event,
+    commands: Any = None,
+    fresh: bool = False,
+) -> None:
+    """Run node ``node_id`` until ``stop`` is set.
+
+    With ``commands`` (a supervisor's pipe), read commands from it, one per line:
+    ``boot [SECONDS]`` (link, waiting up to SECONDS for the neighbours, then start the
+    failure detector), ``start``, ``status`` (answered with a ``status`` event); its end
+    stops the node.  Without, boot at once.  ``fresh``: see :class:`StandaloneNode`.
+    """
+    node = StandaloneNode(config, node_id, emit=emit, fresh=fresh)
+    try:
+        node.open()
+        if commands is not None:
+            reader = threading.Thread(
+                target=_read_commands,
+                args=(node, commands, stop),
+                name="ringleader-commands",
+                daemon=True,
+            )
+            reader.start()
+        else:
+            node.boot()
+        stop.wait()
+    finally:
+        node.close()
+        emit(node.event_line("stopped"))
+
+
+def _read_commands(node: StandaloneNode, commands: Any, stop: threading.Event) -> None:
+    try:
+        for line in commands:
+            command, _, argument = line.strip().partition(" ")
+            if command == "boot":
+                node.boot(wait=float(argument or 0))
+            elif command == "start":
+                node.start()
+            elif command == "status":
+                node.emit(node.status_line())
+            elif command:
+                log.warning("node %s: unknown command %r", node.id, command)
+    except Exception:
+        log.exception("node %s: the command reader failed", node.id)
+    finally:
+        stop.set()

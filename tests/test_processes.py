@@ -1,0 +1,310 @@
+"""One OS process per node: ``mode = "processes"`` and ``ringleader node``."""
+
+from __future__ import annotations
+
+import json
+import signal
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import ringleader
+from ringleader._cli import main
+from tests.nodes import NodeProcess, children_of, running, wait_agreement, write_config
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="process tests use Linux /proc")
+
+
+def _config(tmp_path: Path, body: str) -> ringleader.Config:
+    path = tmp_path / "processes.toml"
+    path.write_text(body, encoding="utf-8")
+    return ringleader.load_config(path)
+
+
+# -- mode = "processes" -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("transport", ["tcp", "ipc"])
+def test_first_election_in_processes_sends_what_the_notes_count(
+    tmp_path: Path, transport: str
+) -> None:
+    config = _config(
+        tmp_path,
+        f'topology = "unidirectional_ring"\nalgorithm = "chang_roberts"\nnodes = 6\n'
+        f'transport = "{transport}"\nmode = "processes"\n',
+    )
+    report = ringleader.run(config)
+    assert report.ok, report.problems
+    assert report.leader == 6 and report.agreed
+    assert report.as_dict()["mode"] == "processes"
+    first = report.elections[0]
+    assert first.trigger == "start" and first.leader == 6
+    assert report.bound_holds  # the same count as threads mode: an exact formula
+
+
+@pytest.mark.parametrize(
+    ("topology", "algorithm"),
+    [("full_mesh", "bully"), ("unidirectional_ring", "chang_roberts")],
+)
+def test_sigkill_of_the_leader_in_processes_mode_elects_the_next(
+    tmp_path: Path, topology: str, algorithm: str
+) -> None:
+    config = _config(
+        tmp_path,
+        f'topology = "{topology}"\nalgorithm = "{algorithm}"\nnodes = 5\n'
+        'transport = "ipc"\nmode = "processes"\nheartbeat = 0.05\nsuspect_after = 0.3\n'
+        '[[faults]]\nat = 0.2\ncrash = "leader"\n',
+    )
+    report = ringleader.run(config)
+    assert report.ok, report.problems
+    assert report.leader == 4 and report.agreed
+    assert [n.state for n in report.nodes if n.id == 5] == ["crashed"]
+    crash = report.faults[0]
+    assert crash.node == 5 and crash.detection_s is not None and crash.failover_s is not None
+    assert 0 < crash.detection_s <= crash.failover_s
+    assert report.safety.violations == []
+
+
+def test_bully_restart_in_processes_mode_brings_the_top_node_back(tmp_path: Path) -> None:
+    config = _config(
+        tmp_path,
+        'topology = "full_mesh"\nnodes = 4\ntransport = "tcp"\nmode = "processes"\n'
+        '[[faults]]\nat = 0.1\ncrash = "leader"\nrestart_after = 0.6\n',
+    )
+    report = ringleader.run(config)
+    assert report.ok, report.problems
+    assert report.leader == 4
+    assert [e.trigger for e in report.elections if e.leader == 4][-1] == "recovery of 4"
+    assert {e.leader for e in report.elections} >= {3, 4}
+
+
+def _wait_children(pid: int, count: int, timeout: float = 30.0) -> list[int]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = children_of(pid)
+        if len(found) >= count:
+            return found
+        time.sleep(0.05)
+    raise AssertionError(f"{count} children did not start: {children_of(pid)}")
+
+
+def _wait_gone(pids: list[int], timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        alive = [p for p in pids if Path(f"/proc/{p}").exists() and _not_zombie(p)]
+        if not alive:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"orphans left behind: {alive}")
+
+
+def _not_zombie(pid: int) -> bool:
+    try:
+        return (Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]) != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize("how", ["sigint", "sigkill"])
+def test_no_node_process_outlives_an_interrupted_or_killed_run(tmp_path: Path, how: str) -> None:
+    path = tmp_path / "long.toml"
+    path.write_text(
+        'topology = "full_mesh"\nnodes = 3\ntransport = "ipc"\nmode = "processes"\n'
+        "run_for = 60\ntimeout = 120\n"
+    )
+    parent = subprocess.Popen(
+        [sys.executable, "-m", "ringleader", "run", str(path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        children = _wait_children(parent.pid, 3)
+        parent.send_signal(signal.SIGINT if how == "sigint" else signal.SIGKILL)
+        _, err = parent.communicate(timeout=30)
+        _wait_gone(children)
+        if how == "sigint":
+            assert parent.returncode == 130
+            assert "interrupted" in err
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+        parent.communicate()
+
+
+# -- ringleader node ----------------------------------------------------------------------
+
+TOPOLOGIES = {
+    # body, ids, whose crash to survive → who leads next
+    "unidirectional_ring": ('topology = "unidirectional_ring"\n', [1, 2, 3, 4], 4, 3),
+    "bidirectional_ring": ('topology = "bidirectional_ring"\n', [1, 2, 3, 4], 4, 3),
+    "spanning_tree": (
+        'topology = "spanning_tree"\nedges = [[1, 2], [1, 3], [2, 4]]\n',
+        [1, 2, 3, 4],
+        4,
+        3,
+    ),
+    "full_mesh": ('topology = "full_mesh"\n', [1, 2, 3, 4], 4, 3),
+    "bully_broadcast": ('topology = "full_mesh"\nalgorithm = "bully_broadcast"\n', [1, 2, 3], 3, 2),
+    "graph": ('topology = "graph"\nedges = [[1, 2], [2, 3], [3, 1], [3, 4]]\n', [1, 2, 3, 4], 4, 3),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TOPOLOGIES))
+def test_node_processes_elect_and_fail_over(tmp_path: Path, name: str) -> None:
+    body, ids, top, next_top = TOPOLOGIES[name]
+    config = write_config(tmp_path / f"{name}.toml", body, ids)
+    with running(config, ids) as nodes:
+        wait_agreement(nodes, ids, top)
+        nodes[top].kill()
+        live = [i for i in ids if i != top]
+        epoch = wait_agreement(nodes, live, next_top)
+        assert epoch > 1
+        suspects = [e for i in live for e in nodes[i].drain() if e["event"] == "suspect"]
+        assert any(e["peer"] == top for e in suspects)
+        for node in live:
+            assert nodes[node].stop() == 0
+            assert nodes[node].drain()[-1]["event"] == "stopped"
+
+
+def test_nodes_started_one_by_one_end_with_the_top_node_leading(tmp_path: Path) -> None:
+    ids = [1, 2, 3, 4]
+    config = write_config(tmp_path / "mesh.toml", 'topology = "full_mesh"\n', ids)
+    with running(config, [1, 2]) as nodes:
+        wait_agreement(nodes, [1, 2], 2)
+        nodes[4] = NodeProcess(config, 4)
+        wait_agreement(nodes, [1, 2, 4], 4)
+        nodes[3] = NodeProcess(config, 3)
+        epoch = wait_agreement(nodes, ids, 4)
+        # The late node 3 joined without a second leader in any epoch.
+        leaders = {
+            (e["epoch"], e["node"])
+            for n in nodes.values()
+            for e in n.drain()
+            if e["event"] == "leader" and e["state"] == "leader"
+        }
+        by_epoch: dict[int, set[int]] = {}
+        for e, node in leaders:
+            by_epoch.setdefault(e, set()).add(node)
+        assert all(len(v) == 1 for v in by_epoch.values()), by_epoch
+        assert epoch >= 2
+
+
+def test_a_restarted_leader_takes_over_again_with_a_new_incarnation(tmp_path: Path) -> None:
+    ids = [1, 2, 3]
+    config = write_config(tmp_path / "mesh.toml", 'topology = "full_mesh"\n', ids)
+    with running(config, ids) as nodes:
+        wait_agreement(nodes, ids, 3)
+        first = nodes[3].events[0]["incarnation"]
+        nodes[3].kill()
+        wait_agreement(nodes, [1, 2], 2)
+        nodes[3] = NodeProcess(config, 3)
+        wait_agreement(nodes, ids, 3)
+        assert nodes[3].events[0]["incarnation"] > first
+
+
+def test_node_human_output_and_clean_exit_on_sigterm(tmp_path: Path) -> None:
+    config = write_config(tmp_path / "one.toml", 'topology = "full_mesh"\n', [1])
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ringleader", "node", str(config), "--id", "1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        lines = []
+        for line in process.stdout:
+            lines.append(line)
+            if "this node leads" in line:
+                break
+        process.send_signal(signal.SIGTERM)
+        rest, err = process.communicate(timeout=10)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 0
+    assert "listening on tcp://127.0.0.1:" in lines[0]
+    assert "this node leads (epoch 1)" in lines[-1]
+    assert rest.strip().endswith("stopped")
+    assert "derived from the config" in err  # no secret on loopback: a warning, not a refusal
+
+
+def test_node_refuses_to_start_without_a_secret_across_machines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("RINGLEADER_SECRET", raising=False)
+    path = tmp_path / "lan.toml"
+    path.write_text(
+        'topology = "full_mesh"\n[[nodes]]\nid = 1\naddress = "tcp://127.0.0.1:7001"\n'
+        '[[nodes]]\nid = 2\naddress = "tcp://192.0.2.7:7001"\n'
+    )
+    assert main(["node", str(path), "--id", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "lan.toml: secret_file: a secret is required" in err
+    assert "node 2 is at tcp://192.0.2.7:7001" in err and "ringleader keys DIR" in err
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        ('topology = "full_mesh"\nnodes = 3\n', "every node needs a fixed address"),
+        (
+            'topology = "full_mesh"\n[[nodes]]\nid = 1\naddress = "tcp://127.0.0.1:*"\n',
+            "every node needs a fixed address",
+        ),
+        (
+            'topology = "full_mesh"\n[[nodes]]\nid = 1\naddress = "tcp://127.0.0.1:7001"\n',
+            "there is no node 9",
+        ),
+    ],
+)
+def test_node_config_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], body: str, words: str
+) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(body)
+    assert main(["node", str(path), "--id", "9" if "no node" in words else "1"]) == 2
+    err = capsys.readouterr().err
+    assert "bad.toml" in err and words in err
+
+
+def test_keys_writes_a_private_secret_and_curve_pairs_and_never_overwrites(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    keys = tmp_path / "keys"
+    assert main(["keys", str(keys), "--ids", "1,2"]) == 0
+    secret = (keys / "secret").read_text().strip()
+    assert len(bytes.fromhex(secret)) == 32
+    assert stat.S_IMODE((keys / "secret").stat().st_mode) == 0o600
+    for node in (1, 2):
+        assert (keys / f"node-{node}.key").exists()
+        assert stat.S_IMODE((keys / f"node-{node}.key_secret").stat().st_mode) == 0o600
+    assert main(["keys", str(keys), "--ids", "1,3"]) == 0
+    out = capsys.readouterr().out
+    assert (keys / "secret").read_text().strip() == secret
+    assert "kept" in out and (keys / "node-3.key").exists()
+
+
+def test_run_json_in_processes_mode_reports_faults(tmp_path: Path) -> None:
+    path = tmp_path / "p.toml"
+    path.write_text(
+        'topology = "full_mesh"\nnodes = 3\ntransport = "ipc"\nmode = "processes"\n'
+        '[[faults]]\nat = 0.1\ncrash = "leader"\n'
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "ringleader", "run", str(path), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["mode"] == "processes" and report["leader"] == 2
+    assert report["faults"][0]["failover_s"] >= report["faults"][0]["detection_s"] > 0
