@@ -16,6 +16,7 @@ from ._bully import Bully, BullyBroadcast
 from ._chang_roberts import ChangRoberts, Elected, ElectionMessage
 from ._echo import Echo, TreeElection
 from ._election import (
+    OPERATOR,
     Action,
     Bound,
     CancelTimer,
@@ -28,6 +29,8 @@ from ._election import (
     Notice,
     Send,
     SetTimer,
+    StatusAnswer,
+    StatusQuery,
 )
 from ._hirschberg_sinclair import HirschbergSinclair
 from ._lelann import Elect, LeLann
@@ -63,6 +66,7 @@ ALGORITHMS: dict[str, type[Election]] = {
 
 __all__ = [
     "ALGORITHMS",
+    "OPERATOR",
     "Action",
     "Boot",
     "Bound",
@@ -96,6 +100,8 @@ __all__ = [
     "SetTimer",
     "SimulationResult",
     "Start",
+    "StatusAnswer",
+    "StatusQuery",
     "TreeElection",
     "Violation",
     "simulate",

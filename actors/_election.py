@@ -89,6 +89,31 @@ class Pong(Message):
 DETECTOR_MESSAGES: tuple[type[Message], ...] = (Ping, Pong)
 DETECTOR_KINDS = frozenset(m.kind for m in DETECTOR_MESSAGES)
 
+#: The sender id of an operator's tool (``ringleader status``): no node may have it.
+OPERATOR = -(2**63)
+
+
+@dataclass(frozen=True, slots=True)
+class StatusQuery(Message):
+    """An operator asks a node for its status; the answer goes to ``reply_to``."""
+
+    kind = "status_query"
+    reply_to: str
+
+
+@dataclass(frozen=True, slots=True)
+class StatusAnswer(Message):
+    """A node's answer to a :class:`StatusQuery`: its ``NodeStatus``."""
+
+    kind = "status_answer"
+    status: Any
+
+
+#: Messages between a node and an operator's tool; the node answers them itself, the
+#: election never sees them.
+OPERATOR_MESSAGES: tuple[type[Message], ...] = (StatusQuery, StatusAnswer)
+OPERATOR_KINDS = frozenset(m.kind for m in OPERATOR_MESSAGES)
+
 
 @dataclass(frozen=True, slots=True)
 class Send:
@@ -271,8 +296,8 @@ class Election:
 
     @classmethod
     def kinds(cls) -> dict[str, type[Message]]:
-        """Message kind name → class, for the codec (the detector's included)."""
-        return {m.kind: m for m in (*cls.messages, *DETECTOR_MESSAGES)}
+        """Message kind name → class, for the codec (the detector's and operator's too)."""
+        return {m.kind: m for m in (*cls.messages, *DETECTOR_MESSAGES, *OPERATOR_MESSAGES)}
 
     @classmethod
     def bound(cls, graph: Graph, initiators: Collection[int]) -> Bound:

@@ -30,6 +30,8 @@ from transport import Codec, Inbox, Links, Mailbox, Network, Session, TimerFired
 
 from ._election import (
     DETECTOR_KINDS,
+    OPERATOR,
+    OPERATOR_KINDS,
     Action,
     CancelTimer,
     Election,
@@ -37,6 +39,8 @@ from ._election import (
     Notice,
     Send,
     SetTimer,
+    StatusAnswer,
+    StatusQuery,
 )
 
 __all__ = [
@@ -165,7 +169,8 @@ class NodeActor(pykka.ThreadingActor):
         self.id = algorithm.id
         self._network = network
         view = algorithm.node
-        self._session = Session(codec, self.id, incarnation, peers=view.members or view.inbound)
+        peers = (*(view.members or view.inbound), OPERATOR)
+        self._session = Session(codec, self.id, incarnation, peers=peers)
         self._directory: Mapping[int, str] = {}
         self._sent_by_epoch: Counter[int] = Counter()
         self._events = events
@@ -304,11 +309,42 @@ class NodeActor(pykka.ThreadingActor):
         except FrameRejected as rejected:
             self._reject(rejected)
             return
+        if header.sender == OPERATOR or header.kind in OPERATOR_KINDS:
+            self._operator(header.sender, header.incarnation, message)
+            return
         # Admitted: written by a cluster member for this node, in order, never seen
         # before.  Counted as received even if the algorithm drops it for a stale epoch,
         # so that sent and received frames balance once the cluster is quiet.
         self._received += 1
         self._after(self.algorithm.handle_message(header.sender, message, header.epoch))
+
+    def _operator(self, sender: int, incarnation: int, message: object) -> None:
+        """Answer an operator's :class:`StatusQuery` on a link of its own.
+
+        Only the operator may ask, and it may only ask; neither the question nor the
+        answer counts as election traffic.
+        """
+        if sender != OPERATOR or type(message) is not StatusQuery:
+            what = f"{type(message).__name__} from node {sender}"
+            self._reject(FrameRejected("unknown_sender", what, authentic=True))
+            return
+        frame = self._session.seal(
+            OPERATOR,
+            StatusAnswer.kind,
+            self.algorithm.epoch,
+            StatusAnswer(self.status()),
+            to_incarnation=incarnation,
+        )
+        try:
+            links = self._network.connect({OPERATOR: message.reply_to})
+        except TransportError as exc:
+            log.info("%s cannot answer a status query: %s", self, exc)
+            return
+        try:
+            if not links.send(OPERATOR, frame):
+                log.info("%s could not answer a status query at %s", self, message.reply_to)
+        finally:
+            links.close()
 
     def _reject(self, rejected: FrameRejected) -> None:
         reason = rejected.reason

@@ -21,7 +21,8 @@ from topologies import TOPOLOGIES, TRANSPORT_NAMES, Config, Overrides, load_conf
 
 from . import __version__
 from ._keys import make_keys
-from ._render import check_summary, print_check, print_report, progress_bar
+from ._operator import ask_status, status_summary
+from ._render import check_summary, print_check, print_report, print_status, progress_bar
 from ._run import run
 from ._standalone import describe, die_with_parent, serve
 from .errors import ConfigError, TransportError, UsageError
@@ -171,6 +172,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --supervised: a member of a cluster started all at once (election 1, "
         "initiated on the start command) rather than one joining a running cluster",
     )
+    status_parser = commands.add_parser(
+        "status",
+        help="ask every node of CONFIG who it thinks leads",
+        description="Ask every node of CONFIG over the cluster's authenticated wire for its "
+        "view (state, leader, epoch, incarnation, counters) and print a table.",
+        epilog="Exit status: 0 every node answered and all agree on one live leader; 1 not.",
+    )
+    status_parser.add_argument("config", metavar="CONFIG", help="the cluster's TOML config")
+    status_parser.add_argument("--json", action="store_true", help="print one JSON object")
+    status_parser.add_argument(
+        "--timeout", type=_positive_float, default=2.0, metavar="S", help="wait S s for answers"
+    )
     keys_parser = commands.add_parser(
         "keys",
         help="make a cluster secret (and CURVE key pairs) to copy to every machine",
@@ -182,7 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
     keys_parser.add_argument(
         "--ids", type=_node_ids, metavar="IDS", help="node ids for CURVE key pairs, e.g. 1,2,3"
     )
-    for sub in (run_parser, check_parser, node_parser, keys_parser):
+    for sub in (run_parser, check_parser, node_parser, status_parser, keys_parser):
         # SUPPRESS: a -v before the command is not reset by the subcommand's default.
         sub.add_argument(
             "-v",
@@ -276,6 +289,21 @@ def _node(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _status(args: argparse.Namespace, out: Console) -> int:
+    config = load_config(args.config)
+    if len(config.addresses) < config.n:
+        raise ConfigError(
+            config.source, "nodes", "every node needs an address to be asked", "as for node"
+        )
+    answers = ask_status(config, timeout=args.timeout)
+    summary = status_summary(config, answers)
+    if args.json:
+        _print_json(summary)
+    else:
+        print_status(out, summary)
+    return EXIT_OK if summary["agreed"] else EXIT_FAILED
+
+
 def _keys(args: argparse.Namespace, out: Console) -> int:
     for path, written in make_keys(Path(args.directory), args.ids or []):
         out.print(f"wrote {path}" if written else f"kept {path} (it exists)")
@@ -304,6 +332,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "check": lambda: _check(args, out),
         "node": lambda: _node(args),
         "keys": lambda: _keys(args, out),
+        "status": lambda: _status(args, out),
     }
     try:
         return commands[args.command]()

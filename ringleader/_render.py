@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -241,3 +242,37 @@ def progress_bar(console: Console) -> Iterator[Any]:
             bar.update(tasks[phase], completed=done, total=total)
 
         yield update
+
+
+def print_status(console: Console, summary: dict[str, Any]) -> None:
+    """``ringleader status``: one row per node, then the verdict."""
+    table = Table(box=None, pad_edge=False)
+    for column in ("node", "address", "state", "leader", "epoch", "up since", "rejected"):
+        left = column in ("address", "state", "up since")
+        table.add_column(column, justify="left" if left else "right", no_wrap=True)
+    for node in summary["nodes"]:
+        if not node["answered"]:
+            table.add_row(str(node["id"]), node["address"], "[red]no answer[/]", "", "", "", "")
+            continue
+        rejected = sum(node["rejected"].values())
+        table.add_row(
+            str(node["id"]),
+            node["address"],
+            node["state"],
+            "–" if node["leader"] is None else str(node["leader"]),
+            str(node["epoch"]),
+            _since(node["incarnation"]),
+            str(rejected),
+        )
+    console.print(table)
+    if summary["agreed"]:
+        console.print(f"Leader: node {summary['leader']}, epoch {summary['epoch']}; all agree")
+    else:
+        console.print("[red]No agreement[/]: some nodes did not answer or disagree")
+
+
+def _since(incarnation: int) -> str:
+    """A standalone node's incarnation is its start time in ns: show it as a time."""
+    if incarnation < 10**18:  # a counter (threads mode), not a clock
+        return str(incarnation)
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(incarnation / 1e9))

@@ -308,3 +308,33 @@ def test_run_json_in_processes_mode_reports_faults(tmp_path: Path) -> None:
     report = json.loads(result.stdout)
     assert report["mode"] == "processes" and report["leader"] == 2
     assert report["faults"][0]["failover_s"] >= report["faults"][0]["detection_s"] > 0
+
+
+def test_status_asks_every_node_over_the_wire(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RINGLEADER_SECRET", "0123456789abcdef" * 2)
+    ids = [1, 2, 3]
+    config = write_config(tmp_path / "mesh.toml", 'topology = "full_mesh"\n', ids)
+    with running(config, ids) as nodes:
+        epoch = wait_agreement(nodes, ids, 3)
+        assert main(["status", str(config), "--json"]) == 0
+        summary = json.loads(capsys.readouterr().out)
+        assert (summary["agreed"], summary["leader"], summary["epoch"]) == (True, 3, epoch)
+        assert [n["state"] for n in summary["nodes"]] == ["not_leader", "not_leader", "leader"]
+        assert main(["status", str(config)]) == 0
+        out = capsys.readouterr().out
+        assert f"Leader: node 3, epoch {epoch}; all agree" in out
+        # The wrong secret gets no answer at all.
+        monkeypatch.setenv("RINGLEADER_SECRET", "f" * 32)
+        assert main(["status", str(config), "--json", "--timeout", "0.5"]) == 1
+        assert not any(n["answered"] for n in json.loads(capsys.readouterr().out)["nodes"])
+        monkeypatch.setenv("RINGLEADER_SECRET", "0123456789abcdef" * 2)
+        nodes[3].kill()
+        wait_agreement(nodes, [1, 2], 2)
+        assert main(["status", str(config), "--json", "--timeout", "0.5"]) == 1
+        summary = json.loads(capsys.readouterr().out)
+        assert [n["answered"] for n in summary["nodes"]] == [True, True, False]
+        assert summary["agreed"] is False
+        # The operator's questions are not election traffic: nobody counted them.
+        assert all(n["rejected"].get("unknown_sender", 0) == 0 for n in summary["nodes"][:2])

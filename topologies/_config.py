@@ -583,8 +583,10 @@ class _Validator:
         node_id = entry.get("id")
         if node_id is None:
             raise self.error(f"{key}.id", "missing", "every node needs a unique integer id")
-        if not _is_int(node_id) or not -_I64 <= node_id < _I64:
-            raise self.error(f"{key}.id", f"{node_id!r} is not a 64-bit integer")
+        if not _is_int(node_id) or not -_I64 < node_id < _I64:
+            raise self.error(
+                f"{key}.id", f"{node_id!r} is not a 64-bit integer above -2**63 (the operator's)"
+            )
         capacity = entry.get("capacity", node_id)
         if not _is_number(capacity):
             raise self.error(f"{key}.capacity", f"{capacity!r} is not a finite number")

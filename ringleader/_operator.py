@@ -1,0 +1,130 @@
+"""``ringleader status``: ask every node of a config, over the authenticated wire, what
+it thinks.
+
+The tool is an operator, not a member: it signs with the cluster secret as the reserved
+sender :data:`~actors.OPERATOR`, binds a mailbox of its own for the answers (on the
+address this machine would use to reach the nodes) and sends each node a
+:class:`~actors.StatusQuery`; each node answers with its :class:`~actors.NodeStatus`.
+Nodes answer only the operator, and only that question.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+from typing import Any
+
+import zmq
+
+from actors import OPERATOR, NodeStatus, StatusAnswer, StatusQuery
+from ringleader.errors import FrameRejected
+from topologies import Config
+from transport import Codec, Links, Mailbox, Session, SocketOptions, ZmqNetwork
+
+from ._standalone import node_secret
+
+__all__ = ["ask_status", "status_summary"]
+
+
+def _reply_address(config: Config) -> str | None:
+    """An address of this machine the nodes can reach (``None``: a free ipc one)."""
+    if config.transport != "tcp":
+        return None
+    first = next(iter(config.addresses.values()))
+    host = first[len("tcp://") :].rpartition(":")[0].strip("[]")
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect((host, 9))  # UDP: no packet is sent, the kernel picks a route
+            local = probe.getsockname()[0]
+    except OSError:
+        local = "127.0.0.1"
+    return f"tcp://{local}:*"
+
+
+def ask_status(config: Config, *, timeout: float = 2.0) -> dict[int, NodeStatus | None]:
+    """Every node's status, or ``None`` for a node that did not answer within ``timeout``."""
+    codec = Codec(node_secret(config), config.cluster_id, config.algorithm_class.kinds())
+    session = Session(codec, OPERATOR, time.time_ns())
+    network = ZmqNetwork(
+        config.transport, nodes=1, links=config.n, options=SocketOptions(send_timeout=timeout)
+    )
+    answers: dict[int, NodeStatus | None] = {n.id: None for n in config.nodes}
+    try:
+        mailbox = network.listen(OPERATOR, _reply_address(config))
+        links = network.connect(config.addresses)
+        try:
+            _ask(mailbox, links, session, answers, time.monotonic() + timeout)
+        finally:
+            links.close(abrupt=True)
+            mailbox.close()
+    finally:
+        network.close()
+    return answers
+
+
+def _ask(
+    mailbox: Mailbox,
+    links: Links,
+    session: Session,
+    answers: dict[int, NodeStatus | None],
+    deadline: float,
+) -> None:
+    query = StatusQuery(mailbox.address)
+    poller = zmq.Poller()
+    poller.register(mailbox.waitable, zmq.POLLIN)
+    pending, asked = set(answers), set[int]()
+    while pending and (left := deadline - time.monotonic()) > 0:
+        # A PUSH drops a frame for a peer it is not connected to yet (IMMEDIATE): ask
+        # each node as soon as its link is up.
+        for node in sorted(pending - asked):
+            if links.send(node, session.seal(node, query.kind, 0, query), wait=False):
+                asked.add(node)
+        poller.poll(round(min(left, 0.02) * 1000))
+        while (frame := mailbox.receive()) is not None:
+            try:
+                header, message = session.open(frame)
+            except FrameRejected:
+                continue
+            if type(message) is StatusAnswer and header.sender in pending:
+                answers[header.sender] = message.status
+                pending.discard(header.sender)
+
+
+def status_summary(config: Config, answers: dict[int, NodeStatus | None]) -> dict[str, Any]:
+    """What ``ringleader status --json`` prints: each node's answer and whether they agree.
+
+    ``agreed``: every node answered and names the same leader in the same epoch, and that
+    leader says it leads.
+    """
+    nodes = []
+    for spec in config.nodes:
+        status = answers.get(spec.id)
+        entry: dict[str, Any] = {"id": spec.id, "address": spec.address, "answered": False}
+        if status is not None:
+            entry.update(
+                answered=True,
+                state=status.state,
+                leader=status.elected,
+                epoch=status.epoch,
+                incarnation=status.incarnation,
+                received=status.received,
+                sent=status.sent_total,
+                rejected=dict(status.rejected),
+            )
+        nodes.append(entry)
+    views = {(n.get("leader"), n.get("epoch")) for n in nodes}
+    leader, epoch = next(iter(views)) if len(views) == 1 else (None, None)
+    leads = next((n for n in nodes if n["id"] == leader), None)
+    agreed = (
+        leader is not None
+        and all(n["answered"] for n in nodes)
+        and leads is not None
+        and leads.get("state") == "leader"
+    )
+    return {
+        "cluster": f"{config.cluster_id:016x}",
+        "agreed": agreed,
+        "leader": leader if agreed else None,
+        "epoch": epoch if agreed else None,
+        "nodes": nodes,
+    }
