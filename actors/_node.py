@@ -239,6 +239,8 @@ class NodeActor(pykka.ThreadingActor):
         if self._mailbox is not None:
             raise TransportError(f"{self} is already listening at {self._mailbox.address}")
         self._mailbox = self._network.listen(self.id, address)
+        if hasattr(self._mailbox, "on_reject"):  # CURVE: frames from the wrong key
+            self._mailbox.on_reject = self._reject
         self.actor_inbox.attach(self._mailbox)
         return self._mailbox.address
 
@@ -248,7 +250,7 @@ class NodeActor(pykka.ThreadingActor):
         if self._links is not None:
             self._links.close()
         self._directory = directory or peers
-        self._links = self._network.connect(peers)
+        self._links = self._network.connect(peers, node=self.id)
         return self._links.wait_ready(timeout)
 
     def _start(self) -> None:
@@ -336,7 +338,7 @@ class NodeActor(pykka.ThreadingActor):
             to_incarnation=incarnation,
         )
         try:
-            links = self._network.connect({OPERATOR: message.reply_to})
+            links = self._network.connect({OPERATOR: message.reply_to}, node=self.id)
         except TransportError as exc:
             log.info("%s cannot answer a status query: %s", self, exc)
             return

@@ -8,7 +8,8 @@ shared, noisy machine.  Three parts:
 
 1. One hop, tcp: a bare pyzmq PUSH/PULL ping-pong between two threads, against a
    ringleader frame going actor → transport → actor (sealed, signed, verified,
-   unpickled, handled by a sans-IO probe).  Goal: ratio ≤ 1.5.
+   unpickled, handled by a sans-IO probe).  Goal: ratio ≤ 1.5.  Also with
+   ``security = "curve"`` (CURVE encryption and key checks under the HMAC).
 2. Flatness: a token round a ring of N actors in one process, N = 10, 100, 1000;
    per-hop cost should not grow with N (one epoll reactor for every mailbox).
 3. Chang–Roberts worst case (ids descending, everyone initiating) at N = 100, 300,
@@ -24,6 +25,7 @@ import argparse
 import os
 import statistics
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -35,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _probes import token_ring
 
 import ringleader
+from ringleader._keys import make_keys
 from topologies import NodeSpec, Overrides
 
 
@@ -79,9 +82,11 @@ def ring_config(n: int, transport: str, descending: bool = False) -> ringleader.
     return config
 
 
-def token_hop(n: int, hops: int, transport: str) -> tuple[float, int]:
-    """Seconds per hop of a token round an n-node ring; also the frame size."""
+def token_hop(n: int, hops: int, transport: str, keys: Path | None = None) -> tuple[float, int]:
+    """Seconds per hop of a token round an n-node ring (CURVE too with ``keys``)."""
     config = ring_config(n, transport).replace(initiators=(1,))
+    if keys is not None:
+        config = config.replace(security="curve", keys=keys)
     report = ringleader.run(config, algorithm=token_ring(hops, n))
     assert report.ok and report.total == hops, report.problems
     assert report.elapsed_s is not None
@@ -92,16 +97,21 @@ def part_one(hops: int, repeats: int) -> None:
     bare = [bare_pingpong(hops, 160) for _ in range(repeats)]
     ours = [token_hop(2, hops, "tcp")[0] for _ in range(repeats)]
     memory = [token_hop(2, hops, "memory")[0] for _ in range(repeats)]
-    b, o, m = min(bare), min(ours), min(memory)
+    with tempfile.TemporaryDirectory() as tmp:
+        make_keys(Path(tmp), [1, 2])
+        curve = [token_hop(2, hops, "tcp", Path(tmp))[0] for _ in range(repeats)]
+    b, o, m, c = min(bare), min(ours), min(memory), min(curve)
     median = statistics.median
     rows = [
         ("bare pyzmq ping-pong, tcp", b, median(bare)),
         ("ringleader actor→actor, tcp", o, median(ours)),
+        ("ringleader, tcp + CURVE", c, median(curve)),
         ("ringleader, memory transport", m, median(memory)),
     ]
     for label, fastest, mid in rows:
         print(f"  {label:32s} {fastest * 1e6:7.1f} µs/hop  (median {mid * 1e6:.1f})")
     print(f"  ratio ringleader / bare, tcp     {o / b:7.2f}   (goal ≤ 1.5)")
+    print(f"  cost of CURVE: with / without    {c / o:7.2f}")
 
 
 def part_two(sizes: list[int], laps: int) -> None:

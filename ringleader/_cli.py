@@ -309,7 +309,12 @@ def _keys(args: argparse.Namespace, out: Console) -> int:
         out.print(f"wrote {path}" if written else f"kept {path} (it exists)")
     out.print(
         f"Copy {Path(args.directory) / 'secret'} to every machine and point secret_file at it"
-        + (" (and each node's key pair, with every public key, for CURVE)." if args.ids else ".")
+        + (
+            "; give each machine its node's .key_secret, every .key, and operator.key_secret "
+            "only where ringleader status runs."
+            if args.ids
+            else "."
+        )
     )
     return EXIT_OK
 

@@ -9,18 +9,15 @@ from pathlib import Path
 
 from .errors import UsageError
 
-__all__ = ["SECRET_NAME", "curve_key_paths", "make_keys"]
+__all__ = ["SECRET_NAME", "make_keys"]
 
 SECRET_NAME = "secret"
 
 
-def curve_key_paths(directory: Path, node: int) -> tuple[Path, Path]:
-    """Where node ``node``'s CURVE public and secret key files live in ``directory``."""
-    return directory / f"node-{node}.key", directory / f"node-{node}.key_secret"
-
-
 def make_keys(directory: Path, ids: Iterable[int] = ()) -> list[tuple[Path, bool]]:
-    """Write ``directory/secret`` and, for each of ``ids``, a CURVE key pair.
+    """Write ``directory/secret`` and, for each of ``ids``, a CURVE key pair
+    (``node-ID.key``, ``node-ID.key_secret``), plus one for the operator's tools
+    (``operator.key``…) when there are ids.
 
     Returns ``(path, written)`` for every file: a file that exists already is kept as it
     is (``written`` false), so running it again for more ids never changes a key that
@@ -31,14 +28,17 @@ def make_keys(directory: Path, ids: Iterable[int] = ()) -> list[tuple[Path, bool
     except OSError as exc:
         raise UsageError(f"cannot create {directory}: {exc.strerror or exc}") from None
     results = [(directory / SECRET_NAME, _write_secret(directory / SECRET_NAME))]
-    for node in ids:
-        public, secret = curve_key_paths(directory, node)
+    names = [f"node-{node}" for node in ids]
+    if names:
+        names.append("operator")  # for ringleader status
+    for name in names:
+        public, secret = directory / f"{name}.key", directory / f"{name}.key_secret"
         if public.exists() or secret.exists():
             results += [(public, False), (secret, False)]
             continue
         import zmq.auth  # noqa: PLC0415 -- only for CURVE
 
-        made_public, made_secret = zmq.auth.create_certificates(directory, f"node-{node}")
+        made_public, made_secret = zmq.auth.create_certificates(directory, name)
         Path(made_secret).chmod(0o600)
         results += [(Path(made_public), True), (Path(made_secret), True)]
     return results

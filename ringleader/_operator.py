@@ -46,12 +46,16 @@ def ask_status(config: Config, *, timeout: float = 2.0) -> dict[int, NodeStatus 
     codec = Codec(node_secret(config), config.cluster_id, config.algorithm_class.kinds())
     session = Session(codec, OPERATOR, time.time_ns())
     network = ZmqNetwork(
-        config.transport, nodes=1, links=config.n, options=SocketOptions(send_timeout=timeout)
+        config.transport,
+        nodes=1,
+        links=config.n,
+        options=SocketOptions(send_timeout=timeout),
+        curve=config.curve_keys([OPERATOR]),
     )
     answers: dict[int, NodeStatus | None] = {n.id: None for n in config.nodes}
     try:
         mailbox = network.listen(OPERATOR, _reply_address(config))
-        links = network.connect(config.addresses)
+        links = network.connect(config.addresses, node=OPERATOR)
         try:
             _ask(mailbox, links, session, answers, time.monotonic() + timeout)
         finally:

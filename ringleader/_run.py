@@ -148,7 +148,11 @@ class LocalCluster:
         )
         heartbeat = config.settings.get("heartbeat") if config.detector else None
         self._network = open_network(
-            config.transport, nodes=config.n, links=wiring.links, send_timeout=heartbeat
+            config.transport,
+            nodes=config.n,
+            links=wiring.links,
+            send_timeout=heartbeat,
+            curve=config.curve_keys([n.id for n in config.nodes]),
         )
         initiators = set(config.initiators)
         for view in self._views.values():

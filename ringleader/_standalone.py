@@ -179,6 +179,7 @@ class StandaloneNode:
             nodes=1,
             links=config.n,
             options=SocketOptions(send_timeout=settings["heartbeat"]),
+            curve=config.curve_keys([node_id]),
         )
         self._rejections: dict[str, tuple[int, float]] = {}  # reason → (count this s, since)
         self._lock = threading.Lock()

@@ -12,14 +12,15 @@ import json
 import math
 import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from actors import ALGORITHMS, Bound, Election
+from actors import ALGORITHMS, OPERATOR, Bound, Election
 from ringleader.errors import ConfigError
+from transport import CurveKeys
 
 from ._builders import WiringError
 from ._registry import TOPOLOGIES
@@ -29,6 +30,7 @@ __all__ = [
     "DEFAULT_NODES",
     "MODES",
     "SECRET_ENV",
+    "SECURITY",
     "TRANSPORT_NAMES",
     "Config",
     "FaultSpec",
@@ -60,10 +62,13 @@ _KEYS = (
     "run_for",
     "faults",
     "cluster",
+    "security",
+    "keys",
 )
 _NODE_KEYS = ("id", "capacity", "address", "parent")
 _FAULT_KEYS = ("at", "crash", "restart_after")
 MODES = ("threads", "processes")
+SECURITY = ("hmac", "curve")
 #: Algorithm tunables: config key → default, in seconds (see actors/_bully.py).
 _SETTINGS = {"election_timeout": 0.5, "coordinator_timeout": 1.0}
 #: The failure detector's, used when a run goes on after its first election.
@@ -135,6 +140,10 @@ class Config:
     detector_settings: Mapping[str, float] = field(default_factory=lambda: dict(_DETECTOR))
     #: ``cluster``: a name that sets the cluster id (default: one derived from the members).
     cluster: str | None = None
+    #: ``security``: ``"hmac"`` (signed frames) or ``"curve"`` (also ZeroMQ CURVE
+    #: encryption and peer authentication, with the key pairs in ``keys``).
+    security: str = "hmac"
+    keys: Path | None = None
 
     @property
     def detector(self) -> bool:
@@ -197,6 +206,10 @@ class Config:
             lines.append(f"cluster = {_toml(self.cluster)}")
         if self.secret_file is not None:
             lines.append(f"secret_file = {_toml(str(self.secret_file.resolve()))}")
+        if self.security != "hmac":
+            lines.append(f"security = {_toml(self.security)}")
+        if self.keys is not None:
+            lines.append(f"keys = {_toml(str(self.keys.resolve()))}")
         if self.edges is not None:
             lines.append(f"edges = {_toml([list(e) for e in self.edges])}")
         for node in self.nodes:
@@ -210,6 +223,39 @@ class Config:
             if fault.restart_after is not None:
                 lines.append(f"restart_after = {_toml(fault.restart_after)}")
         return "\n".join(lines) + "\n"
+
+    def curve_keys(self, hosted: Collection[int]) -> CurveKeys | None:
+        """With ``security = "curve"``: every member's public key (and the operator's, if
+        ``keys`` holds one), and the secret keys of ``hosted``; ``None`` otherwise."""
+        if self.security != "curve" or self.keys is None:
+            return None
+        import zmq.auth  # noqa: PLC0415 -- only for CURVE
+
+        public: dict[int, bytes] = {}
+        secret: dict[int, bytes] = {}
+        names = {n.id: f"node-{n.id}" for n in self.nodes}
+        names[OPERATOR] = "operator"
+        hint = f"make them with: ringleader keys {self.keys} --ids " + ",".join(
+            str(n.id) for n in self.nodes
+        )
+        for node, name in names.items():
+            path = self.keys / f"{name}.key"
+            if not path.exists():
+                if node == OPERATOR and node not in hosted:
+                    continue  # then nobody may ask for status
+                raise ConfigError(self.source, "keys", f"{path} is missing", hint)
+            try:
+                public[node], _ = zmq.auth.load_certificate(path)
+                if node in hosted:
+                    own = self.keys / f"{name}.key_secret"
+                    _, key = zmq.auth.load_certificate(own)
+                    if key is None:
+                        raise ValueError(f"{own} holds no secret key")
+                    secret[node] = key
+            except (OSError, ValueError) as exc:
+                problem = f"cannot load {name}'s key: {exc}"
+                raise ConfigError(self.source, "keys", problem, hint) from None
+        return CurveKeys(public, secret)
 
     def secret(self) -> bytes | None:
         """The cluster secret: ``secret_file``, else ``$RINGLEADER_SECRET``, else ``None``."""
@@ -341,6 +387,7 @@ class _Validator:
         nodes = self.nodes(transport)
         edges = self.edges()
         mode = self.choice("mode", "threads", MODES)
+        security = self.choice("security", "hmac", SECURITY)
         if mode == "processes" and transport not in ("tcp", "ipc"):
             raise self.error(
                 "mode",
@@ -373,6 +420,8 @@ class _Validator:
             faults=faults,
             detector_settings=detector,
             cluster=self.cluster(),
+            security=security,
+            keys=self.keys(security, transport),
         )
         try:
             config.wiring  # noqa: B018 -- build it now, so a bad wiring is a config error
@@ -482,6 +531,30 @@ class _Validator:
                 restart = self.seconds(f"{key}.restart_after", restart)
             faults.append(FaultSpec(at, crash, restart))
         return tuple(faults)
+
+    def keys(self, security: str, transport: str) -> Path | None:
+        value = self.data.get("keys")
+        if security != "curve":
+            if value is not None:
+                raise self.error("keys", 'is only used with security = "curve"')
+            return None
+        if transport not in ("tcp", "ipc"):
+            raise self.error(
+                "security",
+                f"CURVE needs a ZeroMQ transport between sockets, not {transport}",
+                'use transport = "tcp" or "ipc"',
+            )
+        hint = "a directory made with: ringleader keys DIR --ids 1,2,3"
+        if not isinstance(value, str) or not value:
+            raise self.error(
+                "keys", "missing" if value is None else f"{value!r} is not a path", hint
+            )
+        path = Path(value).expanduser()
+        if not path.is_absolute() and self.base is not None:
+            path = self.base / path
+        if not path.is_dir():
+            raise self.error("keys", f"{path} is not a directory", hint)
+        return path
 
     def cluster(self) -> str | None:
         value = self.data.get("cluster")

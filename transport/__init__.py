@@ -20,7 +20,7 @@ from ._inbox import Inbox, TimerFired
 from ._limits import Demand, ensure_open_files, estimate
 from ._memory import MemoryMailbox, MemoryNetwork
 from ._session import Session
-from ._zmq import SCHEMES, SocketOptions, ZmqLinks, ZmqMailbox, ZmqNetwork
+from ._zmq import SCHEMES, CurveKeys, SocketOptions, ZmqLinks, ZmqMailbox, ZmqNetwork
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())
 
@@ -28,17 +28,24 @@ TRANSPORTS = (*SCHEMES, "memory")
 
 
 def open_network(
-    scheme: str, *, nodes: int = 16, links: int = 16, send_timeout: float | None = None
+    scheme: str,
+    *,
+    nodes: int = 16,
+    links: int = 16,
+    send_timeout: float | None = None,
+    curve: CurveKeys | None = None,
 ) -> Network:
     """A network for ``scheme`` (one of :data:`TRANSPORTS`), sized for a local cluster.
 
     ``send_timeout`` replaces :class:`SocketOptions`' default: with a failure detector
     running, a send must never stall a node for longer than a heartbeat.
     """
+    if curve is not None and scheme not in ("tcp", "ipc"):
+        raise TransportError(f"CURVE needs tcp or ipc, not {scheme}")
     if scheme == "memory":
         return MemoryNetwork()
     options = SocketOptions() if send_timeout is None else SocketOptions(send_timeout=send_timeout)
-    return ZmqNetwork(scheme, nodes=nodes, links=links, options=options)
+    return ZmqNetwork(scheme, nodes=nodes, links=links, options=options, curve=curve)
 
 
 __all__ = [
@@ -46,6 +53,7 @@ __all__ = [
     "SCHEMES",
     "TRANSPORTS",
     "Codec",
+    "CurveKeys",
     "Demand",
     "FrameRejected",
     "Header",

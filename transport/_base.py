@@ -78,8 +78,9 @@ class Network(Protocol):
         """Open ``node``'s mailbox at ``address`` (or a free one)."""
         ...
 
-    def connect(self, peers: Mapping[int, str]) -> Links:
-        """Make links to ``peers`` (node id → mailbox address), for the calling thread."""
+    def connect(self, peers: Mapping[int, str], *, node: int | None = None) -> Links:
+        """Make links from ``node`` to ``peers`` (node id → mailbox address), for the
+        calling thread.  (``node`` picks the key pair where links are authenticated.)"""
         ...
 
     def close(self) -> None:

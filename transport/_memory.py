@@ -114,7 +114,7 @@ class MemoryNetwork:
             mailbox = self._boxes[address] = MemoryMailbox(address, self)
         return mailbox
 
-    def connect(self, peers: Mapping[int, str]) -> MemoryLinks:
+    def connect(self, peers: Mapping[int, str], *, node: int | None = None) -> MemoryLinks:
         if self._closed:
             raise TransportError("the network is closed")
         return MemoryLinks(self, peers)

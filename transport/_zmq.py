@@ -11,20 +11,23 @@ import itertools
 import logging
 import shutil
 import socket
+import struct
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import zmq
+from zmq.auth.thread import ThreadAuthenticator
+from zmq.utils import z85
 
-from ringleader.errors import TransportError
+from ringleader.errors import FrameRejected, TransportError
 
 from ._limits import ensure_open_files, estimate
 
-__all__ = ["SCHEMES", "SocketOptions", "ZmqLinks", "ZmqMailbox", "ZmqNetwork"]
+__all__ = ["SCHEMES", "CurveKeys", "SocketOptions", "ZmqLinks", "ZmqMailbox", "ZmqNetwork"]
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +66,46 @@ class SocketOptions:
     reconnect_ivl_max: float = 0.1
 
 
+@dataclass(frozen=True)
+class CurveKeys:
+    """ZeroMQ CURVE keys (Z85 text, as ``zmq.auth`` writes them) for one process.
+
+    ``public``: every member's public key (and the operator's, if it may ask for
+    status); a mailbox accepts a connection only from one of these keys, and the sender
+    id of every frame must be the id the key belongs to.  ``secret``: the secret keys of
+    the nodes this process hosts.
+    """
+
+    public: Mapping[int, bytes]
+    secret: Mapping[int, bytes]
+
+    def pair(self, node: int) -> tuple[bytes, bytes]:
+        try:
+            return self.public[node], self.secret[node]
+        except KeyError:
+            raise TransportError(f"node {node} has no CURVE key pair here") from None
+
+
+class _ClusterAuthenticator(ThreadAuthenticator):
+    """ZAP for CURVE: admit exactly the cluster's public keys; the connection's User-Id
+    is the node id its key belongs to."""
+
+    def __init__(self, ctx: zmq.Context[zmq.Socket[bytes]], public: Mapping[int, bytes]) -> None:
+        super().__init__(ctx, log=logging.getLogger(f"{__name__}.zap"))
+        self._ids = {z85.decode(key): node for node, key in public.items()}
+        self._z85 = {key: node for node, key in public.items()}
+        self.configure_curve_callback("*", credentials_provider=self)
+
+    def callback(self, domain: str, key: bytes) -> bool:
+        if key in self._z85:
+            return True
+        log.warning("refused a CURVE connection from an unknown key %s", key.decode("ascii"))
+        return False
+
+    def curve_user_id(self, client_public_key: bytes) -> str:
+        return str(self._ids[client_public_key])
+
+
 def _ms(seconds: float) -> int:
     return round(seconds * 1000)
 
@@ -86,12 +129,25 @@ def _refuse_live_ipc(node: int, path: str) -> None:
     raise TransportError(f"node {node}: cannot bind ipc://{path}: another mailbox is using it")
 
 
-class ZmqMailbox:
-    """A node's PULL socket, read by the node's own actor thread."""
+_SENDER = struct.Struct("!q")  # the sender id, at offset 12 of a frame (see _frame.py)
+_SENDER_AT = 12
 
-    def __init__(self, sock: zmq.Socket[bytes], address: str) -> None:
+
+class ZmqMailbox:
+    """A node's PULL socket, read by the node's own actor thread.
+
+    With CURVE (``authenticated``), each frame's claimed sender id is compared with the
+    node id of the key its connection authenticated with; a frame from the wrong key is
+    dropped and reported to :attr:`on_reject` (the node counts it as ``wrong_key``).
+    """
+
+    def __init__(
+        self, sock: zmq.Socket[bytes], address: str, *, authenticated: bool = False
+    ) -> None:
         self.address = address
         self._sock = sock
+        self._authenticated = authenticated
+        self.on_reject: Callable[[FrameRejected], None] | None = None
 
     @property
     def waitable(self) -> zmq.Socket[bytes]:
@@ -103,9 +159,27 @@ class ZmqMailbox:
         if not int(self._sock.getsockopt(zmq.EVENTS)) & zmq.POLLIN:
             return None
         try:
-            return self._sock.recv(zmq.NOBLOCK)
+            if not self._authenticated:
+                return self._sock.recv(zmq.NOBLOCK)
+            while True:
+                frame = self._sock.recv(zmq.NOBLOCK, copy=False)
+                data = frame.bytes
+                if self._from_its_key(str(frame.get("User-Id")), data):
+                    return data
         except zmq.Again:
             return None
+
+    def _from_its_key(self, user: str, data: bytes) -> bool:
+        if len(data) < _SENDER_AT + _SENDER.size:
+            return True  # too short to claim anyone: rejected as truncated later
+        (sender,) = _SENDER.unpack_from(data, _SENDER_AT)
+        if str(sender) == user:
+            return True
+        if self.on_reject is not None:
+            self.on_reject(
+                FrameRejected("wrong_key", f"node {user}'s key sent a frame as node {sender}")
+            )
+        return False
 
     def close(self) -> None:
         self._sock.close(linger=0)
@@ -115,10 +189,16 @@ class ZmqLinks:
     """One node's PUSH sockets, owned by the thread that made them."""
 
     def __init__(
-        self, ctx: zmq.Context[zmq.Socket[bytes]], peers: Mapping[int, str], options: SocketOptions
+        self,
+        ctx: zmq.Context[zmq.Socket[bytes]],
+        peers: Mapping[int, str],
+        options: SocketOptions,
+        *,
+        curve: tuple[bytes, bytes, Mapping[int, bytes]] | None = None,
     ) -> None:
         self._ctx = ctx
         self._options = options
+        self._curve = curve  # (own public key, own secret key, every peer's public key)
         self._sockets: dict[int, zmq.Socket[bytes]] = {}
         self._addresses: dict[int, str] = {}
         self._down: set[int] = set()  # peers whose last send timed out
@@ -141,10 +221,20 @@ class ZmqLinks:
             sock.setsockopt(zmq.LINGER, _ms(options.linger))
             sock.setsockopt(zmq.RECONNECT_IVL, _ms(options.reconnect_ivl))
             sock.setsockopt(zmq.RECONNECT_IVL_MAX, _ms(options.reconnect_ivl_max))
+            if self._curve is not None:
+                public, secret, servers = self._curve
+                if peer not in servers:
+                    raise TransportError(f"node {peer} has no CURVE public key")
+                sock.curve_publickey = public
+                sock.curve_secretkey = secret
+                sock.curve_serverkey = servers[peer]
             sock.connect(address)
         except zmq.ZMQError as exc:
             sock.close(linger=0)
             raise TransportError(f"cannot connect to {address}: {exc}") from exc
+        except BaseException:
+            sock.close(linger=0)
+            raise
         old = self._sockets.pop(peer, None)
         if old is not None:
             old.close(linger=0)
@@ -218,6 +308,7 @@ class ZmqNetwork:
         nodes: int = 16,
         links: int = 16,
         options: SocketOptions | None = None,
+        curve: CurveKeys | None = None,
     ) -> None:
         if scheme not in SCHEMES:
             raise TransportError(f"unknown transport {scheme!r} (valid: {', '.join(SCHEMES)})")
@@ -240,6 +331,11 @@ class ZmqNetwork:
             self._ctx.term()
             raise
         self._id = next(_networks)
+        self.curve = curve
+        self._auth: _ClusterAuthenticator | None = None
+        if curve is not None:
+            self._auth = _ClusterAuthenticator(self._ctx, curve.public)
+            self._auth.start()
         self._tmpdir: Path | None = None
         self._lock = threading.Lock()
         self._closed = False
@@ -257,17 +353,25 @@ class ZmqNetwork:
             sock.setsockopt(zmq.LINGER, 0)
             sock.setsockopt(zmq.RCVHWM, self.options.receive_hwm)
             sock.setsockopt(zmq.MAXMSGSIZE, self.options.max_frame_size)
+            if self.curve is not None:
+                sock.curve_server = True
+                sock.curve_publickey, sock.curve_secretkey = self.curve.pair(node)
             sock.bind(address)
             bound = sock.getsockopt_string(zmq.LAST_ENDPOINT)
         except zmq.ZMQError as exc:
             sock.close(linger=0)
             raise TransportError(f"node {node}: cannot bind {address}: {exc}") from exc
-        return ZmqMailbox(sock, bound)
+        return ZmqMailbox(sock, bound, authenticated=self.curve is not None)
 
-    def connect(self, peers: Mapping[int, str]) -> ZmqLinks:
+    def connect(self, peers: Mapping[int, str], *, node: int | None = None) -> ZmqLinks:
         if self._closed:
             raise TransportError("the network is closed")
-        return ZmqLinks(self._ctx, peers, self.options)
+        curve = None
+        if self.curve is not None:
+            if node is None:
+                raise TransportError("with CURVE, links need the node they belong to")
+            curve = (*self.curve.pair(node), self.curve.public)
+        return ZmqLinks(self._ctx, peers, self.options, curve=curve)
 
     def close(self) -> None:
         """End the context once every mailbox and link is closed.
@@ -279,6 +383,8 @@ class ZmqNetwork:
             if self._closed:
                 return
             self._closed = True
+        if self._auth is not None:
+            self._auth.stop()
         closer = threading.Thread(target=self._ctx.term, name="ringleader-ctx-term", daemon=True)
         closer.start()
         closer.join(2.0)
