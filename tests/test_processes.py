@@ -14,7 +14,14 @@ import pytest
 
 import ringleader
 from ringleader._cli import main
-from tests.nodes import NodeProcess, children_of, running, wait_agreement, write_config
+from tests.nodes import (
+    NodeProcess,
+    children_of,
+    free_ports,
+    running,
+    wait_agreement,
+    write_config,
+)
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="process tests use Linux /proc")
 
@@ -338,3 +345,31 @@ def test_status_asks_every_node_over_the_wire(
         assert summary["agreed"] is False
         # The operator's questions are not election traffic: nobody counted them.
         assert all(n["rejected"].get("unknown_sender", 0) == 0 for n in summary["nodes"][:2])
+
+
+@pytest.mark.parametrize("curve", [False, True], ids=["hmac", "curve"])
+def test_the_multi_machine_example_as_its_readme_says_on_loopback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], curve: bool
+) -> None:
+    example = Path(__file__).parent.parent / "examples" / "multi-machine" / "cluster.toml"
+    text = example.read_text()
+    ports = free_ports(3)
+    for host, port in zip(("192.0.2.11", "192.0.2.12", "192.0.2.13"), ports, strict=True):
+        assert f"tcp://{host}:7001" in text
+        text = text.replace(f"tcp://{host}:7001", f"tcp://127.0.0.1:{port}")
+    if curve:
+        text = text.replace('# security = "curve"', 'security = "curve"')
+        text = text.replace('# keys = "keys"', 'keys = "keys"')
+    config = tmp_path / "cluster.toml"
+    config.write_text(text)
+    assert main(["keys", str(tmp_path / "keys"), *(["--ids", "1,2,3"] if curve else [])]) == 0
+    assert main(["check", str(config)]) == 0
+    capsys.readouterr()
+    with running(config, [1, 2, 3]) as nodes:
+        wait_agreement(nodes, [1, 2, 3], 3)
+        nodes[3].kill()
+        wait_agreement(nodes, [1, 2], 2)
+        nodes[3] = NodeProcess(config, 3)
+        wait_agreement(nodes, [1, 2, 3], 3)
+        assert main(["status", str(config)]) == 0
+        assert "Leader: node 3" in capsys.readouterr().out
