@@ -409,6 +409,14 @@ class Election:
         """The nodes this node's failure detector watches now (default: its neighbours)."""
         return set(self.node.out)
 
+    def ping_set(self, watched: set[int]) -> set[int]:
+        """The nodes to ping on each heartbeat, given the ones watched now (default: those).
+
+        A node may ping nodes it does not watch (a leader its followers, so that they all
+        hear from it at the same moment and suspect it together if it dies), or skip
+        watched nodes that ping it anyway."""
+        return watched
+
     def probe_set(self) -> set[int]:
         """Suspected nodes to keep pinging, to notice when they come back (default: none)."""
         return set()
@@ -501,7 +509,7 @@ class Election:
 
     def _tick(self) -> None:
         self._rewatch()
-        for peer in sorted(self._watched | (self.probe_set() & self.suspected)):
+        for peer in sorted(self.ping_set(self._watched) | (self.probe_set() & self.suspected)):
             self.send(peer, Ping())
         self.set_timer("heartbeat", self.heartbeat)
 
