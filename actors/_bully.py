@@ -124,16 +124,20 @@ class Bully(Election):
     def claim(self) -> None:
         """No higher node answers: lead, but only in a round of this node's own.
 
-        A node that was drawn into another node's round (epoch) and finds every higher
-        node suspected or silent starts its own round to proclaim itself.  A higher node
-        the detector wrongly took for crashed (it had just restarted, say) may join the
-        other round and proclaim there; in a round of its own this node is the only one
-        that proclaims, so each epoch keeps a single leader.
+        Every epoch after the first has a single initiator (epochs are dealt by rank), so
+        a node proclaims itself there only if it started that round; drawn into another
+        node's round, it starts its own.  Otherwise a late frame could draw it into a
+        round whose initiator already leads (it suspected this node across a partition,
+        say) and the epoch would have two leaders.  Epoch 1, the start every initiator
+        shares, is the notes' plain Bully, and keeps its message counts: there a node
+        proclaims unless it skipped a higher node as crashed.
         """
-        if self.higher and not self.initiator:
-            self.new_election("no higher node answered")
-        else:
+        own = self.initiator and self.epoch > 1
+        plain = self.epoch <= 1 and not (self.suspected & set(self.higher))
+        if own or plain:
             self.become_coordinator()
+        else:
+            self.new_election("no higher node answered")
 
     def become_coordinator(self) -> None:
         self.cancel_timer("answer")
@@ -156,6 +160,14 @@ class Bully(Election):
             # A lower node proclaimed itself (it took this node for crashed): bully it,
             # in a new round, so that round's leader is the only one of its epoch.
             self.new_election(f"coordinator {sender} is lower")
+            return
+        if self.leader is not None and self.node.neighbour(sender) < self.node.neighbour(
+            self.leader
+        ):
+            # A late proclamation of a lower node in this epoch: this node already follows
+            # a higher one.  Following it would split the cluster for good; a new round
+            # settles who leads.
+            self.new_election(f"coordinator {sender} is below leader {self.leader}")
             return
         self.cancel_timer("answer")
         self.cancel_timer("coordinator")

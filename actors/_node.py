@@ -57,6 +57,9 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
+#: Election rounds whose message counts a node keeps (``NodeStatus.sent_by_epoch``).
+EPOCHS_KEPT = 256
+
 
 @dataclass(frozen=True, slots=True)
 class Listen:
@@ -414,7 +417,10 @@ class NodeActor(pykka.ThreadingActor):
         if links.send(to, frame, wait=not detector and to not in self.algorithm.suspected):
             self._sent[kind] += 1
             if not detector:
-                self._sent_by_epoch[send.epoch] += 1
+                by_epoch = self._sent_by_epoch
+                if send.epoch not in by_epoch and len(by_epoch) >= EPOCHS_KEPT:
+                    del by_epoch[min(by_epoch)]  # a long-lived node keeps the latest only
+                by_epoch[send.epoch] += 1
         else:
             self._send_failures += 1
             level = logging.DEBUG if detector else logging.INFO

@@ -130,7 +130,7 @@ class Codec:
         cluster: int,
         kinds: Mapping[str, type[Any]],
         *,
-        max_frame_size: int = 1 << 20,
+        max_frame_size: int = 1 << 16,
     ) -> None:
         if len(secret) < 16:
             raise ValueError("the cluster secret must be at least 16 bytes")

@@ -46,12 +46,15 @@ class SocketOptions:
     "connected", which :meth:`ZmqLinks.wait_ready` uses.
     ``send_timeout``: the longest one send may block on a full or unconnected peer before
     the frame is dropped and counted; without it, a dead peer blocks its sender forever.
-    ``send_hwm`` / ``receive_hwm``: frames queued per link at each end.  A node reads its
-    mailbox as fast as it handles frames, so a queue only builds when a receiver falls
-    behind; 10,000 small frames bound memory per link at about a megabyte.
+    ``send_hwm`` / ``receive_hwm``: frames queued per link at the sending and receiving
+    end (ZeroMQ adds the two up).  A node reads its mailbox as fast as it handles
+    frames, so a queue only builds when a receiver falls behind; the large sending side
+    holds the cluster's own bursts (a 1000-node worst-case election), the small receiving
+    side is all a stranger's connection can fill: at most 1,000 frames of at most
+    ``max_frame_size``, 64 MiB, however fast it sends.
     ``linger``: how long a cleanly closed link may still flush; a crash closes with 0.
     ``max_frame_size``: larger inbound frames make ZeroMQ drop the connection before any
-    byte reaches Python (our frames are a few hundred bytes).
+    byte reaches Python (our frames are a few hundred bytes, a status answer a few KiB).
     ``reconnect_ivl`` / ``reconnect_ivl_max``: retry a lost connection after 20 ms,
     backing off to 100 ms, so that a restarted peer is linked to again within 0.1 s.
     """
@@ -59,9 +62,9 @@ class SocketOptions:
     immediate: bool = True
     send_timeout: float = 1.0
     send_hwm: int = 10_000
-    receive_hwm: int = 10_000
+    receive_hwm: int = 1_000
     linger: float = 0.2
-    max_frame_size: int = 1 << 20
+    max_frame_size: int = 1 << 16
     reconnect_ivl: float = 0.02
     reconnect_ivl_max: float = 0.1
 

@@ -1,0 +1,556 @@
+"""Nodes on separate hosts: ``ringleader node`` in Linux network namespaces.
+
+Each "host" is a network namespace with one veth whose other end is a port of a bridge
+in a "switch" namespace of its own, and one address in a private subnet
+(``10.213.N.0/24``, N from the test process's pid); nothing is added to the root
+namespace.  Every node runs in its host's namespace and binds ``tcp://10.213.N.k:PORT``:
+not loopback, so the nodes need the cluster secret ``ringleader keys`` makes.  A host's
+link is cut by taking its port on the switch down (the cable pulled at the switch: the
+host keeps its address and its TCP connections, which simply stop getting through); a
+2|2 split moves two ports to a second bridge of the switch; two hosts are cut apart
+(and no others) by a blackhole route to each other in both.
+
+Needs root (CAP_SYS_ADMIN and CAP_NET_ADMIN) and iproute2's ``ip``; the module is
+skipped, saying why, when a probe namespace cannot be made.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Collection, Iterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from tests.nodes import NodeProcess, wait_agreement
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="network namespaces are Linux's")
+
+IP = shutil.which("ip") or next(
+    (p for p in ("/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip") if Path(p).exists()), None
+)
+PID = os.getpid()
+#: This run's private subnet: the only addresses, with loopback, that these tests use.
+SUBNET = f"10.213.{PID % 250 + 1}"
+PORT = 7400
+#: A node process dies with the test run that started it, even one killed outright
+#: (``setpriv`` execs the node with a parent-death signal), where setpriv is installed.
+SETPRIV = shutil.which("setpriv")
+ORPHAN_GUARD = [SETPRIV, "--pdeathsig", "KILL"] if SETPRIV else []
+IDS = [1, 2, 3, 4]
+#: Failure detector settings of every cluster here (suspect_after a little above the
+#: default 0.3 s, so that a loaded machine does not suspect a live node).
+DETECTOR = "heartbeat = 0.05\nsuspect_after = 0.5\n"
+#: Seconds any one thing may take: an election, a failover, a recovery after a heal.
+DEADLINE = 15.0
+_labs = itertools.count(1)
+
+
+def _ip(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    assert IP is not None
+    result = subprocess.run([IP, *args], capture_output=True, text=True, timeout=10, check=False)
+    if check and result.returncode != 0:
+        raise AssertionError(f"ip {' '.join(args)}: {result.stderr.strip()}")
+    return result
+
+
+def _namespaces() -> set[str]:
+    return {line.split()[0] for line in _ip("netns", "list").stdout.splitlines() if line.strip()}
+
+
+def _sweep() -> None:
+    """Delete the namespaces a crashed run of these tests left behind (its pid is gone)."""
+    for name in _namespaces():
+        found = re.fullmatch(r"rl-(\d+)-(probe|\d+-(sw|h\d+))", name)
+        if found and int(found[1]) != PID and not Path(f"/proc/{found[1]}").exists():
+            _ip("netns", "del", name, check=False)
+
+
+@functools.cache
+def _unavailable() -> str | None:
+    """Why this machine cannot run these tests (None: it can).  Probed once."""
+    if os.geteuid() != 0:
+        return "needs root to make network namespaces (ip netns add)"
+    if IP is None:
+        return "needs iproute2's 'ip' command"
+    probe = f"rl-{PID}-probe"
+    _ip("netns", "del", probe, check=False)
+    if _ip("netns", "list", check=False).returncode == 0:
+        _sweep()
+    steps = [
+        ("netns", "add", probe),
+        ("-n", probe, "link", "add", "br0", "type", "bridge"),
+        ("-n", probe, "link", "add", "v1", "type", "veth", "peer", "name", "v2"),
+    ]
+    try:
+        for step in steps:
+            result = _ip(*step, check=False)
+            if result.returncode != 0:
+                return (
+                    f"cannot build a test network: 'ip {' '.join(step)}' failed "
+                    f"({result.stderr.strip() or result.returncode}); needs CAP_SYS_ADMIN "
+                    "and CAP_NET_ADMIN"
+                )
+    finally:
+        _ip("netns", "del", probe, check=False)
+    return None
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _need_namespaces() -> None:
+    reason = _unavailable()
+    if reason is not None:
+        pytest.skip(reason)
+
+
+class Lab:
+    """A switch namespace (bridges ``br0`` and ``br1``) and hosts 1..n, host k linked to
+    ``br0`` by the veth ``vk`` (switch side) / ``eth0`` (host side), at ``SUBNET.k``."""
+
+    def __init__(self, hosts: int) -> None:
+        prefix = f"rl-{PID}-{next(_labs)}"
+        self.switch = f"{prefix}-sw"
+        self.hosts = {k: f"{prefix}-h{k}" for k in range(1, hosts + 1)}
+        self.processes: list[NodeProcess] = []
+
+    @property
+    def names(self) -> list[str]:
+        return [*self.hosts.values(), self.switch]
+
+    def build(self) -> None:
+        for name in self.names:  # leftovers of a crashed run that had the same pid
+            _ip("netns", "del", name, check=False)
+        sw = self.switch
+        _ip("netns", "add", sw)
+        _ip("-n", sw, "link", "set", "lo", "up")
+        for bridge in ("br0", "br1"):
+            _ip("-n", sw, "link", "add", bridge, "type", "bridge")
+            _ip("-n", sw, "link", "set", bridge, "up")
+        for k, host in self.hosts.items():
+            _ip("netns", "add", host)
+            veth = ["link", "add", f"v{k}", "type", "veth", "peer", "name", "eth0"]
+            _ip("-n", sw, *veth, "netns", host)
+            _ip("-n", sw, "link", "set", f"v{k}", "master", "br0")
+            _ip("-n", sw, "link", "set", f"v{k}", "up")
+            _ip("-n", host, "link", "set", "lo", "up")
+            _ip("-n", host, "addr", "add", f"{self.address(k)}/24", "dev", "eth0")
+            _ip("-n", host, "link", "set", "eth0", "up")
+
+    def address(self, host: int) -> str:
+        return f"{SUBNET}.{host}"
+
+    def start(self, config: Path, node: int) -> NodeProcess:
+        """``ringleader node CONFIG --id node`` on host ``node``."""
+        assert IP is not None
+        prefix = [IP, "netns", "exec", self.hosts[node], *ORPHAN_GUARD]
+        process = NodeProcess(config, node, prefix=prefix)
+        self.processes.append(process)
+        return process
+
+    def cable(self, host: int, *, up: bool) -> None:
+        """Plug in or pull out host ``host``'s cable at the switch."""
+        _ip("-n", self.switch, "link", "set", f"v{host}", "up" if up else "down")
+
+    def split(self, hosts: Collection[int], *, apart: bool) -> None:
+        """Move the ports of ``hosts`` to their own bridge (``apart``) or back."""
+        for host in hosts:
+            _ip("-n", self.switch, "link", "set", f"v{host}", "master", "br1" if apart else "br0")
+
+    def block(self, a: int, b: int, *, blocked: bool = True) -> None:
+        """Drop (or again pass) every packet between hosts ``a`` and ``b``, and no other:
+        a blackhole route to the other's address in each of the two hosts."""
+        verb = "add" if blocked else "del"
+        for here, there in ((a, b), (b, a)):
+            _ip("-n", self.hosts[here], "route", verb, "blackhole", f"{self.address(there)}/32")
+
+    def destroy(self) -> None:
+        """Kill every node process, then delete every namespace (with it, every veth)."""
+        for process in self.processes:
+            try:
+                process.kill()
+            except Exception as exc:  # noqa: BLE001 -- keep tearing down
+                print(f"could not kill node {process.node}: {exc}")
+        for name in self.names:
+            _ip("netns", "del", name, check=False)
+        left = _namespaces() & set(self.names)
+        assert not left, f"namespaces left behind: {left}"
+
+
+@pytest.fixture
+def lab() -> Iterator[Lab]:
+    """Four hosts on one switch; torn down (processes killed first) whatever happens."""
+    network = Lab(len(IDS))
+    try:
+        network.build()
+        yield network
+    finally:
+        network.destroy()
+
+
+@pytest.fixture(scope="module")
+def secret(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A cluster secret made as an operator makes one: ``ringleader keys DIR``."""
+    keys = tmp_path_factory.mktemp("keys")
+    result = subprocess.run(
+        [sys.executable, "-m", "ringleader", "keys", str(keys)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert (keys / "secret").is_file()
+    return keys / "secret"
+
+
+def _config(lab: Lab, path: Path, body: str, secret: Path | None, ids: Sequence[int] = IDS) -> Path:
+    text = body + DETECTOR
+    if secret is not None:
+        text += f'secret_file = "{secret}"\n'
+    for node in ids:
+        text += f'\n[[nodes]]\nid = {node}\naddress = "tcp://{lab.address(node)}:{PORT}"\n'
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _start_all(lab: Lab, config: Path, ids: Sequence[int] = IDS) -> dict[int, NodeProcess]:
+    nodes = {node: lab.start(config, node) for node in ids}
+    for node, process in nodes.items():
+        listening = process.wait_for(lambda e: e["event"] == "listening", DEADLINE)
+        assert listening["address"] == f"tcp://{lab.address(node)}:{PORT}"
+    return nodes
+
+
+def _views(nodes: dict[int, NodeProcess]) -> dict[int, tuple[int | None, int] | None]:
+    """Each node's latest (leader, epoch)."""
+    return {node: process.leader() for node, process in sorted(nodes.items())}
+
+
+def _all_running(nodes: dict[int, NodeProcess]) -> None:
+    for node, process in nodes.items():
+        assert process.process.poll() is None, f"node {node} exited: {process.stderr[-2000:]}"
+        events = process.drain()
+        assert not [e for e in events if e["event"] == "unparsable"], events
+
+
+class SplitBrain(AssertionError):
+    """Two nodes led in one epoch (two holders of one fencing token), or the nodes never
+    agreed again."""
+
+
+def _leaders_by_epoch(nodes: dict[int, NodeProcess]) -> dict[int, set[int]]:
+    """Every epoch's self-proclaimed leaders, over every event seen so far."""
+    by_epoch: dict[int, set[int]] = {}
+    for process in nodes.values():
+        for e in process.drain():
+            if e["event"] == "leader" and e["state"] == "leader":
+                by_epoch.setdefault(e["epoch"], set()).add(e["node"])
+    return dict(sorted(by_epoch.items()))
+
+
+def _one_leader_per_epoch(nodes: dict[int, NodeProcess]) -> None:
+    by_epoch = _leaders_by_epoch(nodes)
+    if any(len(leaders) > 1 for leaders in by_epoch.values()):
+        raise SplitBrain(f"two leaders in one epoch: {by_epoch}")
+
+
+def _settle(
+    nodes: dict[int, NodeProcess], seconds: float
+) -> dict[int, tuple[int | None, int] | None]:
+    """Wait ``seconds`` (many detector periods) and return the views, whose leaders must
+    not have changed meanwhile: each side of a partition has decided for good.  (Epochs
+    may move on: a loaded machine can make a node suspect a live peer and elect again.)"""
+    before = _views(nodes)
+    time.sleep(seconds)
+    after = _views(nodes)
+    leaders = {node: view and view[0] for node, view in after.items()}
+    assert leaders == {node: view and view[0] for node, view in before.items()}, (
+        f"views still changing: {before} then {after}"
+    )
+    return after
+
+
+def _no_bad_frames(nodes: dict[int, NodeProcess]) -> None:
+    """Every frame was signed with the one secret every host shares."""
+    for process in nodes.values():
+        bad = [
+            e
+            for e in process.drain()
+            if e["event"] == "rejected_frame" and e["reason"] in ("bad_signature", "wrong_cluster")
+        ]
+        assert not bad, bad
+
+
+# -- the secret --------------------------------------------------------------------------
+
+
+@pytest.mark.timeout(60)
+def test_a_node_on_a_host_address_refuses_to_start_without_a_secret(
+    lab: Lab, tmp_path: Path
+) -> None:
+    config = _config(lab, tmp_path / "nosecret.toml", 'topology = "full_mesh"\n', None)
+    env = {k: v for k, v in os.environ.items() if k != "RINGLEADER_SECRET"}
+    assert IP is not None
+    node = [sys.executable, "-m", "ringleader", "node", str(config), "--id", "1", "--json"]
+    result = subprocess.run(
+        [IP, "netns", "exec", lab.hosts[1], *node],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        check=False,
+    )
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    assert "secret_file: a secret is required" in result.stderr
+    assert "ringleader keys" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stdout == ""  # refused before binding anything
+
+
+# -- Bully on a full mesh of hosts --------------------------------------------------------
+
+
+@pytest.mark.timeout(60)
+def test_bully_across_four_hosts_elects_the_top_node(
+    lab: Lab, tmp_path: Path, secret: Path
+) -> None:
+    config = _config(lab, tmp_path / "mesh.toml", 'topology = "full_mesh"\n', secret)
+    nodes = _start_all(lab, config)
+    epoch = wait_agreement(nodes, IDS, 4, DEADLINE)
+    assert _views(nodes) == {node: (4, epoch) for node in IDS}
+    states = {
+        n: [e["state"] for e in p.drain() if e["event"] == "leader"][-1] for n, p in nodes.items()
+    }
+    assert states == {1: "not_leader", 2: "not_leader", 3: "not_leader", 4: "leader"}
+    _all_running(nodes)
+    _one_leader_per_epoch(nodes)
+    _no_bad_frames(nodes)
+    for process in nodes.values():
+        assert process.stop() == 0
+        assert process.drain()[-1]["event"] == "stopped"
+
+
+@pytest.mark.timeout(60)
+def test_bully_across_hosts_fails_over_and_the_restarted_top_node_leads_again(
+    lab: Lab, tmp_path: Path, secret: Path
+) -> None:
+    config = _config(lab, tmp_path / "mesh.toml", 'topology = "full_mesh"\n', secret)
+    nodes = _start_all(lab, config)
+    first = wait_agreement(nodes, IDS, 4, DEADLINE)
+    incarnation = nodes[4].events[0]["incarnation"]
+
+    killed = time.monotonic()
+    nodes[4].kill()  # SIGKILL: no goodbye, its sockets just vanish
+    second = wait_agreement(nodes, [1, 2, 3], 3, DEADLINE)
+    print(f"bully failover across hosts: {time.monotonic() - killed:.2f} s")
+    assert second > first
+    suspects = [e for n in (1, 2, 3) for e in nodes[n].drain() if e["event"] == "suspect"]
+    assert any(e["peer"] == 4 for e in suspects)
+
+    nodes[4] = lab.start(config, 4)
+    third = wait_agreement(nodes, IDS, 4, DEADLINE)
+    assert third > second
+    assert nodes[4].events[0]["incarnation"] > incarnation
+    _all_running(nodes)
+    _one_leader_per_epoch(nodes)
+
+
+# -- Chang–Roberts on a one-way ring of hosts ---------------------------------------------
+
+
+@pytest.mark.timeout(60)
+def test_chang_roberts_ring_across_hosts_fails_over_and_takes_the_node_back(
+    lab: Lab, tmp_path: Path, secret: Path
+) -> None:
+    body = 'topology = "unidirectional_ring"\nalgorithm = "chang_roberts"\n'
+    config = _config(lab, tmp_path / "ring.toml", body, secret)  # ring 1 → 2 → 3 → 4 → 1
+    nodes = _start_all(lab, config)
+    first = wait_agreement(nodes, IDS, 4, DEADLINE)
+
+    killed = time.monotonic()
+    nodes[4].kill()
+    second = wait_agreement(nodes, [1, 2, 3], 3, DEADLINE)  # 3 → 1 closes the ring
+    print(f"chang-roberts failover across hosts: {time.monotonic() - killed:.2f} s")
+    assert second > first
+    assert any(e["event"] == "suspect" and e["peer"] == 4 for e in nodes[3].drain())
+
+    nodes[4] = lab.start(config, 4)  # 3 still pings it, hears it and takes it back
+    third = wait_agreement(nodes, IDS, 4, DEADLINE)
+    assert third > second
+    _all_running(nodes)
+    _one_leader_per_epoch(nodes)
+
+
+# -- partitions ------------------------------------------------------------------------------
+#
+# What each side decides is printed (pytest -s) and kept as a test property (--junitxml).
+# Bully watches higher nodes only, so the leader of a cluster never notices that it lost
+# the others: a minority that holds it goes on obeying it in the old epoch, while the
+# majority elects among itself in a newer one; two leaders, told apart by their fencing
+# tokens.  After the heal, frames queued during the partition (the TCP connections
+# survive a pulled cable) reach the other side, one side learns of the other's epoch and
+# a round above both makes the top node lead again.  Whether two nodes ever led in one
+# epoch depends on which frames happened to be queued: see the last test.
+
+
+def _report(record: Callable[[str, object], None], name: str, what: object) -> None:
+    print(f"{name}: {what}")
+    record(name, repr(what))
+
+
+@pytest.mark.timeout(90)
+def test_bully_partition_isolating_the_leader_host_then_healing(
+    lab: Lab, tmp_path: Path, secret: Path, record_property: Callable[[str, object], None]
+) -> None:
+    config = _config(lab, tmp_path / "mesh.toml", 'topology = "full_mesh"\n', secret)
+    nodes = _start_all(lab, config)
+    first = wait_agreement(nodes, IDS, 4, DEADLINE)
+
+    lab.cable(4, up=False)
+    wait_agreement(nodes, [1, 2, 3], 3, DEADLINE)
+    views = _settle(nodes, 2.0)
+    _report(record_property, "isolated leader: during the partition", views)
+    # {1, 2, 3} elects 3; 4, which watches nobody, goes on leading in its old epoch.
+    majority = wait_agreement(nodes, [1, 2, 3], 3, DEADLINE)
+    assert views[4] == (4, first)
+    assert majority > first  # the newer leader holds the larger fencing token
+    _all_running(nodes)
+
+    lab.cable(4, up=True)
+    healed = time.monotonic()
+    epoch = wait_agreement(nodes, IDS, 4, DEADLINE)
+    _report(record_property, "isolated leader: healed", (_views(nodes), time.monotonic() - healed))
+    _report(record_property, "isolated leader: leaders by epoch", _leaders_by_epoch(nodes))
+    assert epoch >= majority
+    _all_running(nodes)
+    _one_leader_per_epoch(nodes)
+    _settle(nodes, 1.0)  # and it stays that way
+
+
+@pytest.mark.timeout(90)
+def test_bully_partition_two_against_two_then_healing(
+    lab: Lab, tmp_path: Path, secret: Path, record_property: Callable[[str, object], None]
+) -> None:
+    config = _config(lab, tmp_path / "mesh.toml", 'topology = "full_mesh"\n', secret)
+    nodes = _start_all(lab, config)
+    first = wait_agreement(nodes, IDS, 4, DEADLINE)
+
+    lab.split([3, 4], apart=True)  # {1, 2} | {3, 4}
+    wait_agreement(nodes, [1, 2], 2, DEADLINE)
+    views = _settle(nodes, 2.0)
+    _report(record_property, "2|2: during the partition", views)
+    # {1, 2} suspects both higher nodes and elects 2; in {3, 4} nothing changes.
+    low = wait_agreement(nodes, [1, 2], 2, DEADLINE)
+    assert views[3] == views[4] == (4, first)
+    assert low > first
+    _all_running(nodes)
+
+    lab.split([3, 4], apart=False)
+    healed = time.monotonic()
+    wait_agreement(nodes, IDS, 4, DEADLINE)
+    _report(record_property, "2|2: healed", (_views(nodes), time.monotonic() - healed))
+    _report(record_property, "2|2: leaders by epoch", _leaders_by_epoch(nodes))
+    _all_running(nodes)
+    _one_leader_per_epoch(nodes)
+    _settle(nodes, 1.0)
+
+
+@pytest.mark.timeout(90)
+def test_chang_roberts_partition_isolating_the_leader_host_then_healing(
+    lab: Lab, tmp_path: Path, secret: Path, record_property: Callable[[str, object], None]
+) -> None:
+    body = 'topology = "unidirectional_ring"\nalgorithm = "chang_roberts"\n'
+    config = _config(lab, tmp_path / "ring.toml", body, secret)  # ring 1 → 2 → 3 → 4 → 1
+    nodes = _start_all(lab, config)
+    wait_agreement(nodes, IDS, 4, DEADLINE)
+
+    lab.cable(4, up=False)
+    wait_agreement(nodes, [1, 2, 3], 3, DEADLINE)  # 3 → 1 closes the ring
+    views = _settle(nodes, 2.0)
+    _report(record_property, "ring, isolated leader: during the partition", views)
+    # 4 suspects its successors one by one, repairs its ring down to itself and leads it.
+    majority = wait_agreement(nodes, [1, 2, 3], 3, DEADLINE)
+    assert views[4] is not None and views[4][0] == 4
+    assert majority > views[4][1]
+    _all_running(nodes)
+
+    lab.cable(4, up=True)
+    healed = time.monotonic()
+    epoch = wait_agreement(nodes, IDS, 4, DEADLINE)
+    _report(
+        record_property, "ring, isolated leader: healed", (_views(nodes), time.monotonic() - healed)
+    )
+    _report(record_property, "ring, isolated leader: leaders by epoch", _leaders_by_epoch(nodes))
+    assert epoch > majority
+    _all_running(nodes)
+    _one_leader_per_epoch(nodes)
+    _settle(nodes, 1.0)
+
+
+def test_bully_late_frames_of_a_partition_must_not_split_the_brain(
+    lab: Lab, tmp_path: Path, secret: Path, record_property: Callable[[str, object], None]
+) -> None:
+    """Host 2 loses 4, then, a quarter of a second later, everyone; then it comes back.
+
+    2 suspects 4 (its leader) first and starts round b, sending election to 3, which it
+    does not suspect yet: the frame waits in the TCP connection 2 → 3.  Then it suspects
+    3 and, as round b's initiator with no higher node left, leads in b; its coordinator
+    for 1 waits in the connection 2 → 1.  When 2 and 3 can talk again, 3 gets the late
+    election frame of round b, joins b and asks 4, which joins b too.  Bully once let 4,
+    with no higher node, proclaim itself in b: two leaders in one epoch; and 1, following
+    4 in b, then took 2's late coordinator of b and followed a non-leader for good.  Now
+    a node proclaims only in a round of its own (4 starts round c > b) and a coordinator
+    below the leader a node follows starts a new round: one leader per epoch, and one
+    leader once healed.
+    """
+    config = _config(lab, tmp_path / "mesh.toml", 'topology = "full_mesh"\n', secret)
+    nodes = _start_all(lab, config)
+    first = wait_agreement(nodes, IDS, 4, DEADLINE)
+
+    lab.block(2, 4)
+    time.sleep(0.25)
+    lab.block(2, 1)
+    lab.block(2, 3)
+    lone = nodes[2].wait_for(
+        lambda e: e["event"] == "leader" and e["state"] == "leader" and e["epoch"] > first,
+        DEADLINE,
+    )["epoch"]
+    views = _settle(nodes, 1.0)
+    _report(record_property, "2 cut off: during the partition", views)
+    assert views == {1: (4, first), 2: (2, lone), 3: (4, first), 4: (4, first)}
+
+    problems: list[str] = []
+    lab.block(2, 3, blocked=False)  # 2 and 3 can talk again; 2 is still cut off from 1 and 4
+    # Once TCP retransmits what 2 queued for 3, 3 answers 2 and 2 hears from it again.
+    nodes[2].wait_for(lambda e: e["event"] == "recovered" and e["peer"] == 3, DEADLINE)
+    time.sleep(1.0)  # whatever that sets off
+    views = _settle(nodes, 1.0)
+    by_epoch = _leaders_by_epoch(nodes)
+    _report(record_property, "2 cut off: 2 and 3 reconnected", views)
+    _report(record_property, "2 cut off: leaders by epoch", by_epoch)
+
+    lab.block(2, 1, blocked=False)
+    lab.block(2, 4, blocked=False)
+    # Once TCP retransmits what 2 queued for 1, 1 hears from 2 again.
+    nodes[1].wait_for(lambda e: e["event"] == "recovered" and e["peer"] == 2, DEADLINE)
+    try:
+        wait_agreement(nodes, IDS, 4, DEADLINE)
+        _settle(nodes, 2.0)
+    except AssertionError as exc:
+        problems.append(str(exc))
+    _report(record_property, "2 cut off: healed", _views(nodes))
+    _all_running(nodes)
+    problems += [
+        f"epoch {e} had leaders {sorted(n)}"
+        for e, n in _leaders_by_epoch(nodes).items()
+        if len(n) > 1
+    ]
+    if problems:
+        raise SplitBrain("; ".join(problems))
