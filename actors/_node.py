@@ -185,6 +185,10 @@ class NodeActor(pykka.ThreadingActor):
         self._send_failures = 0
         self._errors = 0
         self._last_activity: float | None = None
+        # With the failure detector on: when each peer was last heard from, and how
+        # recently that must be for a send to it to wait for room (see _send).
+        self._heard_at: dict[int, float] = {}
+        self._fresh = 2 * algorithm.heartbeat if algorithm.detecting else None
         self._reported: tuple[NodeState, int | None, int] = (
             algorithm.state,
             algorithm.leader,
@@ -321,6 +325,8 @@ class NodeActor(pykka.ThreadingActor):
         # before.  Counted as received even if the algorithm drops it for a stale epoch,
         # so that sent and received frames balance once the cluster is quiet.
         self._received += 1
+        if self._fresh is not None:
+            self._heard_at[header.sender] = time.monotonic()
         self._after(self.algorithm.handle_message(header.sender, message, header.epoch))
 
     def _operator(self, sender: int, incarnation: int, message: object) -> None:
@@ -402,6 +408,21 @@ class NodeActor(pykka.ThreadingActor):
             detail,
         )
 
+    def _may_wait(self, peer: int) -> bool:
+        """Whether a send to ``peer`` may wait for room, up to the send timeout.
+
+        Never for a suspected peer.  With the failure detector on, only for a peer heard
+        from within two heartbeats: every peer a node talks to is pinged, or pings it,
+        every heartbeat, so a quiet one has most likely crashed, and waiting on its dead
+        link would hold this node up by a whole send timeout just when its peers need it
+        (a Bully node drawn into a failover round by the first to notice the crash).
+        """
+        if peer in self.algorithm.suspected:
+            return False
+        if self._fresh is None:
+            return True
+        return time.monotonic() - self._heard_at.get(peer, -self._fresh) < self._fresh
+
     def _send(self, send: Send) -> None:
         if self._links is None:
             raise TransportError(f"{self} has no links yet: Connect before Start")
@@ -413,8 +434,7 @@ class NodeActor(pykka.ThreadingActor):
         # A ping asks whoever is there; anything else is for the life last heard from.
         to_life = 0 if kind == "ping" else self._session.known(to)
         frame = self._session.seal(to, kind, send.epoch, send.message, to_incarnation=to_life)
-        # Never wait on a suspected peer, nor for the detector's own traffic.
-        if links.send(to, frame, wait=not detector and to not in self.algorithm.suspected):
+        if links.send(to, frame, wait=not detector and self._may_wait(to)):
             self._sent[kind] += 1
             if not detector:
                 by_epoch = self._sent_by_epoch
