@@ -111,7 +111,10 @@ def part_one(hops: int, repeats: int) -> None:
     for label, fastest, mid in rows:
         print(f"  {label:32s} {fastest * 1e6:7.1f} µs/hop  (median {mid * 1e6:.1f})")
     print(f"  ratio ringleader / bare, tcp     {o / b:7.2f}   (goal ≤ 1.5)")
-    print(f"  cost of CURVE: with / without    {c / o:7.2f}")
+    print(
+        f"  cost of CURVE: with / without    {c / o:7.2f}   "
+        f"(medians: {median(curve) / median(ours):.2f})"
+    )
 
 
 def part_two(sizes: list[int], laps: int) -> None:
