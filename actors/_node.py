@@ -59,6 +59,8 @@ log = logging.getLogger(__name__)
 
 #: Election rounds whose message counts a node keeps (``NodeStatus.sent_by_epoch``).
 EPOCHS_KEPT = 256
+#: Links to operators' reply addresses a node keeps open (``ringleader status``).
+OPERATOR_LINKS = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,6 +191,7 @@ class NodeActor(pykka.ThreadingActor):
         # recently that must be for a send to it to wait for room (see _send).
         self._heard_at: dict[int, float] = {}
         self._fresh = 2 * algorithm.heartbeat if algorithm.detecting else None
+        self._operator_links: dict[str, Links] = {}  # reply address → link, latest last
         self._reported: tuple[NodeState, int | None, int] = (
             algorithm.state,
             algorithm.leader,
@@ -232,6 +235,9 @@ class NodeActor(pykka.ThreadingActor):
         return None
 
     def on_stop(self) -> None:
+        for links in self._operator_links.values():
+            links.close(abrupt=True)
+        self._operator_links.clear()
         if self._links is not None:
             self._links.close()
             self._links = None
@@ -346,16 +352,21 @@ class NodeActor(pykka.ThreadingActor):
             StatusAnswer(self.status()),
             to_incarnation=incarnation,
         )
-        try:
-            links = self._network.connect({OPERATOR: message.reply_to}, node=self.id)
-        except TransportError as exc:
-            log.info("%s cannot answer a status query: %s", self, exc)
-            return
-        try:
-            if not links.send(OPERATOR, frame):
-                log.info("%s could not answer a status query at %s", self, message.reply_to)
-        finally:
-            links.close()
+        links = self._operator_links.pop(message.reply_to, None)
+        if links is None:
+            try:
+                links = self._network.connect({OPERATOR: message.reply_to}, node=self.id)
+            except TransportError as exc:
+                log.info("%s cannot answer a status query: %s", self, exc)
+                return
+        # Most recent last; the oldest link goes when there are too many.
+        self._operator_links[message.reply_to] = links
+        while len(self._operator_links) > OPERATOR_LINKS:
+            self._operator_links.pop(next(iter(self._operator_links))).close(abrupt=True)
+        # Never wait: a link still connecting drops the answer, and the operator, who
+        # asks again until answered, gets the next one over the same, connected link.
+        if not links.send(OPERATOR, frame, wait=False):
+            log.debug("%s: status answer to %s not sent yet", self, message.reply_to)
 
     def _reject(self, rejected: FrameRejected) -> None:
         reason = rejected.reason

@@ -24,9 +24,20 @@ def make_keys(directory: Path, ids: Iterable[int] = ()) -> list[tuple[Path, bool
     machines may already hold.  Secrets are created with mode 0600.
     """
     try:
-        directory.mkdir(parents=True, exist_ok=True)
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
     except OSError as exc:
         raise UsageError(f"cannot create {directory}: {exc.strerror or exc}") from None
+    # Secret keys are born private: no moment in which another user could read one.
+    umask = os.umask(0o077)
+    try:
+        return _make(directory, list(ids))
+    except OSError as exc:
+        raise UsageError(f"cannot write in {directory}: {exc.strerror or exc}") from None
+    finally:
+        os.umask(umask)
+
+
+def _make(directory: Path, ids: list[int]) -> list[tuple[Path, bool]]:
     results = [(directory / SECRET_NAME, _write_secret(directory / SECRET_NAME))]
     names = [f"node-{node}" for node in ids]
     if names:
@@ -39,7 +50,7 @@ def make_keys(directory: Path, ids: Iterable[int] = ()) -> list[tuple[Path, bool
         import zmq.auth  # noqa: PLC0415 -- only for CURVE
 
         made_public, made_secret = zmq.auth.create_certificates(directory, name)
-        Path(made_secret).chmod(0o600)
+        Path(made_public).chmod(0o644)  # public: any of this machine's users may read it
         results += [(Path(made_public), True), (Path(made_secret), True)]
     return results
 

@@ -21,9 +21,11 @@ from ringleader.errors import FrameRejected
 from topologies import Config
 from transport import Codec, Links, Mailbox, Session, SocketOptions, ZmqNetwork
 
-from ._standalone import node_secret
+from ._standalone import check_standalone, node_secret
 
 __all__ = ["ask_status", "status_summary"]
+
+ASK_AGAIN = 0.2  # s between questions to a node that has not answered
 
 
 def _reply_address(config: Config) -> str | None:
@@ -42,7 +44,12 @@ def _reply_address(config: Config) -> str | None:
 
 
 def ask_status(config: Config, *, timeout: float = 2.0) -> dict[int, NodeStatus | None]:
-    """Every node's status, or ``None`` for a node that did not answer within ``timeout``."""
+    """Every node's status, or ``None`` for a node that did not answer within ``timeout``.
+
+    The nodes answer by connecting back to this machine, on a free port of the address
+    it uses to reach the first node: a firewall between them must let that through.
+    """
+    check_standalone(config)
     codec = Codec(node_secret(config), config.cluster_id, config.algorithm_class.kinds())
     session = Session(codec, OPERATOR, time.time_ns())
     network = ZmqNetwork(
@@ -55,11 +62,13 @@ def ask_status(config: Config, *, timeout: float = 2.0) -> dict[int, NodeStatus 
     answers: dict[int, NodeStatus | None] = {n.id: None for n in config.nodes}
     try:
         mailbox = network.listen(OPERATOR, _reply_address(config))
-        links = network.connect(config.addresses, node=OPERATOR)
         try:
-            _ask(mailbox, links, session, answers, time.monotonic() + timeout)
+            links = network.connect(config.addresses, node=OPERATOR)
+            try:
+                _ask(mailbox, links, session, answers, time.monotonic() + timeout)
+            finally:
+                links.close(abrupt=True)
         finally:
-            links.close(abrupt=True)
             mailbox.close()
     finally:
         network.close()
@@ -76,13 +85,18 @@ def _ask(
     query = StatusQuery(mailbox.address)
     poller = zmq.Poller()
     poller.register(mailbox.waitable, zmq.POLLIN)
-    pending, asked = set(answers), set[int]()
+    pending = set(answers)
+    asked: dict[int, float] = {}  # node → when last asked
     while pending and (left := deadline - time.monotonic()) > 0:
-        # A PUSH drops a frame for a peer it is not connected to yet (IMMEDIATE): ask
-        # each node as soon as its link is up.
-        for node in sorted(pending - asked):
-            if links.send(node, session.seal(node, query.kind, 0, query), wait=False):
-                asked.add(node)
+        # Ask each node as soon as the link to it is up (a PUSH drops a frame for a peer
+        # it is not connected to yet), and again every ASK_AGAIN s until it answers: its
+        # first answer is lost if its link back here is still connecting.
+        now = time.monotonic()
+        for node in sorted(pending):
+            if now - asked.get(node, -ASK_AGAIN) >= ASK_AGAIN and links.send(
+                node, session.seal(node, query.kind, 0, query), wait=False
+            ):
+                asked[node] = now
         poller.poll(round(min(left, 0.02) * 1000))
         while (frame := mailbox.receive()) is not None:
             try:

@@ -102,20 +102,22 @@ class _Child:
         assert stdout is not None
         for line in stdout:
             try:
-                data = json.loads(line)
-                event = data["event"]
-            except (ValueError, KeyError, TypeError):
+                self._handle(line)
+            except Exception:  # noqa: BLE001 -- keep reading, or the child blocks on its pipe
                 log.warning("node %s printed something unexpected: %r", self.node, line[:200])
-                continue
-            if event == "listening":
-                self.incarnation = data["incarnation"]
-                self.listening.set()
-            elif event == "ready":
-                self.ready.set()
-            elif event == "status":
-                self.statuses.put(status_from_dict(data))
-            elif event != "stopped":
-                self._sink(node_event(data))
+
+    def _handle(self, line: str) -> None:
+        data = json.loads(line)
+        event = data["event"]
+        if event == "listening":
+            self.incarnation = data["incarnation"]
+            self.listening.set()
+        elif event == "ready":
+            self.ready.set()
+        elif event == "status":
+            self.statuses.put(status_from_dict(data))
+        elif event != "stopped":
+            self._sink(node_event(data))
 
     def command(self, text: str) -> bool:
         """Send one command line; ``False`` if the child is gone."""
@@ -215,7 +217,9 @@ class ProcessCluster:
         config = self.config
         self._deadline = began + config.timeout
         nodes = tuple(
-            spec if spec.address is not None else replace(spec, address=self._address(spec.id))
+            spec
+            if spec.address is not None and not spec.address.endswith(":*")
+            else replace(spec, address=self._address(spec.id))
             for spec in config.nodes
         )
         self.config = config = config.replace(nodes=nodes)

@@ -15,13 +15,15 @@ lines on stdout and for the supervisor that reads them.
 
 from __future__ import annotations
 
-import hashlib
 import ipaddress
 import logging
+import os
+import secrets
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
 import pykka
@@ -33,6 +35,7 @@ from transport import Codec, SocketOptions, ZmqNetwork
 
 __all__ = [
     "StandaloneNode",
+    "check_standalone",
     "event_dict",
     "is_loopback",
     "node_secret",
@@ -60,12 +63,12 @@ def is_loopback(address: str) -> bool:
 
 
 def node_secret(config: Config) -> bytes:
-    """The secret a standalone node signs with.
+    """The secret a standalone node (or ``ringleader status``) signs with.
 
     The config's (``secret_file`` or ``$RINGLEADER_SECRET``) if there is one.  Without
-    one, a cluster whose every address is on this machine gets a secret derived from the
-    config, with a warning (any local user who can read the config can speak on its
-    wire); a cluster that spans machines is refused: :class:`ConfigError`, exit 2.
+    one, a cluster whose every address is on this machine uses a random secret kept in a
+    file only this user can read (:func:`local_secret`), with a warning; a cluster that
+    spans machines is refused: :class:`ConfigError`, exit 2.
     """
     secret = config.secret()
     if secret is not None:
@@ -80,12 +83,70 @@ def node_secret(config: Config) -> bytes:
             "make one with 'ringleader keys DIR', copy DIR/secret to every machine and set "
             f'secret_file = "DIR/secret" in the config, or set ${SECRET_ENV}',
         )
+    path = local_secret_path(config)
     log.warning(
-        "no secret_file or $%s: signing with a secret derived from the config "
-        "(fine on one machine; make a real one with 'ringleader keys DIR')",
+        "no secret_file or $%s: using this user's secret for the cluster, %s (only this "
+        "user's nodes on this machine can join; 'ringleader keys DIR' makes one to share)",
         SECRET_ENV,
+        path,
     )
-    return hashlib.sha256(f"ringleader loopback {config.cluster_id}".encode()).digest()
+    return local_secret(path)
+
+
+def local_secret_path(config: Config) -> Path:
+    """Where this user's secret for ``config``'s cluster lives: under ``$XDG_RUNTIME_DIR``
+    (else ``~/.cache``), in a ``ringleader`` directory only this user can enter."""
+    base = os.environ.get("XDG_RUNTIME_DIR") or str(Path.home() / ".cache")
+    return Path(base) / "ringleader" / f"cluster-{config.cluster_id:016x}.secret"
+
+
+def local_secret(path: Path) -> bytes:
+    """The secret in ``path``, made first (32 random bytes, mode 0600) if there is none.
+
+    Nodes started together race to make it: each writes a file of its own and links it
+    into place, so a reader never sees half a secret, and every node gets the same one.
+    """
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if not path.exists():
+            draft = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+            fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w") as file:
+                file.write(secrets.token_hex(32) + "\n")
+            try:
+                os.link(draft, path)
+            except FileExistsError:
+                pass  # another node made it first: use theirs
+            finally:
+                draft.unlink()
+        return path.read_bytes().strip()
+    except OSError as exc:
+        raise ConfigError(
+            str(path),
+            None,
+            f"cannot keep this user's cluster secret here: {exc.strerror or exc}",
+            f"set secret_file in the config, or ${SECRET_ENV}",
+        ) from None
+
+
+def check_standalone(config: Config) -> None:
+    """What a config needs for nodes in separate processes (``node``, ``status``): a
+    transport between processes and a fixed address for every node."""
+    if config.transport not in ("tcp", "ipc"):
+        raise ConfigError(
+            config.source,
+            "transport",
+            f"{config.transport} cannot reach another process",
+            'use transport = "tcp" (or "ipc" on one machine)',
+        )
+    for index, spec in enumerate(config.nodes):
+        if spec.address is None or spec.address.endswith(":*"):
+            raise ConfigError(
+                config.source,
+                f"nodes[{index}].address",
+                "every node needs a fixed address, so that its peers can find it",
+                'e.g. address = "tcp://192.0.2.10:7001"',
+            )
 
 
 def event_dict(event: NodeEvent) -> dict[str, Any]:
@@ -145,23 +206,13 @@ class StandaloneNode:
         fresh: bool = False,
         secret: bytes | None = None,
     ) -> None:
-        missing = [n.id for n in config.nodes if n.address is None]
-        if node_id not in {n.id for n in config.nodes}:
+        ids = [n.id for n in config.nodes]
+        if node_id not in ids:
+            shown = ", ".join(str(i) for i in ids[:12]) + (", …" if len(ids) > 12 else "")
             raise ConfigError(
-                config.source, "nodes", f"there is no node {node_id}", "pick one of the ids"
+                config.source, "nodes", f"there is no node {node_id}", f"ids: {shown}"
             )
-        if missing or any(a.endswith(":*") for a in config.addresses.values()):
-            where = (
-                f"nodes[{[n.id for n in config.nodes].index(missing[0])}].address"
-                if missing
-                else "nodes"
-            )
-            raise ConfigError(
-                config.source,
-                where,
-                "every node needs a fixed address, so that its peers can find it",
-                'e.g. address = "tcp://192.0.2.10:7001"',
-            )
+        check_standalone(config)
         self.config = config
         self.id = node_id
         self.emit = emit
@@ -323,8 +374,10 @@ def serve(
     stops the node.  Without, boot at once.  ``fresh``: see :class:`StandaloneNode`.
     """
     node = StandaloneNode(config, node_id, emit=emit, fresh=fresh)
+    opened = False
     try:
         node.open()
+        opened = True
         if commands is not None:
             reader = threading.Thread(
                 target=_read_commands,
@@ -338,7 +391,8 @@ def serve(
         stop.wait()
     finally:
         node.close()
-        emit(node.event_line("stopped"))
+        if opened:
+            emit(node.event_line("stopped"))
 
 
 def _read_commands(node: StandaloneNode, commands: Any, stop: threading.Event) -> None:

@@ -29,6 +29,15 @@ def _ours(thread: threading.Thread) -> bool:
 
 
 @pytest.fixture(autouse=True)
+def private_runtime_dir(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nodes without a configured secret keep one per cluster under $XDG_RUNTIME_DIR:
+    in tests, a fresh directory, so that nothing is left in the user's."""
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path_factory.mktemp("runtime")))
+
+
+@pytest.fixture(autouse=True)
 def no_leaks() -> Iterator[None]:
     """After each test: stop any actor still alive (a failure), then wait for our threads.
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import stat
 import subprocess
@@ -116,7 +117,7 @@ def _not_zombie(pid: int) -> bool:
         return False
 
 
-@pytest.mark.parametrize("how", ["sigint", "sigkill"])
+@pytest.mark.parametrize("how", ["sigint", "sigterm", "sigkill"])
 def test_no_node_process_outlives_an_interrupted_or_killed_run(tmp_path: Path, how: str) -> None:
     path = tmp_path / "long.toml"
     path.write_text(
@@ -128,15 +129,17 @@ def test_no_node_process_outlives_an_interrupted_or_killed_run(tmp_path: Path, h
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
+        env={**os.environ, "TMPDIR": str(tmp_path)},  # what a killed run leaves, pytest cleans
     )
     try:
         children = _wait_children(parent.pid, 3)
-        parent.send_signal(signal.SIGINT if how == "sigint" else signal.SIGKILL)
+        parent.send_signal(getattr(signal, how.upper()))
         _, err = parent.communicate(timeout=30)
         _wait_gone(children)
-        if how == "sigint":
+        if how != "sigkill":
             assert parent.returncode == 130
             assert "interrupted" in err
+            assert not list(tmp_path.glob("ringleader-processes-*"))  # its directory went too
     finally:
         if parent.poll() is None:
             parent.kill()
@@ -239,7 +242,12 @@ def test_node_human_output_and_clean_exit_on_sigterm(tmp_path: Path) -> None:
     assert "listening on tcp://127.0.0.1:" in lines[0]
     assert "this node leads (epoch 1)" in lines[-1]
     assert rest.strip().endswith("stopped")
-    assert "derived from the config" in err  # no secret on loopback: a warning, not a refusal
+    # No secret on loopback: a warning, and a random secret only this user can read.
+    assert "using this user's secret for the cluster" in err
+    (secret,) = (Path(os.environ["XDG_RUNTIME_DIR"]) / "ringleader").glob("cluster-*.secret")
+    assert stat.S_IMODE(secret.stat().st_mode) == 0o600
+    assert stat.S_IMODE(secret.parent.stat().st_mode) == 0o700
+    assert len(bytes.fromhex(secret.read_text().strip())) == 32
 
 
 def test_node_refuses_to_start_without_a_secret_across_machines(
@@ -373,3 +381,47 @@ def test_the_multi_machine_example_as_its_readme_says_on_loopback(
         wait_agreement(nodes, [1, 2, 3], 3)
         assert main(["status", str(config)]) == 0
         assert "Leader: node 3" in capsys.readouterr().out
+
+
+def test_to_toml_reads_back_the_same_config_with_awkward_strings(tmp_path: Path) -> None:
+    odd = 'del\x7f tab\t quote" back\\ nul\x00 é 🎉 \u2028'
+    source = tmp_path / "odd.toml"
+    source.write_text(
+        'topology = "spanning_tree"\n'
+        'cluster = "del\\u007f tab\\t quote\\" back\\\\ nul\\u0000 é 🎉 \\u2028"\n'
+        'transport = "ipc"\n'
+        'mode = "processes"\nrun_for = 1.5\nedges = [[1, 2], [1, 3]]\n'
+        '[[nodes]]\nid = 1\ncapacity = 2.5\naddress = "ipc:///tmp/a b/\\"q\\".sock"\n'
+        "[[nodes]]\nid = 2\n[[nodes]]\nid = 3\n"
+        '[[faults]]\nat = 0.1\ncrash = "leader"\nrestart_after = 0.2\n'
+    )
+    config = ringleader.load_config(source)
+    again = tmp_path / "again.toml"
+    again.write_text(config.to_toml(), encoding="utf-8")
+    copy = ringleader.load_config(again)
+    assert copy.replace(source=config.source) == config
+    assert copy.cluster == odd and copy.cluster_id == config.cluster_id
+
+
+@pytest.mark.parametrize("transport", ["inproc", "memory"])
+def test_node_and_status_refuse_a_transport_inside_one_process(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], transport: str
+) -> None:
+    path = tmp_path / "local.toml"
+    path.write_text(
+        f'topology = "full_mesh"\ntransport = "{transport}"\n'
+        f'[[nodes]]\nid = 1\naddress = "{transport}://one"\n'
+    )
+    for command in (["node", str(path), "--id", "1"], ["status", str(path)]):
+        assert main(command) == 2
+        assert f"transport: {transport} cannot reach another process" in capsys.readouterr().err
+
+
+def test_processes_mode_picks_addresses_for_wildcard_ports(tmp_path: Path) -> None:
+    config = _config(
+        tmp_path,
+        'topology = "full_mesh"\nmode = "processes"\n'
+        '[[nodes]]\nid = 1\naddress = "tcp://127.0.0.1:*"\n[[nodes]]\nid = 2\n',
+    )
+    report = ringleader.run(config)
+    assert report.ok and report.leader == 2

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-import json
 import math
 import os
 import tomllib
@@ -282,10 +281,23 @@ def _toml(value: Any) -> str:
     if isinstance(value, list):
         return "[" + ", ".join(_toml(v) for v in value) + "]"
     if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)  # a JSON string is a TOML string
+        return _toml_string(value)
     if isinstance(value, float):
         return repr(value)
     return str(value)
+
+
+def _toml_string(text: str) -> str:
+    """A TOML basic string: every control character (and DEL) escaped, the rest as is."""
+    out = []
+    for char in text:
+        if char in ('"', "\\"):
+            out.append("\\" + char)
+        elif ord(char) < 0x20 or ord(char) == 0x7F:
+            out.append(f"\\u{ord(char):04x}")
+        else:
+            out.append(char)
+    return '"' + "".join(out) + '"'
 
 
 def _read_secret(path: Path, source: str) -> bytes:

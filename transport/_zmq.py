@@ -351,14 +351,15 @@ class ZmqNetwork:
             raise TransportError("the network is closed")
         if address.startswith("ipc://"):
             _refuse_live_ipc(node, address[len("ipc://") :])
+        keys = self.curve.pair(node) if self.curve is not None else None
         sock = self._ctx.socket(zmq.PULL)
         try:
             sock.setsockopt(zmq.LINGER, 0)
             sock.setsockopt(zmq.RCVHWM, self.options.receive_hwm)
             sock.setsockopt(zmq.MAXMSGSIZE, self.options.max_frame_size)
-            if self.curve is not None:
+            if keys is not None:
                 sock.curve_server = True
-                sock.curve_publickey, sock.curve_secretkey = self.curve.pair(node)
+                sock.curve_publickey, sock.curve_secretkey = keys
             sock.bind(address)
             bound = sock.getsockopt_string(zmq.LAST_ENDPOINT)
         except zmq.ZMQError as exc:
