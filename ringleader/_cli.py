@@ -24,7 +24,7 @@ from ._keys import make_keys
 from ._operator import ask_status, status_summary
 from ._render import check_summary, print_check, print_report, print_status, progress_bar
 from ._run import run
-from ._standalone import describe, die_with_parent, serve
+from ._standalone import EventWriter, describe, die_with_parent, serve
 from .errors import ConfigError, TransportError, UsageError
 
 __all__ = ["main"]
@@ -264,16 +264,7 @@ def _node(args: argparse.Namespace) -> int:
         raise UsageError("--fresh needs --supervised (a node started by hand joins by itself)")
     config = load_config(args.config)
     stop = threading.Event()
-    lock = threading.Lock()
-
-    def emit(data: dict[str, Any]) -> None:
-        text = json.dumps(data) if args.json else describe(data)
-        with lock:
-            try:
-                sys.stdout.write(text + "\n")
-                sys.stdout.flush()
-            except (BrokenPipeError, ValueError):  # nobody reads us any more
-                stop.set()
+    output = EventWriter(sys.stdout, json.dumps if args.json else describe, on_closed=stop.set)
 
     def on_signal(signum: int, frame: object) -> None:
         stop.set()
@@ -284,14 +275,17 @@ def _node(args: argparse.Namespace) -> int:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the supervisor's to handle
     else:
         signal.signal(signal.SIGINT, on_signal)
-    serve(
-        config,
-        args.node_id,
-        emit=emit,
-        stop=stop,
-        commands=sys.stdin if args.supervised else None,
-        fresh=args.fresh,
-    )
+    try:
+        serve(
+            config,
+            args.node_id,
+            emit=output.emit,
+            stop=stop,
+            commands=sys.stdin if args.supervised else None,
+            fresh=args.fresh,
+        )
+    finally:
+        output.close()
     return EXIT_OK
 
 
@@ -302,7 +296,8 @@ def _status(args: argparse.Namespace, out: Console) -> int:
     if args.json:
         _print_json(summary)
     else:
-        print_status(out, summary)
+        # Into a pipe, a table wider than 80 columns rather than one with cut cells.
+        print_status(out if out.is_terminal else Console(highlight=False, width=200), summary)
     return EXIT_OK if summary["agreed"] else EXIT_FAILED
 
 

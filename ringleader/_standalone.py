@@ -18,6 +18,7 @@ from __future__ import annotations
 import ipaddress
 import logging
 import os
+import queue
 import secrets
 import threading
 import time
@@ -233,6 +234,7 @@ class StandaloneNode:
             curve=config.curve_keys([node_id]),
         )
         self._rejections: dict[str, tuple[int, float]] = {}  # reason → (count this s, since)
+        self._rejected_total: dict[str, int] = {}  # reason → count since start
         self._lock = threading.Lock()
         self._ref: pykka.ActorRef[NodeActor] | None = NodeActor.start(
             election,
@@ -308,14 +310,85 @@ class StandaloneNode:
         if event.kind == "rejected":
             # A flood of bad frames must not become a flood of output: report the first
             # few per reason and second, with the running count.
+            reason = data["reason"]
             with self._lock:
-                count, since = self._rejections.get(data["reason"], (0, event.at))
+                count, since = self._rejections.get(reason, (0, event.at))
                 if event.at - since >= 1.0:
                     count, since = 0, event.at
-                self._rejections[data["reason"]] = (count + 1, since)
+                self._rejections[reason] = (count + 1, since)
+                data["count"] = self._rejected_total[reason] = (
+                    self._rejected_total.get(reason, 0) + 1
+                )
             if count >= REJECTIONS_PER_SECOND:
                 return
         self.emit(data)
+
+
+class EventWriter:
+    """Writes a node's events to ``stream`` from a thread of its own.
+
+    The node's actor hands each event over without waiting (:meth:`emit`), so a reader
+    that stops reading (``ringleader node | less``, paused) can never stall the node and
+    make its peers think it crashed: past ``capacity`` waiting events, events are dropped
+    and a ``dropped_output`` event says how many, once the stream takes lines again.
+    ``on_closed`` is called if the stream goes away (a closed pipe).
+    """
+
+    def __init__(
+        self,
+        stream: Any,
+        render: Callable[[dict[str, Any]], str],
+        *,
+        on_closed: Callable[[], None],
+        capacity: int = 10_000,
+    ) -> None:
+        self._stream = stream
+        self._render = render
+        self._on_closed = on_closed
+        self._queue: queue.Queue[dict[str, Any] | None] = queue.Queue(capacity)
+        self._dropped = 0
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._write, name="ringleader-output", daemon=True)
+        self._thread.start()
+
+    def emit(self, data: dict[str, Any]) -> None:
+        try:
+            self._queue.put_nowait(data)
+        except queue.Full:
+            with self._lock:
+                self._dropped += 1
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Write what is waiting (for up to ``timeout`` s), then stop the thread."""
+        try:
+            self._queue.put(None, timeout=timeout)
+        except queue.Full:
+            return
+        self._thread.join(timeout)
+
+    def _write(self) -> None:
+        last: dict[str, Any] = {}
+        while True:
+            data = self._queue.get()
+            with self._lock:
+                dropped, self._dropped = self._dropped, 0
+            lines = [] if data is None else [data]
+            if dropped:
+                when = (data or last).get("t", time.time())
+                note = {"event": "dropped_output", "count": dropped, "t": when}
+                lines.insert(0, {**note, "node": (data or last).get("node")})
+            if not lines:
+                return
+            last = lines[-1]
+            try:
+                for line in lines:
+                    self._stream.write(self._render(line) + "\n")
+                self._stream.flush()
+            except (BrokenPipeError, ValueError, OSError):  # nobody reads us any more
+                self._on_closed()
+                return
+            if data is None:
+                return
 
 
 def describe(data: dict[str, Any]) -> str:  # noqa: PLR0911 -- one case per event
@@ -341,6 +414,8 @@ def describe(data: dict[str, Any]) -> str:  # noqa: PLR0911 -- one case per even
         return f"{head}  listening on {data['address']} (incarnation {data['incarnation']})"
     if event == "stopped":
         return f"{head}  stopped"
+    if event == "dropped_output":
+        return f"{head}  {data['count']} events not shown: output was not being read"
     return f"{head}  {event}"
 
 

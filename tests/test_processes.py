@@ -8,6 +8,7 @@ import signal
 import stat
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import pytest
 
 import ringleader
 from ringleader._cli import main
+from ringleader._standalone import EventWriter
 from tests.nodes import (
     NodeProcess,
     children_of,
@@ -425,3 +427,31 @@ def test_processes_mode_picks_addresses_for_wildcard_ports(tmp_path: Path) -> No
     )
     report = ringleader.run(config)
     assert report.ok and report.leader == 2
+
+
+def test_a_reader_that_stops_reading_never_stalls_the_node() -> None:
+    """The node's events go through a bounded queue to a writer thread: while the output
+    blocks, events beyond the queue are dropped (and said to be), and emit never waits."""
+    release = threading.Event()
+    lines: list[str] = []
+
+    class Stuck:
+        def write(self, text: str) -> None:
+            release.wait(10)
+            lines.append(text)
+
+        def flush(self) -> None:
+            pass
+
+    writer = EventWriter(Stuck(), json.dumps, on_closed=lambda: None, capacity=5)
+    began = time.monotonic()
+    for k in range(50):
+        writer.emit({"event": "leader", "node": 1, "k": k, "t": time.time()})
+    assert time.monotonic() - began < 1.0  # never waited on the stuck stream
+    release.set()
+    writer.close()  # writes what waits; a drop is reported with the next event written
+    events = [json.loads(line) for line in lines]
+    dropped = [e["count"] for e in events if e["event"] == "dropped_output"]
+    shown = [e["k"] for e in events if e["event"] == "leader"]
+    assert sum(dropped) + len(shown) == 50 and sum(dropped) >= 40
+    assert shown == sorted(shown) and shown[0] == 0
