@@ -16,6 +16,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from tests.conftest import eventually
+
 Event = dict[str, Any]
 
 
@@ -169,17 +171,17 @@ def wait_agreement(
     nodes: dict[int, NodeProcess], live: Sequence[int], leader: int, timeout: float = 20.0
 ) -> int:
     """Wait until every node of ``live`` names ``leader`` in one epoch; return the epoch."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+
+    def agreed() -> tuple[int | None, int] | None:
         views = {nodes[i].leader() for i in live}
-        if len(views) == 1:
-            view = views.pop()
-            if view is not None and view[0] == leader:
-                return view[1]
-        time.sleep(0.02)
-    raise AssertionError(
-        f"no agreement on {leader} within {timeout} s: { ({i: nodes[i].leader() for i in live}) }"
-    )
+        view = views.pop() if len(views) == 1 else None
+        return view if view is not None and view[0] == leader else None
+
+    view = eventually(agreed, timeout)
+    if view is None:
+        views = {i: nodes[i].leader() for i in live}
+        raise AssertionError(f"no agreement on {leader} within {timeout} s: {views}")
+    return view[1]
 
 
 def children_of(pid: int) -> list[int]:

@@ -17,6 +17,7 @@ import pytest
 import ringleader
 from ringleader._cli import main
 from ringleader._standalone import EventWriter
+from tests.conftest import eventually
 from tests.nodes import (
     NodeProcess,
     children_of,
@@ -93,23 +94,16 @@ def test_bully_restart_in_processes_mode_brings_the_top_node_back(tmp_path: Path
 
 
 def _wait_children(pid: int, count: int, timeout: float = 30.0) -> list[int]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = children_of(pid)
-        if len(found) >= count:
-            return found
-        time.sleep(0.05)
-    raise AssertionError(f"{count} children did not start: {children_of(pid)}")
+    found = eventually(lambda: len(children_of(pid)) >= count, timeout) and children_of(pid)
+    assert found, f"{count} children did not start: {children_of(pid)}"
+    return found
 
 
 def _wait_gone(pids: list[int], timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        alive = [p for p in pids if Path(f"/proc/{p}").exists() and _not_zombie(p)]
-        if not alive:
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"orphans left behind: {alive}")
+    def alive() -> list[int]:
+        return [p for p in pids if Path(f"/proc/{p}").exists() and _not_zombie(p)]
+
+    assert eventually(lambda: not alive(), timeout), f"orphans left behind: {alive()}"
 
 
 def _not_zombie(pid: int) -> bool:
