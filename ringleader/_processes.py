@@ -29,13 +29,13 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from types import TracebackType
 from typing import IO, Any
 
 from actors import NodeEvent, NodeStatus
 from ringleader.errors import TransportError
 from topologies import SECRET_ENV, Config
 
+from ._run import SetUpOnEnter
 from ._standalone import status_from_dict
 
 __all__ = ["ProcessCluster"]
@@ -172,7 +172,7 @@ class _Child:
                 pass
 
 
-class ProcessCluster:
+class ProcessCluster(SetUpOnEnter):
     """Every node of ``config`` as a ``ringleader node`` process; see the module docs.
 
     Implements what :class:`~ringleader._supervisor.SupervisorActor` drives, like
@@ -195,22 +195,6 @@ class ProcessCluster:
         self._deadline = 0.0
 
     # -- lifecycle ------------------------------------------------------------------
-
-    def __enter__(self) -> ProcessCluster:
-        try:
-            self._set_up()
-        except BaseException:
-            self.close()
-            raise
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def _set_up(self) -> None:
         began = time.monotonic()

@@ -8,6 +8,7 @@ import secrets
 import time
 from collections.abc import Callable
 from types import TracebackType
+from typing import Self
 
 import pykka
 
@@ -81,6 +82,33 @@ def run(
         supervisor.stop()
 
 
+class SetUpOnEnter:
+    """A cluster as a context manager: entering sets it up (and closes whatever was set up
+    if that fails); leaving closes it, also after an error or Ctrl-C."""
+
+    def _set_up(self) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        try:
+            self._set_up()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
 class _Deadline:
     def __init__(self, seconds: float) -> None:
         self.end = time.monotonic() + seconds
@@ -89,7 +117,7 @@ class _Deadline:
         return max(0.0, self.end - time.monotonic())
 
 
-class LocalCluster:
+class LocalCluster(SetUpOnEnter):
     """Every node of ``config`` as a :class:`~actors.NodeActor` in this process.
 
     Use it as a context manager: entering binds every mailbox and connects every link
@@ -121,22 +149,6 @@ class LocalCluster:
         #: Each node's mailbox address, once the cluster is set up.
         self.addresses: dict[int, str] = {}
         self.setup_s = 0.0
-
-    def __enter__(self) -> LocalCluster:
-        try:
-            self._set_up()
-        except BaseException:
-            self.close()
-            raise
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def _set_up(self) -> None:
         began = time.monotonic()
