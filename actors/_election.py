@@ -13,9 +13,14 @@ writes one method per message kind, named as the course notes name the message
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, ClassVar, NamedTuple, Protocol
+from collections.abc import Callable, Collection
+from typing import Any, ClassVar
+
+from ._actions import Action, CancelTimer, Notice, Send, SetTimer
+from ._bound import Bound, Graph
+from ._detector import DETECTOR_KINDS, DETECTOR_MESSAGES, Ping, Pong
+from ._message import Message
+from ._view import Candidate, NodeView
 
 __all__ = [
     "Action",
@@ -41,176 +46,6 @@ class NodeState(enum.StrEnum):
     UNDECIDED = "undecided"
     LEADER = "leader"
     NOT_LEADER = "not_leader"
-
-
-class Candidate(NamedTuple):
-    """The election criterion: the largest ``(capacity, id)`` wins.
-
-    Ordering is the tuple's, so equal capacities go to the larger id and the order is
-    strict (ids are unique), as notes 003 require of capacities.
-    """
-
-    capacity: float
-    id: int
-
-
-class Message:
-    """Base of election messages: a frozen dataclass with a ``kind`` name from the notes.
-
-    Define message classes in an importable module (not ``__main__``), with positional
-    fields: they are pickled by reference as ``Class(*fields)``, which is smaller and
-    about twice as quick to load as a frozen dataclass's default ``__setstate__``.
-    """
-
-    kind: ClassVar[str]
-    __match_args__: ClassVar[tuple[str, ...]] = ()
-    __slots__ = ()
-
-    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-        return type(self), tuple([getattr(self, name) for name in self.__match_args__])
-
-
-@dataclass(frozen=True, slots=True)
-class Ping(Message):
-    """The failure detector's ``ping``: are you alive?  (Carries no field: the frame's
-    epoch says which election round the sender is in.)"""
-
-    kind = "ping"
-
-
-@dataclass(frozen=True, slots=True)
-class Pong(Message):
-    """The answer to a ``ping``."""
-
-    kind = "pong"
-
-
-#: Message kinds of the failure detector, which every algorithm understands.
-DETECTOR_MESSAGES: tuple[type[Message], ...] = (Ping, Pong)
-DETECTOR_KINDS = frozenset(m.kind for m in DETECTOR_MESSAGES)
-
-#: The sender id of an operator's tool (``ringleader status``): no node may have it.
-OPERATOR = -(2**63)
-
-
-@dataclass(frozen=True, slots=True)
-class StatusQuery(Message):
-    """An operator asks a node for its status; the answer goes to ``reply_to``."""
-
-    kind = "status_query"
-    reply_to: str
-
-
-@dataclass(frozen=True, slots=True)
-class StatusAnswer(Message):
-    """A node's answer to a :class:`StatusQuery`: its ``NodeStatus``."""
-
-    kind = "status_answer"
-    status: Any
-
-
-#: Messages between a node and an operator's tool; the node answers them itself, the
-#: election never sees them.
-OPERATOR_MESSAGES: tuple[type[Message], ...] = (StatusQuery, StatusAnswer)
-OPERATOR_KINDS = frozenset(m.kind for m in OPERATOR_MESSAGES)
-
-
-@dataclass(frozen=True, slots=True)
-class Send:
-    """One message to send to node ``to``, stamped with the sender's ``epoch``."""
-
-    to: int
-    message: Message
-    epoch: int = 1
-
-
-@dataclass(frozen=True, slots=True)
-class SetTimer:
-    """Fire ``name`` at this node after ``delay`` seconds (replacing a pending one)."""
-
-    name: str
-    delay: float
-
-
-@dataclass(frozen=True, slots=True)
-class CancelTimer:
-    """Forget the pending timer ``name``, if any."""
-
-    name: str
-
-
-@dataclass(frozen=True, slots=True)
-class Notice:
-    """Something the host should report: ``kind`` is ``"suspect"`` (``node`` is
-    suspected to have crashed), ``"recovered"`` (``node`` answers again) or
-    ``"election"`` (this node starts election round ``epoch``; ``detail`` says why)."""
-
-    kind: str
-    node: int | None = None
-    epoch: int = 0
-    detail: str = ""
-
-
-#: What a handler asks its host to do.
-Action = Send | SetTimer | CancelTimer | Notice
-
-
-@dataclass(frozen=True, slots=True)
-class NodeView:
-    """What one node knows of its place: itself and its neighbours, in topology order.
-
-    ``capacities`` holds every node's capacity, for algorithms such as Bully that
-    address "every higher node"; ``members`` every node's id in topology order (ring
-    order on a ring), so that a ring can be repaired around a crashed node.  Both are
-    usually shared by all views of a cluster.  ``settings`` holds the tunables from the
-    config (Bully's timeouts, the failure detector's ``heartbeat`` and ``suspect_after``,
-    in seconds).
-    """
-
-    id: int
-    capacity: float
-    out: tuple[int, ...]
-    inbound: tuple[int, ...]
-    capacities: Mapping[int, float] = field(default_factory=dict)
-    settings: Mapping[str, float] = field(default_factory=dict)
-    members: tuple[int, ...] = ()
-
-    @property
-    def candidate(self) -> Candidate:
-        return Candidate(self.capacity, self.id)
-
-    def neighbour(self, node: int) -> Candidate:
-        """Neighbour ``node`` as a candidate."""
-        return Candidate(self.capacities.get(node, node), node)
-
-
-class Graph(Protocol):
-    """Who talks to whom, as far as an algorithm's message-count formula cares."""
-
-    @property
-    def candidates(self) -> Sequence[Candidate]:
-        """Every node, in the order the topology lists them (ring order on a ring)."""
-        ...
-
-    @property
-    def out(self) -> Mapping[int, Sequence[int]]:
-        """Each node's out-neighbours."""
-        ...
-
-
-@dataclass(frozen=True)
-class Bound:
-    """The notes' message count for a run: ``exact`` (it must be met) or an upper bound."""
-
-    formula: str
-    value: int
-    exact: bool
-
-    def holds(self, messages: int) -> bool:
-        return messages == self.value if self.exact else messages <= self.value
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"formula": self.formula, "value": self.value, "exact": self.exact}
 
 
 Handler = Callable[[Any, Any, int], None]
@@ -296,8 +131,8 @@ class Election:
 
     @classmethod
     def kinds(cls) -> dict[str, type[Message]]:
-        """Message kind name → class, for the codec (the detector's and operator's too)."""
-        return {m.kind: m for m in (*cls.messages, *DETECTOR_MESSAGES, *OPERATOR_MESSAGES)}
+        """Message kind name → class: the algorithm's and the failure detector's."""
+        return {m.kind: m for m in (*cls.messages, *DETECTOR_MESSAGES)}
 
     @classmethod
     def bound(cls, graph: Graph, initiators: Collection[int]) -> Bound:

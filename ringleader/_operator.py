@@ -16,7 +16,7 @@ from typing import Any
 
 import zmq
 
-from actors import OPERATOR, NodeStatus, StatusAnswer, StatusQuery
+from actors.host import OPERATOR, NodeStatus, StatusAnswer, StatusQuery, wire_kinds
 from ringleader.errors import FrameRejected
 from topologies import Config
 from transport import Codec, Links, Mailbox, Session, SocketOptions, ZmqNetwork
@@ -50,7 +50,7 @@ def ask_status(config: Config, *, timeout: float = 2.0) -> dict[int, NodeStatus 
     it uses to reach the first node: a firewall between them must let that through.
     """
     check_standalone(config)
-    codec = Codec(node_secret(config), config.cluster_id, config.algorithm_class.kinds())
+    codec = Codec(node_secret(config), config.cluster_id, wire_kinds(config.algorithm_class))
     session = Session(codec, OPERATOR, time.time_ns())
     network = ZmqNetwork(
         config.transport,

@@ -31,7 +31,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
-from actors import NodeEvent, NodeStatus
+from actors.host import NodeEvent, NodeStatus
 from ringleader.errors import TransportError
 from topologies import SECRET_ENV, Config
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from actors import Bound, NodeStatus, SafetyChecker
-from actors._election import DETECTOR_KINDS
+from actors import DETECTOR_KINDS, Bound, SafetyChecker
+from actors.host import NodeStatus
 
 __all__ = ["ElectionReport", "FaultReport", "NodeReport", "Report"]
 

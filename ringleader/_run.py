@@ -12,17 +12,18 @@ from typing import Self
 
 import pykka
 
-from actors import (
+from actors import Election
+from actors.host import (
     Boot,
     Connect,
     Crash,
-    Election,
     GetStatus,
     Listen,
     NodeActor,
     NodeEvent,
     NodeStatus,
     Start,
+    wire_kinds,
 )
 from ringleader.errors import TransportError, UsageError
 from topologies import Config
@@ -156,7 +157,7 @@ class LocalCluster(SetUpOnEnter):
         wiring = config.wiring
         algorithm = self.algorithm
         self._codec = Codec(
-            config.secret() or secrets.token_bytes(32), secrets.randbits(64), algorithm.kinds()
+            config.secret() or secrets.token_bytes(32), secrets.randbits(64), wire_kinds(algorithm)
         )
         heartbeat = config.settings.get("heartbeat") if config.detector else None
         self._network = open_network(

@@ -29,7 +29,17 @@ from typing import Any
 
 import pykka
 
-from actors import Boot, Connect, GetStatus, Listen, NodeActor, NodeEvent, NodeStatus, Start
+from actors.host import (
+    Boot,
+    Connect,
+    GetStatus,
+    Listen,
+    NodeActor,
+    NodeEvent,
+    NodeStatus,
+    Start,
+    wire_kinds,
+)
 from ringleader.errors import ConfigError, TransportError
 from topologies import SECRET_ENV, Config
 from transport import Codec, SocketOptions, ZmqNetwork
@@ -225,7 +235,7 @@ class StandaloneNode:
         else:
             election = algorithm(view, recovering=True)
         self.incarnation = time.time_ns()  # grows across restarts: no stable storage needed
-        self._codec = Codec(secret or node_secret(config), config.cluster_id, algorithm.kinds())
+        self._codec = Codec(secret or node_secret(config), config.cluster_id, wire_kinds(algorithm))
         self._network = ZmqNetwork(
             config.transport,
             nodes=1,

@@ -19,9 +19,9 @@ from typing import Any, Protocol
 
 import pykka
 
-from actors import Election, NodeEvent, NodeStatus, SafetyChecker
+from actors import Election, SafetyChecker
+from actors.host import Inbox, NodeEvent, NodeStatus, TimerFired
 from topologies import Config
-from transport import Inbox, TimerFired
 
 from ._report import ElectionReport, FaultReport, Report
 

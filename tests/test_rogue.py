@@ -38,7 +38,7 @@ import zmq
 from zmq.utils.monitor import recv_monitor_message
 
 import ringleader
-from actors import OPERATOR, NodeStatus, StatusAnswer, StatusQuery
+from actors.host import OPERATOR, NodeStatus, StatusAnswer, StatusQuery, wire_kinds
 from ringleader._standalone import REJECTIONS_PER_SECOND
 from ringleader.errors import FrameRejected
 from tests.conftest import eventually
@@ -381,7 +381,7 @@ class Mesh:
 
     @property
     def codec(self) -> Codec:
-        return Codec(self.secret, self.config.cluster_id, self.config.algorithm_class.kinds())
+        return Codec(self.secret, self.config.cluster_id, wire_kinds(self.config.algorithm_class))
 
     @property
     def forger(self) -> Forger:
@@ -988,7 +988,7 @@ def test_the_forger_and_the_fuzzer_agree_with_the_codec_and_session(tmp_path: Pa
     for exactly the reason the fuzzer expects."""
     secret, cluster = SECRET.encode(), 0x1234
     config = ringleader.load_config(write_config(tmp_path / "m.toml", MESH, IDS))
-    kinds = config.algorithm_class.kinds()
+    kinds = wire_kinds(config.algorithm_class)
     codec = Codec(secret, cluster, kinds)
     forger = Forger(secret, cluster, codec.versions, codec.kinds)
     assert _HEAD.size == 66 and FIELDS[-1] == (60, 6)

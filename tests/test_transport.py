@@ -16,14 +16,13 @@ from collections.abc import Iterator
 import pytest
 import zmq
 
+from actors.host import Inbox, TimerFired
 from ringleader.errors import TransportError
 from transport import (
-    Inbox,
     Mailbox,
     MemoryNetwork,
     Network,
     SocketOptions,
-    TimerFired,
     ZmqNetwork,
     ensure_open_files,
     estimate,

@@ -11,7 +11,6 @@
 import logging
 
 from ._builders import (
-    WiringError,
     bidirectional_ring,
     full_mesh,
     graph,
@@ -30,6 +29,7 @@ from ._config import (
     default_config,
     load_config,
 )
+from ._errors import ConfigError, WiringError
 from ._registry import TOPOLOGIES, Topology
 from ._wiring import NodeSpec, Wiring
 
@@ -43,6 +43,7 @@ __all__ = [
     "TOPOLOGIES",
     "TRANSPORT_NAMES",
     "Config",
+    "ConfigError",
     "FaultSpec",
     "NodeSpec",
     "Overrides",

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ._errors import WiringError
 from ._wiring import NodeSpec, Wiring
 
 __all__ = [
     "Edges",
-    "WiringError",
     "bidirectional_ring",
     "full_mesh",
     "graph",
@@ -22,16 +22,6 @@ __all__ = [
 ]
 
 Edges = Sequence[tuple[int, int]]
-
-
-class WiringError(ValueError):
-    """The nodes or edges do not make the topology; ``key`` names the config key."""
-
-    def __init__(self, key: str, problem: str, hint: str | None = None) -> None:
-        super().__init__(problem)
-        self.key = key
-        self.problem = problem
-        self.hint = hint
 
 
 def unidirectional_ring(nodes: Sequence[NodeSpec], edges: Edges | None = None) -> Wiring:

@@ -1,6 +1,6 @@
 """The TOML configuration: loading, validation, command-line overrides.
 
-Every problem is a :class:`~ringleader.errors.ConfigError` naming the file, the key and
+Every problem is a :class:`ConfigError` naming the file, the key and
 what would fix it, e.g. ``ring.toml: nodes[3].id: 7 is used twice (also nodes[1])``.
 """
 
@@ -17,11 +17,11 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from actors import ALGORITHMS, OPERATOR, Bound, Election
-from ringleader.errors import ConfigError
+from actors import ALGORITHMS, Bound, Election
+from actors.host import OPERATOR
 from transport import CurveKeys
 
-from ._builders import WiringError
+from ._errors import ConfigError, WiringError
 from ._registry import TOPOLOGIES
 from ._wiring import NodeSpec, Wiring
 

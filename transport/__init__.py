@@ -6,20 +6,17 @@
   incarnation and addressing checks in.
 - :class:`ZmqNetwork` (``tcp``, ``ipc``, ``inproc``) and :class:`MemoryNetwork` give each
   node a :class:`Mailbox` and one-way :class:`Links` to its out-neighbours.
-- :class:`Inbox` is a Pykka actor inbox that waits on the node's mailbox too, so the
-  actor's own thread receives its frames.
 """
 
 import logging
 
-from ringleader.errors import FrameRejected, TransportError
-
 from ._base import Links, Mailbox, Network
+from ._errors import FrameRejected, RingleaderError, TransportError
 from ._frame import FORMAT_VERSION, Codec, Header
-from ._inbox import Inbox, TimerFired
 from ._limits import Demand, ensure_open_files, estimate
 from ._memory import MemoryMailbox, MemoryNetwork
 from ._session import Session
+from ._version import __version__
 from ._zmq import SCHEMES, CurveKeys, SocketOptions, ZmqLinks, ZmqMailbox, ZmqNetwork
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())
@@ -57,19 +54,19 @@ __all__ = [
     "Demand",
     "FrameRejected",
     "Header",
-    "Inbox",
     "Links",
     "Mailbox",
     "MemoryMailbox",
     "MemoryNetwork",
     "Network",
+    "RingleaderError",
     "Session",
     "SocketOptions",
-    "TimerFired",
     "TransportError",
     "ZmqLinks",
     "ZmqMailbox",
     "ZmqNetwork",
+    "__version__",
     "ensure_open_files",
     "estimate",
     "open_network",

@@ -39,7 +39,8 @@ from typing import Any
 
 import cloudpickle
 
-from ringleader.errors import FrameRejected
+from ._errors import FrameRejected
+from ._version import __version__
 
 __all__ = ["FORMAT_VERSION", "MAC_SIZE", "Codec", "Header", "describe_versions"]
 
@@ -57,8 +58,6 @@ def _major_minor(version: str) -> tuple[int, int]:
 
 
 def _versions() -> bytes:
-    from ringleader import __version__  # noqa: PLC0415 -- ringleader imports transport
-
     return bytes(
         (
             *_major_minor(__version__),

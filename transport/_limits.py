@@ -12,7 +12,7 @@ import resource
 from dataclasses import dataclass
 from pathlib import Path
 
-from ringleader.errors import TransportError
+from ._errors import TransportError
 
 __all__ = ["Demand", "ensure_open_files", "estimate"]
 

@@ -15,7 +15,7 @@ import threading
 import weakref
 from collections.abc import Mapping
 
-from ringleader.errors import TransportError
+from ._errors import TransportError
 
 __all__ = ["MemoryMailbox", "MemoryNetwork"]
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from ringleader.errors import FrameRejected
-
+from ._errors import FrameRejected
 from ._frame import Codec, Header
 
 __all__ = ["Session"]

@@ -23,8 +23,7 @@ import zmq
 from zmq.auth.thread import ThreadAuthenticator
 from zmq.utils import z85
 
-from ringleader.errors import FrameRejected, TransportError
-
+from ._errors import FrameRejected, TransportError
 from ._limits import ensure_open_files, estimate
 
 __all__ = ["SCHEMES", "CurveKeys", "SocketOptions", "ZmqLinks", "ZmqMailbox", "ZmqNetwork"]

@@ -29,7 +29,7 @@ from typing import Any
 
 import zmq
 
-from ._base import Mailbox
+from transport import Mailbox
 
 __all__ = ["Inbox", "TimerFired"]
 

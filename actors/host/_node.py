@@ -20,40 +20,21 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import pykka
 
-from ringleader.errors import FrameRejected, TransportError
-from transport import Codec, Inbox, Links, Mailbox, Network, Session, TimerFired
+from transport import Codec, FrameRejected, Links, Mailbox, Network, Session, TransportError
 
-from ._election import (
-    DETECTOR_KINDS,
-    OPERATOR,
-    OPERATOR_KINDS,
-    Action,
-    CancelTimer,
-    Election,
-    NodeState,
-    Notice,
-    Send,
-    SetTimer,
-    StatusAnswer,
-    StatusQuery,
-)
+from .._actions import Action, CancelTimer, Notice, Send, SetTimer
+from .._detector import DETECTOR_KINDS
+from .._election import Election, NodeState
+from ._control import Boot, Connect, Crash, GetStatus, Listen, Start
+from ._inbox import Inbox, TimerFired
+from ._operator import OPERATOR, OPERATOR_KINDS, StatusAnswer, StatusQuery
+from ._status import NodeEvent, NodeStatus
 
-__all__ = [
-    "Boot",
-    "Connect",
-    "Crash",
-    "GetStatus",
-    "Listen",
-    "NodeActor",
-    "NodeEvent",
-    "NodeStatus",
-    "Start",
-]
+__all__ = ["NodeActor"]
 
 log = logging.getLogger(__name__)
 
@@ -61,97 +42,6 @@ log = logging.getLogger(__name__)
 EPOCHS_KEPT = 256
 #: Links to operators' reply addresses a node keeps open (``ringleader status``).
 OPERATOR_LINKS = 4
-
-
-@dataclass(frozen=True, slots=True)
-class Listen:
-    """Ask: open the node's mailbox at ``address`` (``None``: any free one); returns it."""
-
-    address: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Connect:
-    """Ask: link to ``peers`` and wait up to ``timeout`` s; returns the peers not reached."""
-
-    peers: Mapping[int, str]
-    timeout: float = 10.0
-    #: Every node's address, for links made later (a ring repaired around a crash).
-    directory: Mapping[int, str] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Start:
-    """Tell: this node initiates an election."""
-
-
-@dataclass(frozen=True, slots=True)
-class Boot:
-    """Tell: the node is linked; start its failure detector (if configured)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Crash:
-    """Tell: die now, as a crash would: close every socket abruptly, say goodbye to
-    nobody, drop whatever is queued, and stop."""
-
-
-@dataclass(frozen=True, slots=True)
-class GetStatus:
-    """Ask: returns the node's :class:`NodeStatus`."""
-
-
-@dataclass(frozen=True, slots=True)
-class NodeEvent:
-    """Something a node reports as it happens.
-
-    ``kind`` is ``"state"`` (its state or leader changed), ``"suspect"`` /
-    ``"recovered"`` (its failure detector suspects ``subject``, or hears from it again),
-    ``"election"`` (it starts election round ``epoch``; ``detail`` says why) or
-    ``"rejected"`` (it dropped a frame; ``detail`` is the reason, e.g. ``bad_signature``,
-    then what was wrong).
-    """
-
-    node: int
-    kind: str
-    state: str
-    elected: int | None
-    epoch: int
-    at: float
-    incarnation: int = 1
-    subject: int | None = None
-    detail: str = ""
-
-
-@dataclass(frozen=True)
-class NodeStatus:
-    """A node's view and counters, as of the moment it was asked."""
-
-    id: int
-    capacity: float
-    state: str
-    elected: int | None
-    epoch: int
-    incarnation: int
-    address: str | None
-    sent: dict[str, int] = field(default_factory=dict)
-    received: int = 0  # frames admitted (authentic, addressed here, fresh)
-    rejected: dict[str, int] = field(default_factory=dict)
-    send_failures: int = 0
-    errors: int = 0
-    last_activity: float | None = None
-    started: bool = False
-    timers: int = 0  # pending timers
-    sent_by_epoch: dict[int, int] = field(default_factory=dict)  # election messages
-
-    @property
-    def sent_total(self) -> int:
-        return sum(self.sent.values())
-
-    @property
-    def election_sent(self) -> int:
-        """Messages sent but the failure detector's."""
-        return sum(n for kind, n in self.sent.items() if kind not in DETECTOR_KINDS)
 
 
 EventSink = Callable[[NodeEvent], None]

@@ -1,0 +1,49 @@
+"""What a sans-IO election asks its host to do: send, set or cancel a timer, report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ._message import Message
+
+__all__ = ["Action", "CancelTimer", "Notice", "Send", "SetTimer"]
+
+
+@dataclass(frozen=True, slots=True)
+class Send:
+    """One message to send to node ``to``, stamped with the sender's ``epoch``."""
+
+    to: int
+    message: Message
+    epoch: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class SetTimer:
+    """Fire ``name`` at this node after ``delay`` seconds (replacing a pending one)."""
+
+    name: str
+    delay: float
+
+
+@dataclass(frozen=True, slots=True)
+class CancelTimer:
+    """Forget the pending timer ``name``, if any."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """Something the host should report: ``kind`` is ``"suspect"`` (``node`` is
+    suspected to have crashed), ``"recovered"`` (``node`` answers again) or
+    ``"election"`` (this node starts election round ``epoch``; ``detail`` says why)."""
+
+    kind: str
+    node: int | None = None
+    epoch: int = 0
+    detail: str = ""
+
+
+#: What a handler asks its host to do.
+Action = Send | SetTimer | CancelTimer | Notice

@@ -1,0 +1,42 @@
+"""The Pykka host: one actor per node, hosting its election on a :mod:`transport` network.
+
+This is where the network stack comes in (Pykka, ZeroMQ, the codec); the elections in
+:mod:`actors` never see it.
+
+- :class:`NodeActor` hosts one node: frames in through its :class:`Inbox`, opened by its
+  session, handed to the election; the election's actions sealed and sent.
+- :class:`Listen`, :class:`Connect`, :class:`Boot`, :class:`Start`, :class:`Crash`,
+  :class:`GetStatus`: what whoever runs the cluster tells or asks a node.
+- :class:`NodeEvent` (as it happens) and :class:`NodeStatus` (when asked): what a node
+  reports.
+- :data:`OPERATOR`, :class:`StatusQuery`, :class:`StatusAnswer`: the operator's question
+  and its answer; :func:`wire_kinds`: every kind a node's codec must know.
+"""
+
+import logging
+
+from ._control import Boot, Connect, Crash, GetStatus, Listen, Start
+from ._inbox import Inbox, TimerFired
+from ._node import NodeActor
+from ._operator import OPERATOR, StatusAnswer, StatusQuery, wire_kinds
+from ._status import NodeEvent, NodeStatus
+
+logging.getLogger(__name__).addHandler(logging.NullHandler())
+
+__all__ = [
+    "OPERATOR",
+    "Boot",
+    "Connect",
+    "Crash",
+    "GetStatus",
+    "Inbox",
+    "Listen",
+    "NodeActor",
+    "NodeEvent",
+    "NodeStatus",
+    "Start",
+    "StatusAnswer",
+    "StatusQuery",
+    "TimerFired",
+    "wire_kinds",
+]

@@ -1,0 +1,62 @@
+"""What a node tells whoever runs it: events as they happen, its status when asked."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .._detector import DETECTOR_KINDS
+
+__all__ = ["NodeEvent", "NodeStatus"]
+
+
+@dataclass(frozen=True, slots=True)
+class NodeEvent:
+    """Something a node reports as it happens.
+
+    ``kind`` is ``"state"`` (its state or leader changed), ``"suspect"`` /
+    ``"recovered"`` (its failure detector suspects ``subject``, or hears from it again),
+    ``"election"`` (it starts election round ``epoch``; ``detail`` says why) or
+    ``"rejected"`` (it dropped a frame; ``detail`` is the reason, e.g. ``bad_signature``,
+    then what was wrong).
+    """
+
+    node: int
+    kind: str
+    state: str
+    elected: int | None
+    epoch: int
+    at: float
+    incarnation: int = 1
+    subject: int | None = None
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class NodeStatus:
+    """A node's view and counters, as of the moment it was asked."""
+
+    id: int
+    capacity: float
+    state: str
+    elected: int | None
+    epoch: int
+    incarnation: int
+    address: str | None
+    sent: dict[str, int] = field(default_factory=dict)
+    received: int = 0  # frames admitted (authentic, addressed here, fresh)
+    rejected: dict[str, int] = field(default_factory=dict)
+    send_failures: int = 0
+    errors: int = 0
+    last_activity: float | None = None
+    started: bool = False
+    timers: int = 0  # pending timers
+    sent_by_epoch: dict[int, int] = field(default_factory=dict)  # election messages
+
+    @property
+    def sent_total(self) -> int:
+        return sum(self.sent.values())
+
+    @property
+    def election_sent(self) -> int:
+        """Messages sent but the failure detector's."""
+        return sum(n for kind, n in self.sent.items() if kind not in DETECTOR_KINDS)
