@@ -1,31 +1,45 @@
 """Election algorithms, sans-IO: messages in, actions out; and the simulator that runs them.
 
-- :class:`Election` is the base of every algorithm: messages in, messages to send out,
-  state ``undecided`` / ``leader`` / ``not_leader`` and ``elected`` as in the notes.
+- :class:`Election` is one election round at one node, as a slide of the notes tells it:
+  state ``undecided`` / ``leader`` / ``not_leader``, ``elected``, one handler per message
+  kind; it returns what to send and which timers to set (:class:`Send`,
+  :class:`SetTimer`, :class:`CancelTimer`).
 - :class:`LeLann` and :class:`ChangRoberts` elect on a ring, :class:`HirschbergSinclair`
   on a two-way ring, :class:`TreeElection` on a spanning tree, :class:`Echo` on any graph,
   :class:`Bully` and :class:`BullyBroadcast` on a full mesh.
-- :func:`simulate` runs algorithms without threads or sockets, deterministically.
+- :class:`Member` is what a host runs for one node: the election of the current round,
+  composed with the parts that survive crashes — the failure detector, epochs that fence
+  old rounds, recovery after a restart and the algorithm's :class:`CrashPolicy` (ring
+  repair, Bully's proclamation rule).
+- :func:`simulate` runs members without threads or sockets, deterministically;
+  :class:`SafetyChecker` watches a run for two leaders in one epoch and the like.
 - :data:`ALGORITHMS` maps the config's ``algorithm`` names to classes.
 
-Everything here needs the standard library alone.  The Pykka actor that hosts an
-election on a :mod:`transport` network is :mod:`actors.host`.
+Everything here needs the standard library alone.  The Pykka actor that hosts a member
+on a :mod:`transport` network is :mod:`actors.host`.
 """
 
 import logging
 
 from ._actions import Action, CancelTimer, Notice, Send, SetTimer
 from ._bound import Bound, Graph
-from ._bully import Bully, BullyBroadcast
-from ._chang_roberts import ChangRoberts, Elected, ElectionMessage
-from ._detector import DETECTOR_KINDS
-from ._echo import Echo, TreeElection
-from ._election import Election, NodeState
+from ._bully import Bully
+from ._bully_broadcast import BullyBroadcast
+from ._bully_crashes import BullyCrashes, proclaim_in_own_round
+from ._chang_roberts import ChangRoberts, ElectionMessage
+from ._crash_policy import CrashPolicy
+from ._detector import DETECTOR_DEFAULTS, DETECTOR_KINDS, DetectorSettings
+from ._echo import Echo
+from ._election import Around, Election, NodeState
 from ._hirschberg_sinclair import HirschbergSinclair
 from ._lelann import Elect, LeLann
+from ._member import Member, crash_policy
 from ._message import Message
+from ._ring import Elected, RingElection
+from ._ring_repair import RingRepair
 from ._safety import SafetyChecker, Violation
 from ._simulator import Fault, SimulationResult, simulate
+from ._tree import TreeElection
 from ._view import Candidate, NodeView
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())
@@ -46,14 +60,19 @@ ALGORITHMS: dict[str, type[Election]] = {
 
 __all__ = [
     "ALGORITHMS",
+    "DETECTOR_DEFAULTS",
     "DETECTOR_KINDS",
     "Action",
+    "Around",
     "Bound",
     "Bully",
     "BullyBroadcast",
+    "BullyCrashes",
     "CancelTimer",
     "Candidate",
     "ChangRoberts",
+    "CrashPolicy",
+    "DetectorSettings",
     "Echo",
     "Elect",
     "Elected",
@@ -63,15 +82,20 @@ __all__ = [
     "Graph",
     "HirschbergSinclair",
     "LeLann",
+    "Member",
     "Message",
     "NodeState",
     "NodeView",
     "Notice",
+    "RingElection",
+    "RingRepair",
     "SafetyChecker",
     "Send",
     "SetTimer",
     "SimulationResult",
     "TreeElection",
     "Violation",
+    "crash_policy",
+    "proclaim_in_own_round",
     "simulate",
 ]

@@ -11,8 +11,8 @@ participant and sends ``election(P_i)`` to its successor.  On ``election(P_i)`` 
 - ``P_i = P_j``: its own message came back, so it is the leader; it becomes a
   non-participant and sends ``elected(P_j)`` round the ring.
 
-On ``elected(P_j)`` a node becomes a non-participant, records P_j as its ``leader``
-and forwards the message unless it is P_j itself.
+On ``elected(P_j)`` a node becomes a non-participant, sets ``elected`` to P_j and
+forwards the message unless it is P_j itself.
 
 Counts (notes): one initiator that is the future leader, ``2n``; one initiator that is the
 leader's successor (the worst single initiator), ``3n − 1``; every node initiating, ids
@@ -25,10 +25,12 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from ._election import Bound, Candidate, Graph, Message, NodeView
-from ._ring import RingElection, descending_ring, successor_of
+from ._bound import Bound, Graph
+from ._message import Message
+from ._ring import Elected, RingElection, descending_ring, successor_of
+from ._view import Candidate
 
-__all__ = ["ChangRoberts", "Elected", "ElectionMessage"]
+__all__ = ["ChangRoberts", "ElectionMessage"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,32 +41,18 @@ class ElectionMessage(Message):
     candidate: Candidate
 
 
-@dataclass(frozen=True, slots=True)
-class Elected(Message):
-    """``elected(P_j)``: the announcement that P_j leads."""
-
-    kind = "elected"
-    leader: Candidate
-
-
 class ChangRoberts(RingElection):
     name = "chang_roberts"
     title = "Chang–Roberts"
     messages = (ElectionMessage, Elected)
 
-    def __init__(self, node: NodeView, **kwargs: bool) -> None:
-        super().__init__(node, **kwargs)
-        self.reset()
-
-    def reset(self) -> None:
-        self.participant = False
-        self.announcement: Elected | None = None  # the elected(P_j) this node passed on
+    participant = False
 
     def start(self) -> None:
         self.participant = True
         self.send(self.successor, ElectionMessage(self.me))
 
-    def election(self, message: ElectionMessage, sender: int) -> None:
+    def on_election(self, message: ElectionMessage, sender: int) -> None:
         candidate = message.candidate
         if candidate > self.me:
             self.participant = True
@@ -76,19 +64,13 @@ class ChangRoberts(RingElection):
         else:
             self.participant = False
             self.decide(self.me)
-            self.announcement = Elected(self.me)
-            self.send(self.successor, self.announcement)
+            self.announce(Elected(self.me))
 
-    def elected(self, message: Elected, sender: int) -> None:
+    def on_elected(self, message: Elected, sender: int) -> None:
         self.participant = False
         if message.leader != self.me:
             self.decide(message.leader)
-            self.announcement = message
-            self.send(self.successor, message)
-
-    def on_repaired(self) -> None:
-        if self.announcement is not None:
-            self.send(self.successor, self.announcement)
+            self.announce(message)
 
     @classmethod
     def bound(cls, graph: Graph, initiators: Collection[int]) -> Bound:

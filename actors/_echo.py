@@ -1,24 +1,13 @@
-"""Capacity collection along a spanning tree, and the echo election on any graph (notes 003).
+"""The echo election on any connected graph (notes 003, "Sur un graphe générique, sans
+diffusion").
 
-**Tree election** ("Sur un arbre couvrant").  The initiator sends ``Demande()`` to its
-neighbours; a node that gets it from a neighbour takes that neighbour as its *daddy* and
-passes ``Demande()`` on to its other neighbours; a leaf answers ``REP(c, i)`` with its
-capacity; a node that has the ``REP`` of every other neighbour sends ``REP(c_max,
-i_max)`` to its daddy.  When the initiator has every ``REP`` it knows the winner and
-proclaims ``ELU(c_max, i_max)`` down the tree; leaves answer ``OK!`` and the ``OK!``s
-climb back, so the initiator knows everyone has learnt the result (FIN).  With the
-root as initiator this is the notes' first version, exactly 4(N − 1) messages.  With any
-other initiator the notes' general version re-orients the tree the same way (their
-*ascending* nodes are those whose daddy for this election is one of their children); we
-keep the ``OK!`` phase there too, so the count is 4(N − 1) for any single initiator.
-
-**Echo election** ("Sur un graphe générique, sans diffusion").  The same wave on any
-connected graph, neighbours only: ask every neighbour; the first asker becomes the
-daddy; once every other neighbour has answered, answer ``REP(c_max)`` to the daddy; the
-initiator proclaims along the tree that formed.  A later asker gets NOK: here two
-neighbours that ask each other each take the other's ``Demande`` as that NOK, so every
-link carries exactly two messages and the total is the notes' **M + N − 1** (M directed
-links: M for the collection, N − 1 for the proclamation).
+The initiator asks every neighbour with ``Demande``; a node takes the first asker as its
+*daddy* and asks its other neighbours; once every other neighbour has answered, it answers
+``REP(c_max, i_max)`` to its daddy; the initiator proclaims ``ELU(c_max, i_max)`` along the
+tree that formed.  A later asker gets NOK: here two neighbours that ask each other each
+take the other's ``Demande`` as that NOK, so every link carries exactly two messages and
+the total is the notes' **M + N − 1** (M directed links: M for the collection, N − 1 for
+the proclamation).
 
 **Several initiators.**  Each wave carries its initiator's ``(capacity, id)``; a node
 already in a wave that gets the ``Demande`` of a larger one leaves its wave for it, and
@@ -30,11 +19,14 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from ._election import Bound, Candidate, Election, Graph, Message, NodeView
+from ._bound import Bound, Graph
+from ._election import Election
+from ._message import Message
+from ._view import Candidate, NodeView
 
-__all__ = ["Demande", "Echo", "Elu", "Ok", "Rep", "TreeElection"]
+__all__ = ["Demande", "Echo", "Elu", "Rep"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,30 +54,18 @@ class Elu(Message):
     leader: Candidate
 
 
-@dataclass(frozen=True, slots=True)
-class Ok(Message):
-    """``OK!``: everyone below the sender knows the winner."""
-
-    kind = "ok"
-
-
 class Echo(Election):
     name = "echo"
     title = "echo election"
     messages: ClassVar[tuple[type[Message], ...]] = (Demande, Rep, Elu)
-    acknowledge = False  # the OK! phase (tree election)
 
-    def __init__(self, node: NodeView, **kwargs: bool) -> None:
+    def __init__(self, node: NodeView, **kwargs: Any) -> None:
         super().__init__(node, **kwargs)
-        self.reset()
-
-    def reset(self) -> None:
         self.wave: Candidate | None = None
         self.daddy: int | None = None
         self.waiting: set[int] = set()  # asked, not answered yet
         self.children: list[int] = []  # answered with a REP: below us in the tree
         self.best = self.me
-        self.oks = 0
 
     def start(self) -> None:
         self.join(self.me, None)
@@ -98,13 +78,13 @@ class Echo(Election):
         if not self.waiting:
             self.collected()
 
-    def demande(self, message: Demande, sender: int) -> None:
+    def on_demande(self, message: Demande, sender: int) -> None:
         if self.wave is None or message.wave > self.wave:
             self.join(message.wave, sender)
         elif message.wave == self.wave:
             self.answered(sender)  # we asked each other: their Demande is our NOK
 
-    def rep(self, message: Rep, sender: int) -> None:
+    def on_rep(self, message: Rep, sender: int) -> None:
         if message.wave != self.wave:
             return  # an extinguished election
         self.best = max(self.best, message.best)
@@ -127,16 +107,9 @@ class Echo(Election):
         self.decide(leader)
         for child in self.children:
             self.send(child, Elu(leader))
-        if self.acknowledge and not self.children and self.daddy is not None:
-            self.send(self.daddy, Ok())
 
-    def elu(self, message: Elu, sender: int) -> None:
+    def on_elu(self, message: Elu, sender: int) -> None:
         self.proclaim(message.leader)
-
-    def ok(self, message: Ok, sender: int) -> None:
-        self.oks += 1
-        if self.oks == len(self.children) and self.daddy is not None:
-            self.send(self.daddy, Ok())
 
     @classmethod
     def bound(cls, graph: Graph, initiators: Collection[int]) -> Bound:
@@ -145,17 +118,3 @@ class Echo(Election):
         if len(initiators) == 1:
             return Bound("M+N-1", m + n - 1, exact=True)
         return Bound("kM+N-1", len(initiators) * m + n - 1, exact=False)
-
-
-class TreeElection(Echo):
-    name = "tree"
-    title = "tree election"
-    messages = (Demande, Rep, Elu, Ok)
-    acknowledge = True
-
-    @classmethod
-    def bound(cls, graph: Graph, initiators: Collection[int]) -> Bound:
-        n = len(graph.candidates)
-        if len(initiators) == 1:
-            return Bound("4(N-1)", 4 * (n - 1), exact=True)
-        return Bound("2(N-1)(k+1)", 2 * (n - 1) * (len(initiators) + 1), exact=False)

@@ -21,10 +21,12 @@ import math
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from ._election import Bound, Candidate, Graph, Message, NodeView
-from ._ring import RingElection
+from ._bound import Bound, Graph
+from ._message import Message
+from ._ring import Elected, RingElection
+from ._view import Candidate
 
-__all__ = ["HirschbergSinclair", "Probe", "Reply", "RingElected"]
+__all__ = ["HirschbergSinclair", "Probe", "Reply"]
 
 CLOCKWISE, ANTICLOCKWISE = 1, -1
 
@@ -50,47 +52,18 @@ class Reply(Message):
     direction: int
 
 
-@dataclass(frozen=True, slots=True)
-class RingElected(Message):
-    """``elected(id)``: the announcement round the ring."""
-
-    kind = "elected"
-    leader: Candidate
-
-
 class HirschbergSinclair(RingElection):
     name = "hirschberg_sinclair"
     title = "Hirschberg–Sinclair"
-    messages = (Probe, Reply, RingElected)
+    messages = (Probe, Reply, Elected)
 
-    watches = "both its neighbours (and pings the crashed nodes it skips)"
-
-    def __init__(self, node: NodeView, **kwargs: bool) -> None:
-        super().__init__(node, **kwargs)
-        self.reset()
-
-    def reset(self) -> None:
-        self.phase = 0
-        self.replies = 0  # replies received in the current phase
-        self.running = True  # still a candidate
-        self.announcement: RingElected | None = None
+    phase = 0
+    replies = 0  # replies received in the current phase
+    running = True  # still a candidate
 
     @property
     def predecessor(self) -> int:
-        return self.node.out[-1] if not self.suspected else self._live(-1)
-
-    def watch_set(self) -> set[int]:
-        return {self.successor, self.predecessor}
-
-    def probe_set(self) -> set[int]:
-        return self._gap(+1) | self._gap(-1) if self.suspected else set()
-
-    def rejoin_set(self) -> set[int]:
-        return set(self.node.out)
-
-    def on_repaired(self) -> None:
-        if self.announcement is not None:
-            self.send(self.successor, self.announcement)
+        return self.around.predecessor
 
     def toward(self, direction: int) -> int:
         return self.successor if direction == CLOCKWISE else self.predecessor
@@ -103,14 +76,13 @@ class HirschbergSinclair(RingElection):
         for direction in (CLOCKWISE, ANTICLOCKWISE):
             self.send(self.toward(direction), Probe(self.me, self.phase, 1, direction))
 
-    def probe(self, message: Probe, sender: int) -> None:
+    def on_probe(self, message: Probe, sender: int) -> None:
         self.ensure_started()
         candidate = message.candidate
         if candidate == self.me:
-            if self.leader is None:  # the first of the two probes to come all the way round
+            if self.elected is None:  # the first of the two probes to come all the way round
                 self.decide(self.me)
-                self.announcement = RingElected(self.me)
-                self.send(self.successor, self.announcement)
+                self.announce(Elected(self.me))
             return
         if candidate < self.me:
             return  # extinction
@@ -124,7 +96,7 @@ class HirschbergSinclair(RingElection):
             back = -message.direction
             self.send(self.toward(back), Reply(candidate, message.phase, back))
 
-    def reply(self, message: Reply, sender: int) -> None:
+    def on_reply(self, message: Reply, sender: int) -> None:
         if message.candidate != self.me:
             self.send(self.toward(message.direction), message)
             return
@@ -135,11 +107,10 @@ class HirschbergSinclair(RingElection):
             self.phase += 1
             self.probe_both_ways()
 
-    def elected(self, message: RingElected, sender: int) -> None:
+    def on_elected(self, message: Elected, sender: int) -> None:
         if message.leader != self.me:
             self.decide(message.leader)
-            self.announcement = message
-            self.send(self.successor, message)
+            self.announce(message)
 
     @classmethod
     def bound(cls, graph: Graph, initiators: Collection[int]) -> Bound:

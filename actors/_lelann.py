@@ -19,8 +19,10 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from ._election import Bound, Candidate, Graph, Message, NodeView
+from ._bound import Bound, Graph
+from ._message import Message
 from ._ring import RingElection
+from ._view import Candidate
 
 __all__ = ["Elect", "LeLann"]
 
@@ -38,18 +40,11 @@ class LeLann(RingElection):
     title = "LeLann"
     messages = (Elect,)
 
-    def __init__(self, node: NodeView, **kwargs: bool) -> None:
-        super().__init__(node, **kwargs)
-        self.reset()
-
-    def reset(self) -> None:
-        self.active: set[Candidate] = set()
-
     def start(self) -> None:
-        self.active = {self.me}
+        self.active = {self.me}  # the list of active processes
         self.send(self.successor, Elect(self.me))
 
-    def elect(self, message: Elect, sender: int) -> None:
+    def on_elect(self, message: Elect, sender: int) -> None:
         j = message.candidate
         self.ensure_started()
         if j == self.me:

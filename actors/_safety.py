@@ -21,7 +21,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ._election import Candidate
+from ._view import Candidate
 
 __all__ = ["SafetyChecker", "Violation"]
 

@@ -22,8 +22,12 @@ from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
-from ._election import Action, Election, Message, NodeState, NodeView, Notice, Send, SetTimer
+from ._actions import Action, Notice, Send, SetTimer
+from ._election import Election, NodeState
+from ._member import Member
+from ._message import Message
 from ._safety import SafetyChecker
+from ._view import NodeView
 
 __all__ = ["Fault", "SimulationResult", "simulate"]
 
@@ -41,7 +45,7 @@ class Fault:
 class SimulationResult:
     """The outcome of one simulated run."""
 
-    nodes: dict[int, Election]
+    nodes: dict[int, Member]
     messages: Counter[str] = field(default_factory=Counter)
     steps: int = 0
     time: float = 0.0  # virtual seconds until the last event
@@ -55,7 +59,7 @@ class SimulationResult:
         return sum(self.messages.values())
 
     @property
-    def live(self) -> dict[int, Election]:
+    def live(self) -> dict[int, Member]:
         return {i: a for i, a in self.nodes.items() if i not in self.crashed}
 
     @property
@@ -64,7 +68,7 @@ class SimulationResult:
 
     @property
     def elected(self) -> dict[int, int | None]:
-        return {i: a.leader for i, a in self.live.items()}
+        return {i: a.elected for i, a in self.live.items()}
 
 
 _FAULT, _START, _DELIVER, _TIMER = 0, 1, 2, 3
@@ -88,12 +92,13 @@ def simulate(
     Raises :class:`RuntimeError` if ``max_steps`` events or ``max_time`` virtual seconds
     do not finish it (an algorithm that re-elects for ever, on a topology it does not fit).
     """
-    nodes = {v.id: algorithm(v, initiator=v.id in initiators) for v in views}
-    if until is None and any(a.detecting for a in nodes.values()):
+    initiators = set(initiators)
+    nodes = {v.id: Member(algorithm, v, initiator=v.id in initiators) for v in views}
+    if until is None and any(a.detector is not None for a in nodes.values()):
         raise ValueError("a run with a failure detector never goes quiet: give `until`")
     run = _Simulation(algorithm, {v.id: v for v in views}, nodes, random.Random(seed), latency)
-    for algorithm_ in nodes.values():
-        run.act(0.0, algorithm_.id, algorithm_.handle_boot())
+    for member in nodes.values():
+        run.act(0.0, member.id, member.handle_boot())
     for node in (v.id for v in views if v.id in initiators):
         run.push(run.rng.uniform(0, latency[1]), _START, node, None)
     for fault in faults:
@@ -106,7 +111,7 @@ class _Simulation:
         self,
         algorithm: type[Election],
         views: dict[int, NodeView],
-        nodes: dict[int, Election],
+        nodes: dict[int, Member],
         rng: random.Random,
         latency: tuple[float, float],
     ) -> None:
@@ -125,7 +130,7 @@ class _Simulation:
         # receiver's life as the sender last heard it and the sender's own; a message for
         # an older life of its receiver, or from an older life of its sender, is dropped.
         self.known: dict[tuple[int, int], int] = {}
-        self.reported = {i: (a.state, a.leader, a.epoch) for i, a in nodes.items()}
+        self.reported = {i: (a.state, a.elected, a.epoch) for i, a in nodes.items()}
         self.order = 0
 
     def push(self, when: float, kind: int, node: int, payload: object) -> None:
@@ -159,12 +164,12 @@ class _Simulation:
                     self.push(
                         now + action.delay, _TIMER, node, (action.name, generation, incarnation)
                     )
-        algorithm = self.nodes[node]
-        now_state = (algorithm.state, algorithm.leader, algorithm.epoch)
+        member = self.nodes[node]
+        now_state = (member.state, member.elected, member.epoch)
         if now_state != self.reported[node]:
             self.reported[node] = now_state
             self.safety.observe(
-                node, incarnation, algorithm.epoch, str(algorithm.state), algorithm.leader, now
+                node, incarnation, member.epoch, str(member.state), member.elected, now
             )
 
     def fault(self, now: float, node: int, action: str) -> None:
@@ -177,9 +182,9 @@ class _Simulation:
             self.incarnation[node] += 1
             for key in [k for k in self.known if k[0] == node]:
                 del self.known[key]  # a new life starts with a new session
-            fresh = self.algorithm(self.views[node], recovering=True)
+            fresh = Member(self.algorithm, self.views[node], recovering=True)
             self.nodes[node] = fresh
-            self.reported[node] = (fresh.state, fresh.leader, fresh.epoch)
+            self.reported[node] = (fresh.state, fresh.elected, fresh.epoch)
             self.act(now, node, fresh.handle_boot())
 
     def until_quiet(self, max_steps: int, max_time: float, timed: bool) -> SimulationResult:

@@ -10,8 +10,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import ClassVar
 
-from actors import Bound, Candidate, Graph, Message
-from actors._ring import RingElection
+from actors import Bound, Candidate, Graph, Message, RingElection
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +37,7 @@ class TokenRing(RingElection):
     def start(self) -> None:
         self.send(self.successor, Token(1, self.me))
 
-    def token(self, message: Token, sender: int) -> None:
+    def on_token(self, message: Token, sender: int) -> None:
         best = max(message.best, self.me)
         if message.hops > self.limit - self.ring_size:
             self.decide(best)

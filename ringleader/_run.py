@@ -12,7 +12,7 @@ from typing import Self
 
 import pykka
 
-from actors import Election
+from actors import Election, Member
 from actors.host import (
     Boot,
     Connect,
@@ -170,7 +170,7 @@ class LocalCluster(SetUpOnEnter):
         initiators = set(config.initiators)
         for view in self._views.values():
             self._refs[view.id] = self._start_node(
-                algorithm(view, initiator=view.id in initiators), incarnation=1
+                Member(algorithm, view, initiator=view.id in initiators), incarnation=1
             )
         self.addresses = addresses = dict(
             zip(
@@ -196,10 +196,10 @@ class LocalCluster(SetUpOnEnter):
             ref.tell(Boot())
         self.setup_s = time.monotonic() - began
 
-    def _start_node(self, algorithm: Election, incarnation: int) -> pykka.ActorRef[NodeActor]:
-        self._incarnations[algorithm.id] = incarnation
+    def _start_node(self, member: Member, incarnation: int) -> pykka.ActorRef[NodeActor]:
+        self._incarnations[member.id] = incarnation
         return NodeActor.start(
-            algorithm,
+            member,
             network=self.network,
             codec=self.codec,
             incarnation=incarnation,
@@ -232,7 +232,9 @@ class LocalCluster(SetUpOnEnter):
         if node in self._refs:
             raise TransportError(f"node {node} is running")
         incarnation = self._incarnations[node] + 1
-        ref = self._start_node(self.algorithm(self._views[node], recovering=True), incarnation)
+        ref = self._start_node(
+            Member(self.algorithm, self._views[node], recovering=True), incarnation
+        )
         self._refs[node] = ref
         # Links first, so that the node can answer the first frame its mailbox admits.
         peers = {peer: self.addresses[peer] for peer in self.config.wiring.out[node]}

@@ -29,6 +29,7 @@ from typing import Any
 
 import pykka
 
+from actors import Member
 from actors.host import (
     Boot,
     Connect,
@@ -231,9 +232,9 @@ class StandaloneNode:
         view = next(v for v in config.wiring.views(settings) if v.id == node_id)
         algorithm = config.algorithm_class
         if fresh:
-            election = algorithm(view, initiator=node_id in config.initiators)
+            member = Member(algorithm, view, initiator=node_id in config.initiators)
         else:
-            election = algorithm(view, recovering=True)
+            member = Member(algorithm, view, recovering=True)
         self.incarnation = time.time_ns()  # grows across restarts: no stable storage needed
         self._codec = Codec(secret or node_secret(config), config.cluster_id, wire_kinds(algorithm))
         self._network = ZmqNetwork(
@@ -247,7 +248,7 @@ class StandaloneNode:
         self._rejected_total: dict[str, int] = {}  # reason → count since start
         self._lock = threading.Lock()
         self._ref: pykka.ActorRef[NodeActor] | None = NodeActor.start(
-            election,
+            member,
             network=self._network,
             codec=self._codec,
             incarnation=self.incarnation,

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import ringleader
-from actors import ALGORITHMS, Candidate, Fault, SafetyChecker, simulate
+from actors import ALGORITHMS, Candidate, Fault, Member, SafetyChecker, simulate
 from ringleader.errors import ConfigError
 from topologies import FaultSpec, NodeSpec, load_config
 
@@ -108,10 +108,10 @@ def test_a_crash_in_the_middle_of_an_election_still_ends_with_one_leader() -> No
 
 def test_epochs_of_new_rounds_never_collide() -> None:
     views = build("full_mesh", [1, 2, 3, 4]).views(SIM)
-    algorithms = [ALGORITHMS["bully"](v) for v in views]
-    for algorithm in algorithms:
-        algorithm.epoch_seen = 17
-    epochs = [a.next_epoch() for a in algorithms]
+    members = [Member(ALGORITHMS["bully"], v) for v in views]
+    for member in members:
+        member.rounds.heard_of(17)
+    epochs = [m.rounds.next_epoch() for m in members]
     assert len(set(epochs)) == 4 and min(epochs) > 17
     assert all(e % 4 == rank for rank, e in enumerate(epochs))
 

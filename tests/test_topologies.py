@@ -218,7 +218,7 @@ class TestBully:
         node = Bully(views[1], initiator=True)  # node 2; node 3 above it is silent
         node.handle_start()
         actions = node.handle_timer("answer")
-        assert node.leader == 2
+        assert node.elected == 2
         assert sorted(a.to for a in actions if hasattr(a, "to")) == [1]  # type: ignore[union-attr]
 
     def test_an_answer_without_a_coordinator_restarts_after_t_prime(self) -> None:

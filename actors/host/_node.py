@@ -28,7 +28,8 @@ from transport import Codec, FrameRejected, Links, Mailbox, Network, Session, Tr
 
 from .._actions import Action, CancelTimer, Notice, Send, SetTimer
 from .._detector import DETECTOR_KINDS
-from .._election import Election, NodeState
+from .._election import NodeState
+from .._member import Member
 from ._control import Boot, Connect, Crash, GetStatus, Listen, Start
 from ._inbox import Inbox, TimerFired
 from ._operator import OPERATOR, OPERATOR_KINDS, StatusAnswer, StatusQuery
@@ -48,11 +49,12 @@ EventSink = Callable[[NodeEvent], None]
 
 
 class NodeActor(pykka.ThreadingActor):
-    """Hosts ``algorithm`` for one node on ``network``, signing with ``codec``."""
+    """Hosts ``member`` (one node's election and crash handling) on ``network``,
+    signing with ``codec``."""
 
     def __init__(
         self,
-        algorithm: Election,
+        member: Member,
         *,
         network: Network,
         codec: Codec,
@@ -60,10 +62,10 @@ class NodeActor(pykka.ThreadingActor):
         events: EventSink | None = None,
     ) -> None:
         super().__init__()
-        self.algorithm = algorithm
-        self.id = algorithm.id
+        self.member = member
+        self.id = member.id
         self._network = network
-        view = algorithm.node
+        view = member.view
         peers = (*(view.members or view.inbound), OPERATOR)
         self._session = Session(codec, self.id, incarnation, peers=peers)
         self._directory: Mapping[int, str] = {}
@@ -80,12 +82,12 @@ class NodeActor(pykka.ThreadingActor):
         # With the failure detector on: when each peer was last heard from, and how
         # recently that must be for a send to it to wait for room (see _send).
         self._heard_at: dict[int, float] = {}
-        self._fresh = 2 * algorithm.heartbeat if algorithm.detecting else None
+        self._fresh = None if member.settings is None else 2 * member.settings.heartbeat
         self._operator_links: dict[str, Links] = {}  # reply address → link, latest last
         self._reported: tuple[NodeState, int | None, int] = (
-            algorithm.state,
-            algorithm.leader,
-            algorithm.epoch,
+            member.state,
+            member.elected,
+            member.epoch,
         )
 
     def __str__(self) -> str:
@@ -157,10 +159,10 @@ class NodeActor(pykka.ThreadingActor):
         return self._links.wait_ready(timeout)
 
     def _start(self) -> None:
-        self._after(self.algorithm.handle_start())
+        self._after(self.member.handle_start())
 
     def _boot(self) -> None:
-        self._after(self.algorithm.handle_boot())
+        self._after(self.member.handle_boot())
 
     def _crash(self) -> None:
         log.info("%s crashes", self)
@@ -176,10 +178,10 @@ class NodeActor(pykka.ThreadingActor):
     def status(self) -> NodeStatus:
         return NodeStatus(
             id=self.id,
-            capacity=self.algorithm.me.capacity,
-            state=str(self.algorithm.state),
-            elected=self.algorithm.leader,
-            epoch=self.algorithm.epoch,
+            capacity=self.member.view.capacity,
+            state=str(self.member.state),
+            elected=self.member.elected,
+            epoch=self.member.epoch,
             incarnation=self._session.incarnation,
             address=self._mailbox.address if self._mailbox else None,
             sent=dict(self._sent),
@@ -188,15 +190,15 @@ class NodeActor(pykka.ThreadingActor):
             send_failures=self._send_failures,
             errors=self._errors,
             last_activity=self._last_activity,
-            started=self.algorithm.started,
+            started=self.member.started,
             timers=self.actor_inbox.timers,
             sent_by_epoch=dict(self._sent_by_epoch),
         )
 
     def _rejections(self) -> dict[str, int]:
         rejected = dict(self._rejected)
-        if self.algorithm.stale:
-            rejected["stale_epoch"] = self.algorithm.stale
+        if self.member.stale:
+            rejected["stale_epoch"] = self.member.stale
         return rejected
 
     # -- the message path -------------------------------------------------------------
@@ -223,7 +225,7 @@ class NodeActor(pykka.ThreadingActor):
         self._received += 1
         if self._fresh is not None:
             self._heard_at[header.sender] = time.monotonic()
-        self._after(self.algorithm.handle_message(header.sender, message, header.epoch))
+        self._after(self.member.handle_message(header.sender, message, header.epoch))
 
     def _operator(self, sender: int, incarnation: int, message: object) -> None:
         """Answer an operator's :class:`StatusQuery` on a link of its own.
@@ -238,7 +240,7 @@ class NodeActor(pykka.ThreadingActor):
         frame = self._session.seal(
             OPERATOR,
             StatusAnswer.kind,
-            self.algorithm.epoch,
+            self.member.epoch,
             StatusAnswer(self.status()),
             to_incarnation=incarnation,
         )
@@ -269,11 +271,11 @@ class NodeActor(pykka.ThreadingActor):
             self._events(self._event("rejected", detail=str(rejected)))
 
     def _timer(self, name: str) -> None:
-        self._after(self.algorithm.handle_timer(name))
+        self._after(self.member.handle_timer(name))
 
     def _after(self, actions: list[Action]) -> None:
         """Do what the algorithm asked for and report a change of state."""
-        algorithm = self.algorithm
+        member = self.member
         self._last_activity = time.monotonic()
         events = self._events
         for action in actions:
@@ -287,7 +289,7 @@ class NodeActor(pykka.ThreadingActor):
                 log.info("%s: %s %s %s", self, action.kind, action.node, action.detail)
                 if events is not None:
                     events(self._event(action.kind, action.node, action.detail, action.epoch))
-        now = (algorithm.state, algorithm.leader, algorithm.epoch)
+        now = (member.state, member.elected, member.epoch)
         if now != self._reported:
             self._reported = now
             if events is not None:
@@ -296,13 +298,13 @@ class NodeActor(pykka.ThreadingActor):
     def _event(
         self, kind: str, subject: int | None = None, detail: str = "", epoch: int | None = None
     ) -> NodeEvent:
-        algorithm = self.algorithm
+        member = self.member
         return NodeEvent(
             self.id,
             kind,
-            str(algorithm.state),
-            algorithm.leader,
-            algorithm.epoch if epoch is None else epoch,
+            str(member.state),
+            member.elected,
+            member.epoch if epoch is None else epoch,
             time.monotonic(),
             self._session.incarnation,
             subject,
@@ -318,7 +320,7 @@ class NodeActor(pykka.ThreadingActor):
         link would hold this node up by a whole send timeout just when its peers need it
         (a Bully node drawn into a failover round by the first to notice the crash).
         """
-        if peer in self.algorithm.suspected:
+        if peer in self.member.suspected:
             return False
         if self._fresh is None:
             return True

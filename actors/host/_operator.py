@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .._detector import DETECTOR_MESSAGES
 from .._election import Election
 from .._message import Message
 
@@ -42,4 +43,4 @@ OPERATOR_KINDS = frozenset(m.kind for m in OPERATOR_MESSAGES)
 def wire_kinds(algorithm: type[Election]) -> dict[str, type[Message]]:
     """Every message kind a node running ``algorithm`` may find in a frame, by name: the
     algorithm's, the failure detector's and the operator's (for the codec)."""
-    return {**algorithm.kinds(), **{m.kind: m for m in OPERATOR_MESSAGES}}
+    return {m.kind: m for m in (*algorithm.messages, *DETECTOR_MESSAGES, *OPERATOR_MESSAGES)}

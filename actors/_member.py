@@ -1,0 +1,328 @@
+"""A member of the cluster: an election, and the parts that let it survive crashes.
+
+A host (the Pykka node actor, the simulator) runs one :class:`Member` per node.  The
+member holds, side by side, the election of the current round (one object per round, as
+one slide tells one election), the :class:`~actors._rounds.Rounds` that number and fence
+them, the :class:`~actors._detector.FailureDetector` (when a ``heartbeat`` is set), the
+:class:`~actors._recovery.Recovery` of a restarted node, and the algorithm's crash policy
+(who watches whom; ring repair; Bully's proclamation rule).  It routes each event to
+the part it belongs to, in this order for a message: the detector hears the sender, the
+detector's own ``ping``/``pong`` stop there, recovery and the epoch fence drop what must
+not be acted on, a newer epoch starts a new round, and the election handles the rest.
+
+Timers have two name spaces: an algorithm's own (``answer``) and the parts' (with a
+colon: ``detector:heartbeat``, ``detector:suspect:7``, ``rounds:stall``,
+``rounds:behind``, ``recovery:rejoin``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Set
+
+from ._actions import Action, CancelTimer, Notice, Send, SetTimer
+from ._bully import Bully
+from ._bully_crashes import BullyCrashes
+from ._crash_policy import CrashPolicy
+from ._detector import (
+    DETECTOR_KINDS,
+    HEARTBEAT,
+    PING,
+    PONG,
+    SUSPECT,
+    DetectorSettings,
+    FailureDetector,
+)
+from ._election import Election, NodeState
+from ._hirschberg_sinclair import HirschbergSinclair
+from ._message import Message
+from ._recovery import REJOIN, Recovery
+from ._ring import RingElection
+from ._ring_repair import RingRepair
+from ._rounds import BEHIND, STALL, Rounds
+from ._view import NodeView
+
+__all__ = ["Member", "crash_policy"]
+
+_EMPTY: Set[int] = frozenset()
+
+
+def crash_policy(algorithm: type[Election]) -> CrashPolicy:
+    """The crash policy for ``algorithm``: by its class or the nearest base listed here,
+    else the default (watch the neighbours)."""
+    for cls in algorithm.__mro__:
+        if cls is HirschbergSinclair:
+            return RingRepair(both_ways=True)
+        if cls is RingElection:
+            return RingRepair()
+        if cls is Bully:
+            return BullyCrashes()
+    return CrashPolicy()
+
+
+class Member:
+    """Node ``view.id`` running ``algorithm``, round after round.
+
+    ``initiator``: it initiates the first election when started.  ``recovering``: it was
+    restarted after a crash and knows no epoch yet (see ``_recovery.py``).
+    """
+
+    def __init__(
+        self,
+        algorithm: type[Election],
+        view: NodeView,
+        *,
+        initiator: bool = False,
+        recovering: bool = False,
+        policy: CrashPolicy | None = None,
+    ) -> None:
+        self.algorithm = algorithm
+        self.view = view
+        self.id = view.id
+        self.policy = policy or crash_policy(algorithm)
+        self._out: list[Action] = []
+        self.settings = DetectorSettings.of(view.settings)
+        self.detector = None if self.settings is None else FailureDetector(self.settings, self._out)
+        self.rounds = Rounds(view, 0 if recovering else 1)
+        self.recovery = Recovery() if recovering else None
+        self._stall = 0.0 if self.settings is None else self.settings.reelect_after
+        self._stalling = False  # a "rounds:stall" timer is pending
+        self._behind = False  # a "rounds:behind" timer is pending
+        self.election = self._election(self.rounds.epoch, initiator)
+
+    def _election(self, epoch: int, initiator: bool) -> Election:
+        return self.algorithm(
+            self.view, initiator=initiator, epoch=epoch, around=self, outbox=self._out
+        )
+
+    # -- what hosts read -------------------------------------------------------------
+
+    @property
+    def state(self) -> NodeState:
+        return self.election.state
+
+    @property
+    def elected(self) -> int | None:
+        return self.election.elected
+
+    @property
+    def epoch(self) -> int:
+        return self.election.epoch
+
+    @property
+    def started(self) -> bool:
+        return self.election.started
+
+    @property
+    def stale(self) -> int:
+        """Election messages dropped for an older epoch (or a previous life)."""
+        return self.rounds.stale
+
+    @property
+    def suspected(self) -> Set[int]:
+        detector = self.detector
+        return _EMPTY if detector is None else detector.suspected
+
+    @property
+    def recovering(self) -> bool:
+        return self.recovery is not None
+
+    # -- what the election may ask (``Around``) --------------------------------------
+
+    @property
+    def successor(self) -> int:
+        return self.policy.successor(self)
+
+    @property
+    def predecessor(self) -> int:
+        return self.policy.predecessor(self)
+
+    def may_proclaim(self, election: Election) -> bool:
+        return self.policy.may_proclaim(self, election)
+
+    def new_round(self, why: str, subject: int | None = None) -> None:
+        """Start a round of this node's own, one epoch above any it has seen; ``why`` in
+        words, ``subject`` the node whose crash or return caused it, if any."""
+        self._enter(self.rounds.next_epoch(), initiator=True)
+        self._out.append(Notice("election", subject, self.epoch, why))
+        self.election.ensure_started()
+
+    # -- entry points for hosts --------------------------------------------------------
+
+    def handle_boot(self) -> list[Action]:
+        """The node is up and linked to its peers: start the failure detector, if any.
+
+        Hosts call this once per node (incarnation), before or after :meth:`handle_start`.
+        """
+        settings = self.settings
+        if settings is not None:
+            self._tick()
+            if self.recovery is not None:
+                for peer in sorted(self.policy.rejoin(self)):
+                    self._out.append(Send(peer, PING, self.epoch))
+                self._out.append(SetTimer(REJOIN, settings.suspect_after))
+            elif self.state is NodeState.UNDECIDED:
+                self._arm_stall()
+        return self.flush()
+
+    def handle_start(self) -> list[Action]:
+        """This node initiates an election (once; later calls send nothing)."""
+        if self.recovery is None:
+            election = self.election
+            election.initiator = True
+            election.ensure_started()
+            if self.detector is not None:
+                self._stepped()
+        return self.flush()
+
+    def handle_message(self, sender: int, message: Message, epoch: int = 1) -> list[Action]:
+        """Handle ``message`` of election round ``epoch`` from node ``sender``."""
+        rounds = self.rounds
+        rounds.seen = max(rounds.seen, epoch)
+        detector = self.detector
+        if detector is not None and detector.heard(sender):
+            self._recovered(sender)
+        if message.kind in DETECTOR_KINDS:
+            self._detector_message(sender, message.kind, epoch)
+            return self.flush()
+        if self.recovery is not None and not self.recovery.admits(epoch):
+            rounds.stale += 1  # perhaps meant for this node's previous life
+            return self.flush()
+        election = self.election
+        if epoch != election.epoch:
+            if epoch < election.epoch:
+                rounds.stale += 1  # fenced off: an older round
+                return self.flush()
+            self._enter(epoch)
+            election = self.election
+        election.receive(sender, message)
+        if detector is not None:
+            self._stepped()
+        return self.flush()
+
+    def handle_timer(self, name: str) -> list[Action]:
+        """Timer ``name`` fired (one this member set and did not cancel since)."""
+        if ":" not in name:
+            self.election.timeout(name)
+            if self.detector is not None:
+                self._stepped()
+        elif name == HEARTBEAT:
+            self._tick()
+        elif name.startswith(SUSPECT):
+            self._suspect(int(name[len(SUSPECT) :]))
+        elif name == STALL:
+            self._stalling = False
+            self._stalled()
+        elif name == BEHIND:
+            self._behind = False
+            if self.epoch < self.rounds.seen and self.recovery is None:
+                self.new_round(f"behind epoch {self.rounds.seen}")
+                self._rewatch()
+        elif name == REJOIN:
+            self._rejoined()
+        return self.flush()
+
+    def flush(self) -> list[Action]:
+        out = self._out[:]
+        self._out.clear()
+        return out
+
+    # -- rounds ------------------------------------------------------------------------
+
+    def _enter(self, epoch: int, *, initiator: bool = False) -> None:
+        """Leave the current round for round ``epoch``."""
+        self.election.cancel_timers()
+        self.rounds.enter(epoch)
+        if self.recovery is not None:
+            self.recovery = None
+            self._out.append(CancelTimer(REJOIN))
+        self.election = self._election(epoch, initiator)
+        if self.settings is not None:
+            self._arm_stall()
+
+    def _arm_stall(self) -> None:
+        self._stalling = True
+        self._out.append(SetTimer(STALL, self._stall))
+
+    def _stalled(self) -> None:
+        """Undecided for ``reelect_after`` s (doubling): a round of its own, so that no
+        round waits for ever on a message a crashed node took with it."""
+        if self.state is not NodeState.UNDECIDED or self.recovery is not None:
+            return
+        stall = self._stall
+        self.new_round(f"no leader after {stall:g} s")
+        self._stall = stall * 2
+        self._arm_stall()
+        self._rewatch()
+
+    def _stepped(self) -> None:
+        """After the election handled something (detector on): watch whom it needs now,
+        and stop the stall timer once it has decided."""
+        if self._stalling and self.election.state is not NodeState.UNDECIDED:
+            self._stalling = False
+            self._out.append(CancelTimer(STALL))
+            assert self.settings is not None
+            self._stall = self.settings.reelect_after
+        self._rewatch()
+
+    # -- the failure detector -----------------------------------------------------------
+
+    def _tick(self) -> None:
+        detector = self.detector
+        assert detector is not None
+        self._rewatch()
+        policy = self.policy
+        ping = policy.ping(self, detector.watched) | (policy.probe(self) & detector.suspected)
+        detector.tick(ping, self.epoch)
+
+    def _rewatch(self) -> None:
+        detector = self.detector
+        assert detector is not None
+        watch = self.policy.watch(self)
+        watch.discard(self.id)
+        detector.watch(watch)
+
+    def _suspect(self, node: int) -> None:
+        detector = self.detector
+        assert detector is not None
+        if detector.expired(node):
+            self._out.append(Notice("suspect", node, self.epoch))
+            self.policy.on_suspect(self, node)
+            self._rewatch()
+
+    def _recovered(self, node: int) -> None:
+        self._out.append(Notice("recovered", node, self.epoch))
+        self.policy.on_recovered(self, node)
+        self._rewatch()
+
+    def _detector_message(self, sender: int, kind: str, epoch: int) -> None:
+        if kind == "ping":
+            self._out.append(Send(sender, PONG, self.epoch))
+        recovery = self.recovery
+        if recovery is not None and epoch > 0:  # not another restarted node's
+            recovery.learn(epoch)
+            if not self.policy.rejoin_by_neighbour:
+                self._rejoined()
+        elif epoch > self.epoch and not self._behind:
+            # A round took place that this node has not heard of (yet: its messages may
+            # be on their way).  If it is still behind in a while, it catches up by
+            # starting a round itself.
+            assert self.settings is not None
+            self._behind = True
+            self._out.append(SetTimer(BEHIND, self.settings.suspect_after))
+
+    # -- recovery ------------------------------------------------------------------------
+
+    def _rejoined(self) -> None:
+        recovery = self.recovery
+        if recovery is None:
+            return
+        self.rounds.heard_of(recovery.learned or 0)
+        # Nobody answered with an epoch: there is no cluster yet (or no live one).
+        if recovery.learned is None:
+            self.new_round("start")
+        else:
+            self.new_round(f"recovery of {self.id}", self.id)
+        self._rewatch()
+
+    def __repr__(self) -> str:
+        return f"<Member {self.id} {self.election!r}>"

@@ -1,0 +1,49 @@
+"""Election rounds: numbered by epoch, fenced, dealt out by rank.
+
+Notes 002: when a process detects a crash it starts a new election.  Here each election
+round has a number, its *epoch*; every message carries its sender's, so that a message of
+an older round is dropped (:attr:`Rounds.stale`: it is fenced off) and one of a newer
+round makes the node leave its round and join that one.  The winning round's epoch is
+the leader's fencing token.
+
+Epochs after the first are dealt out by rank: with N members, the node at position r of
+``members`` starts only rounds whose epoch is r modulo N.  Two nodes that start a round at
+the same moment (both suspect the leader) therefore never share an epoch: the newer round
+supersedes the other, and every epoch has one initiator, so at most one leader.
+"""
+
+from __future__ import annotations
+
+from ._view import NodeView
+
+__all__ = ["Rounds"]
+
+#: The rounds' timers (their own name space).
+STALL = "rounds:stall"
+BEHIND = "rounds:behind"
+
+
+class Rounds:
+    """One node's epochs: the one it is in, the largest it has heard of, its next own."""
+
+    def __init__(self, node: NodeView, epoch: int) -> None:
+        self.epoch = epoch
+        self.seen = epoch  # the largest epoch in any message received
+        self.stale = 0  # election messages dropped for an older epoch
+        members = node.members
+        self._rank = members.index(node.id) if len(members) > 1 and node.id in members else None
+        self._n = len(members)
+
+    def heard_of(self, epoch: int) -> None:
+        self.seen = max(self.seen, epoch)
+
+    def enter(self, epoch: int) -> None:
+        self.epoch = epoch
+        self.heard_of(epoch)
+
+    def next_epoch(self) -> int:
+        """The smallest epoch of this node's own above every epoch it has seen."""
+        floor = max(self.epoch, self.seen) + 1
+        if self._rank is None:
+            return floor
+        return floor + (self._rank - floor) % self._n
