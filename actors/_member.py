@@ -222,6 +222,13 @@ class Member:
         return self.flush()
 
     def flush(self) -> list[Action]:
+        """The actions of the event just handled (and the stall timer stopped if the
+        node has decided meanwhile)."""
+        if self._stalling and self.election.state is not NodeState.UNDECIDED:
+            self._stalling = False
+            self._out.append(CancelTimer(STALL))
+            assert self.settings is not None
+            self._stall = self.settings.reelect_after
         out = self._out[:]
         self._out.clear()
         return out
@@ -255,13 +262,7 @@ class Member:
         self._rewatch()
 
     def _stepped(self) -> None:
-        """After the election handled something (detector on): watch whom it needs now,
-        and stop the stall timer once it has decided."""
-        if self._stalling and self.election.state is not NodeState.UNDECIDED:
-            self._stalling = False
-            self._out.append(CancelTimer(STALL))
-            assert self.settings is not None
-            self._stall = self.settings.reelect_after
+        """After the election handled something (detector on): watch whom it needs now."""
         self._rewatch()
 
     # -- the failure detector -----------------------------------------------------------
