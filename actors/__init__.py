@@ -13,6 +13,8 @@
   repair, Bully's proclamation rule).
 - :func:`simulate` runs members without threads or sockets, deterministically;
   :class:`SafetyChecker` watches a run for two leaders in one epoch and the like.
+- :class:`NodeTrace` records a node's events as they happen; :func:`write_trace` writes
+  a run's as JSON lines with Lamport and vector clocks (``_trace.py`` has the format).
 - :data:`ALGORITHMS` maps the config's ``algorithm`` names to classes.
 
 Everything here needs the standard library alone.  The Pykka actor that hosts a member
@@ -39,6 +41,16 @@ from ._ring import Elected, RingElection
 from ._ring_repair import RingRepair
 from ._safety import SafetyChecker, Violation
 from ._simulator import Fault, SimulationResult, simulate
+from ._trace import (
+    EVENTS,
+    VECTOR_LIMIT,
+    NodeTrace,
+    TraceClock,
+    merge_parts,
+    merge_runs,
+    read_trace,
+    write_trace,
+)
 from ._tree import TreeElection
 from ._view import Candidate, NodeView
 
@@ -62,6 +74,8 @@ __all__ = [
     "ALGORITHMS",
     "DETECTOR_DEFAULTS",
     "DETECTOR_KINDS",
+    "EVENTS",
+    "VECTOR_LIMIT",
     "Action",
     "Around",
     "Bound",
@@ -85,6 +99,7 @@ __all__ = [
     "Member",
     "Message",
     "NodeState",
+    "NodeTrace",
     "NodeView",
     "Notice",
     "RingElection",
@@ -93,9 +108,14 @@ __all__ = [
     "Send",
     "SetTimer",
     "SimulationResult",
+    "TraceClock",
     "TreeElection",
     "Violation",
     "crash_policy",
+    "merge_parts",
+    "merge_runs",
     "proclaim_in_own_round",
+    "read_trace",
     "simulate",
+    "write_trace",
 ]

@@ -1,0 +1,283 @@
+"""Traces: every event of a run, as JSON lines, in the order they happened.
+
+A host records what each node does as it happens — cheaply, a tuple per event, on the
+node's own thread (:class:`NodeTrace`) — and writes the run's events once it is over
+(:func:`write_trace`): in the order they happened, messages numbered, each event stamped
+with its node's Lamport clock and (up to :data:`VECTOR_LIMIT` nodes) its vector clock,
+counted over the events the trace shows.  One object per line::
+
+    {"event":"send","t":0.000412,"node":4,"peer":9,"kind":"election","epoch":1,
+     "fields":{"candidate":{"capacity":4,"id":4}},"msg":1,"lamport":1,"vc":{"4":1}}
+
+``event`` is one of :data:`EVENTS`.  Every event has ``t`` (seconds since the run
+began; virtual seconds in the simulator) and ``node``.  ``send``/``receive`` also have
+``peer`` (the other end), ``kind`` (the notes' name), ``epoch``, ``fields``, ``msg`` (the
+number a send shares with its receive), ``lamport`` and ``vc``; ``timer`` has ``timer``
+(its name); ``state`` has ``state``, ``elected`` and ``epoch``; ``suspect`` has ``peer``
+and ``epoch``.  The failure detector's traffic and timers carry ``"heartbeat": true`` and
+are left out unless asked for.
+
+A node's *part* (``ringleader node --trace``: one node's events, alone in its process)
+has absolute ``t`` (wall-clock seconds) and names each message by its wire key —
+``"sender:incarnation:receiver:sequence"``, which both ends know — and its clocks count
+its own events only; :func:`merge_parts` joins parts into one trace.
+"""
+
+from __future__ import annotations
+
+import enum
+import heapq
+import itertools
+import json
+from collections.abc import Callable, Iterable, Iterator
+from typing import IO, Any
+
+from ._detector import DETECTOR_KINDS
+from ._message import Message
+
+__all__ = [
+    "EVENTS",
+    "VECTOR_LIMIT",
+    "NodeTrace",
+    "TraceClock",
+    "merge_parts",
+    "merge_runs",
+    "read_trace",
+    "write_trace",
+]
+
+EVENTS = ("send", "receive", "timer", "state", "suspect", "crash", "restart")
+#: Above this many nodes events carry no vector clock (it would hold one entry per node).
+VECTOR_LIMIT = 64
+
+#: A recorded event: ``(t, order, node, event, *details)``; see :class:`NodeTrace`.
+Record = tuple[Any, ...]
+Event = dict[str, Any]
+
+
+class TraceClock:
+    """Where a run's recorded events get their time and their order.
+
+    ``now`` is the host's clock (the monotonic clock, or the simulator's virtual one).
+    ``order`` breaks ties between events recorded at the same time (one counter per run).
+    """
+
+    def __init__(self, now: Callable[[], float]) -> None:
+        self.now = now
+        self.order = itertools.count()
+
+
+class NodeTrace:
+    """One node's events as they happen; used by the node's thread only."""
+
+    __slots__ = ("_now", "_order", "events", "node")
+
+    def __init__(self, node: int, clock: TraceClock) -> None:
+        self.node = node
+        self.events: list[Record] = []
+        self._now = clock.now
+        self._order = clock.order
+
+    def _record(self, event: str, *details: Any) -> None:
+        self.events.append((self._now(), next(self._order), self.node, event, *details))
+
+    def send(self, peer: int, message: Message, epoch: int, key: object) -> None:
+        self._record("send", peer, message, epoch, key)
+
+    def receive(self, peer: int, message: Message, epoch: int, key: object) -> None:
+        self._record("receive", peer, message, epoch, key)
+
+    def timer(self, name: str) -> None:
+        self._record("timer", name)
+
+    def state(self, state: str, elected: int | None, epoch: int) -> None:
+        self._record("state", state, elected, epoch)
+
+    def suspect(self, peer: int, epoch: int) -> None:
+        self._record("suspect", peer, epoch)
+
+    def crash(self) -> None:
+        self._record("crash")
+
+    def restart(self) -> None:
+        self._record("restart")
+
+
+def merge_runs(traces: Iterable[list[Record]]) -> Iterator[Record]:
+    """The events of several nodes' traces in the order they happened."""
+    return heapq.merge(*traces, key=lambda record: (record[0], record[1]))
+
+
+def _jsonable(value: Any) -> Any:
+    """A message field as JSON: candidates as objects, enums by value, the rest as is."""
+    if isinstance(value, tuple) and hasattr(value, "_asdict"):
+        return {k: _jsonable(v) for k, v in value._asdict().items()}
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return repr(value)
+
+
+def _is_heartbeat_timer(name: str) -> bool:
+    return name.startswith("detector:")
+
+
+def _events(records: Iterable[Record], began: float, heartbeats: bool) -> Iterator[Event]:
+    """Recorded events as trace objects (``msg`` still the wire key)."""
+    fields: dict[Message, dict[str, Any]] = {}  # a forwarded message is one object
+    for t, _, node, event, *details in records:
+        line: Event = {"event": event, "t": round(t - began, 6), "node": node}
+        if event in ("send", "receive"):
+            peer, message, epoch, key = details
+            heartbeat = message.kind in DETECTOR_KINDS
+            if heartbeat and not heartbeats:
+                continue
+            shown = fields.get(message)
+            if shown is None:
+                names = message.__match_args__
+                shown = fields[message] = {n: _jsonable(getattr(message, n)) for n in names}
+            line.update(peer=peer, kind=message.kind, epoch=epoch, fields=shown, msg=key)
+            if heartbeat:
+                line["heartbeat"] = True
+        elif event == "timer":
+            name = details[0]
+            if _is_heartbeat_timer(name):
+                if not heartbeats:
+                    continue
+                line["heartbeat"] = True
+            line["timer"] = name
+        elif event == "state":
+            line.update(state=details[0], elected=details[1], epoch=details[2])
+        elif event == "suspect":
+            line.update(peer=details[0], epoch=details[1])
+        yield line
+
+
+class _Clocks:
+    """Lamport and vector clocks, advanced event by event in a causal order."""
+
+    def __init__(self, vectors: bool) -> None:
+        self.vectors = vectors
+        self.lamport: dict[int, int] = {}
+        self.vc: dict[int, dict[int, int]] = {}
+
+    def local(self, node: int) -> tuple[int, dict[int, int] | None]:
+        lamport = self.lamport[node] = self.lamport.get(node, 0) + 1
+        if not self.vectors:
+            return lamport, None
+        vc = self.vc.setdefault(node, {})
+        vc[node] = vc.get(node, 0) + 1
+        return lamport, dict(vc)
+
+    def receive(
+        self, node: int, lamport: int, vc: dict[int, int] | None
+    ) -> tuple[int, dict[int, int] | None]:
+        self.lamport[node] = max(self.lamport.get(node, 0), lamport)
+        if vc is not None:
+            own = self.vc.setdefault(node, {})
+            for peer, count in vc.items():
+                if count > own.get(peer, 0):
+                    own[peer] = count
+        return self.local(node)
+
+
+def _stamp(events: Iterable[Event], *, nodes: int, part: bool = False) -> Iterator[Event]:
+    """Give events, in the order they happened, their clocks and message numbers.
+
+    A receive seen before its send (the clocks of two machines) waits for it.  In a
+    ``part`` messages keep their wire keys and a receive's send is not there: it counts
+    as one of the node's own events.
+    """
+    clocks = _Clocks(vectors=nodes <= VECTOR_LIMIT)
+    sent: dict[Any, tuple[Any, int, dict[int, int] | None]] = {}  # key → msg, clocks
+    waiting: dict[Any, list[Event]] = {}
+    numbers = itertools.count(1)
+
+    def stamped(event: Event) -> Event:
+        node, key = event["node"], event.get("msg")
+        if event["event"] == "send":
+            lamport, vc = clocks.local(node)
+            event["msg"] = key if part else next(numbers)
+            sent[key] = (event["msg"], lamport, vc)
+        elif event["event"] == "receive" and key in sent:
+            event["msg"], lamport_at, vc_at = sent.pop(key)
+            lamport, vc = clocks.receive(node, lamport_at, vc_at)
+        else:
+            lamport, vc = clocks.local(node)
+        event["lamport"] = lamport
+        if vc is not None:
+            event["vc"] = {str(k): v for k, v in sorted(vc.items())}
+        else:
+            event.pop("vc", None)
+        return event
+
+    for event in events:
+        key = event.get("msg")
+        if event["event"] == "receive" and key not in sent and not part:
+            waiting.setdefault(key, []).append(event)
+            continue
+        yield stamped(event)
+        if event["event"] == "send" and key in waiting:
+            for late in waiting.pop(key):
+                yield stamped(late)
+    for late in itertools.chain.from_iterable(waiting.values()):
+        yield stamped(late)  # never sent as far as this trace knows
+
+
+def _dump(event: Event) -> str:
+    return json.dumps(event, separators=(",", ":"), ensure_ascii=False)
+
+
+def write_trace(
+    records: Iterable[Record],
+    out: IO[str],
+    *,
+    began: float = 0.0,
+    nodes: int,
+    heartbeats: bool = False,
+    part: bool = False,
+) -> int:
+    """Write ``records`` (in the order they happened) as JSON lines; return how many.
+
+    ``began``: when the run began, on the records' clock.  ``nodes``: how many nodes the
+    run has (vector clocks only up to :data:`VECTOR_LIMIT`).  ``heartbeats``: keep the
+    failure detector's traffic.  ``part``: one node's part (see the module's docs).
+    """
+    written = 0
+    for event in _stamp(_events(records, began, heartbeats), nodes=nodes, part=part):
+        out.write(_dump(event) + "\n")
+        written += 1
+    return written
+
+
+def read_trace(lines: Iterable[str], *, source: str = "trace") -> Iterator[Event]:
+    """The events of a written trace (or part), one dict each; blank lines are skipped.
+
+    Raises :class:`ValueError` naming ``source`` and the line for anything else.
+    """
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{source}: line {number}: not JSON ({exc.msg})") from None
+        if not isinstance(event, dict) or event.get("event") not in EVENTS:
+            raise ValueError(f"{source}: line {number}: not a trace event")
+        yield event
+
+
+def merge_parts(parts: Iterable[Iterable[Event]]) -> list[Event]:
+    """Join nodes' parts into one trace: events in time order (``t`` from the earliest),
+    messages numbered, clocks counted over the whole run."""
+    events = sorted((dict(event) for part in parts for event in part), key=lambda e: e["t"])
+    if not events:
+        return []
+    began = events[0]["t"]
+    for event in events:
+        event["t"] = round(event["t"] - began, 6)
+    nodes = len({event["node"] for event in events})
+    return list(_stamp(events, nodes=nodes))
