@@ -87,6 +87,10 @@ class NodeTrace:
     def receive(self, peer: int, message: Message, epoch: int, key: object) -> None:
         self._record("receive", peer, message, epoch, key)
 
+    def retract(self) -> None:
+        """The event just recorded did not happen after all (a send that failed)."""
+        self.events.pop()
+
     def timer(self, name: str) -> None:
         self._record("timer", name)
 
@@ -139,6 +143,8 @@ def _events(records: Iterable[Record], began: float, heartbeats: bool) -> Iterat
             if shown is None:
                 names = message.__match_args__
                 shown = fields[message] = {n: _jsonable(getattr(message, n)) for n in names}
+            if type(key) is tuple:  # a wire key: sender, its incarnation, receiver, seq
+                key = ":".join(map(str, key))
             line.update(peer=peer, kind=message.kind, epoch=epoch, fields=shown, msg=key)
             if heartbeat:
                 line["heartbeat"] = True

@@ -56,6 +56,10 @@ class Session:
         )
         return self.codec.seal(header, message)
 
+    def last_seq(self, peer: int) -> int:
+        """The sequence number of the last frame sealed for ``peer`` (0 if none yet)."""
+        return self._next_seq.get(peer, 0)
+
     def known(self, peer: int) -> int:
         """The incarnation of ``peer`` last admitted (0 if none yet)."""
         seen = self._seen.get(peer)

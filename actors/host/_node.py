@@ -30,6 +30,7 @@ from .._actions import Action, CancelTimer, Notice, Send, SetTimer
 from .._detector import DETECTOR_KINDS
 from .._election import NodeState
 from .._member import Member
+from .._trace import NodeTrace
 from ._control import Boot, Connect, Crash, GetStatus, Listen, Start
 from ._inbox import Inbox, TimerFired
 from ._operator import OPERATOR, OPERATOR_KINDS, StatusAnswer, StatusQuery
@@ -60,9 +61,11 @@ class NodeActor(pykka.ThreadingActor):
         codec: Codec,
         incarnation: int = 1,
         events: EventSink | None = None,
+        trace: NodeTrace | None = None,
     ) -> None:
         super().__init__()
         self.member = member
+        self.trace = trace
         self.id = member.id
         self._network = network
         view = member.view
@@ -225,6 +228,9 @@ class NodeActor(pykka.ThreadingActor):
         self._received += 1
         if self._fresh is not None:
             self._heard_at[header.sender] = time.monotonic()
+        if self.trace is not None:
+            key = (header.sender, header.incarnation, self.id, header.seq)
+            self.trace.receive(header.sender, message, header.epoch, key)
         self._after(self.member.handle_message(header.sender, message, header.epoch))
 
     def _operator(self, sender: int, incarnation: int, message: object) -> None:
@@ -271,6 +277,8 @@ class NodeActor(pykka.ThreadingActor):
             self._events(self._event("rejected", detail=str(rejected)))
 
     def _timer(self, name: str) -> None:
+        if self.trace is not None:
+            self.trace.timer(name)
         self._after(self.member.handle_timer(name))
 
     def _after(self, actions: list[Action]) -> None:
@@ -287,11 +295,15 @@ class NodeActor(pykka.ThreadingActor):
                 self.actor_inbox.cancel(action.name)
             elif type(action) is Notice:
                 log.info("%s: %s %s %s", self, action.kind, action.node, action.detail)
+                if self.trace is not None and action.kind == "suspect":
+                    self.trace.suspect(action.node, action.epoch)  # type: ignore[arg-type]
                 if events is not None:
                     events(self._event(action.kind, action.node, action.detail, action.epoch))
         now = (member.state, member.elected, member.epoch)
         if now != self._reported:
             self._reported = now
+            if self.trace is not None:
+                self.trace.state(str(member.state), member.elected, member.epoch)
             if events is not None:
                 events(self._event("state"))
 
@@ -336,7 +348,12 @@ class NodeActor(pykka.ThreadingActor):
         detector = kind in DETECTOR_KINDS
         # A ping asks whoever is there; anything else is for the life last heard from.
         to_life = 0 if kind == "ping" else self._session.known(to)
-        frame = self._session.seal(to, kind, send.epoch, send.message, to_incarnation=to_life)
+        session = self._session
+        frame = session.seal(to, kind, send.epoch, send.message, to_incarnation=to_life)
+        trace = self.trace
+        if trace is not None:  # before it leaves: its receive is recorded after it
+            key = (self.id, session.incarnation, to, session.last_seq(to))
+            trace.send(to, send.message, send.epoch, key)
         if links.send(to, frame, wait=not detector and self._may_wait(to)):
             self._sent[kind] += 1
             if not detector:
@@ -345,6 +362,8 @@ class NodeActor(pykka.ThreadingActor):
                     del by_epoch[min(by_epoch)]  # a long-lived node keeps the latest only
                 by_epoch[send.epoch] += 1
         else:
+            if trace is not None:
+                trace.retract()
             self._send_failures += 1
             level = logging.DEBUG if detector else logging.INFO
             log.log(level, "%s could not send %s to node %s; frame dropped", self, kind, to)
