@@ -11,13 +11,14 @@
 import logging
 
 from ._base import Links, Mailbox, Network
+from ._curve import CurveKeys
 from ._errors import FrameRejected, RingleaderError, TransportError
 from ._frame import FORMAT_VERSION, Codec, Header
 from ._limits import Demand, ensure_open_files, estimate
 from ._memory import MemoryMailbox, MemoryNetwork
 from ._session import Session
 from ._version import __version__
-from ._zmq import SCHEMES, CurveKeys, SocketOptions, ZmqLinks, ZmqMailbox, ZmqNetwork
+from ._zmq import SCHEMES, SocketOptions, ZmqLinks, ZmqMailbox, ZmqNetwork
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())
 

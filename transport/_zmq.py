@@ -20,13 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import zmq
-from zmq.auth.thread import ThreadAuthenticator
-from zmq.utils import z85
 
+from ._curve import ClusterAuthenticator, CurveKeys
 from ._errors import FrameRejected, TransportError
 from ._limits import ensure_open_files, estimate
 
-__all__ = ["SCHEMES", "CurveKeys", "SocketOptions", "ZmqLinks", "ZmqMailbox", "ZmqNetwork"]
+__all__ = ["SCHEMES", "SocketOptions", "ZmqLinks", "ZmqMailbox", "ZmqNetwork"]
 
 log = logging.getLogger(__name__)
 
@@ -66,46 +65,6 @@ class SocketOptions:
     max_frame_size: int = 1 << 16
     reconnect_ivl: float = 0.02
     reconnect_ivl_max: float = 0.1
-
-
-@dataclass(frozen=True)
-class CurveKeys:
-    """ZeroMQ CURVE keys (Z85 text, as ``zmq.auth`` writes them) for one process.
-
-    ``public``: every member's public key (and the operator's, if it may ask for
-    status); a mailbox accepts a connection only from one of these keys, and the sender
-    id of every frame must be the id the key belongs to.  ``secret``: the secret keys of
-    the nodes this process hosts.
-    """
-
-    public: Mapping[int, bytes]
-    secret: Mapping[int, bytes]
-
-    def pair(self, node: int) -> tuple[bytes, bytes]:
-        try:
-            return self.public[node], self.secret[node]
-        except KeyError:
-            raise TransportError(f"node {node} has no CURVE key pair here") from None
-
-
-class _ClusterAuthenticator(ThreadAuthenticator):
-    """ZAP for CURVE: admit exactly the cluster's public keys; the connection's User-Id
-    is the node id its key belongs to."""
-
-    def __init__(self, ctx: zmq.Context[zmq.Socket[bytes]], public: Mapping[int, bytes]) -> None:
-        super().__init__(ctx, log=logging.getLogger(f"{__name__}.zap"))
-        self._ids = {z85.decode(key): node for node, key in public.items()}
-        self._z85 = {key: node for node, key in public.items()}
-        self.configure_curve_callback("*", credentials_provider=self)
-
-    def callback(self, domain: str, key: bytes) -> bool:
-        if key in self._z85:
-            return True
-        log.warning("refused a CURVE connection from an unknown key %s", key.decode("ascii"))
-        return False
-
-    def curve_user_id(self, client_public_key: bytes) -> str:
-        return str(self._ids[client_public_key])
 
 
 def _ms(seconds: float) -> int:
@@ -334,9 +293,9 @@ class ZmqNetwork:
             raise
         self._id = next(_networks)
         self.curve = curve
-        self._auth: _ClusterAuthenticator | None = None
+        self._auth: ClusterAuthenticator | None = None
         if curve is not None:
-            self._auth = _ClusterAuthenticator(self._ctx, curve.public)
+            self._auth = ClusterAuthenticator(self._ctx, curve.public)
             self._auth.start()
         self._tmpdir: Path | None = None
         self._lock = threading.Lock()
