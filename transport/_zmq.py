@@ -11,7 +11,6 @@ import itertools
 import logging
 import shutil
 import socket
-import struct
 import tempfile
 import threading
 import time
@@ -23,6 +22,7 @@ import zmq
 
 from ._curve import ClusterAuthenticator, CurveKeys
 from ._errors import FrameRejected, TransportError
+from ._frame import sender_of
 from ._limits import ensure_open_files, estimate
 
 __all__ = ["SCHEMES", "SocketOptions", "ZmqLinks", "ZmqMailbox", "ZmqNetwork"]
@@ -90,10 +90,6 @@ def _refuse_live_ipc(node: int, path: str) -> None:
     raise TransportError(f"node {node}: cannot bind ipc://{path}: another mailbox is using it")
 
 
-_SENDER = struct.Struct("!q")  # the sender id, at offset 12 of a frame (see _frame.py)
-_SENDER_AT = 12
-
-
 class ZmqMailbox:
     """A node's PULL socket, read by the node's own actor thread.
 
@@ -131,9 +127,9 @@ class ZmqMailbox:
             return None
 
     def _from_its_key(self, user: str, data: bytes) -> bool:
-        if len(data) < _SENDER_AT + _SENDER.size:
+        sender = sender_of(data)
+        if sender is None:
             return True  # too short to claim anyone: rejected as truncated later
-        (sender,) = _SENDER.unpack_from(data, _SENDER_AT)
         if str(sender) == user:
             return True
         if self.on_reject is not None:
