@@ -34,6 +34,7 @@ from typing import IO, Any
 from actors.host import NodeEvent, NodeStatus
 from ringleader.errors import TransportError
 from topologies import SECRET_ENV, Config
+from transport import Deadline
 
 from ._run import SetUpOnEnter
 from ._standalone import status_from_dict
@@ -192,14 +193,13 @@ class ProcessCluster(SetUpOnEnter):
         self.setup_s = 0.0
         self.addresses: dict[int, str] = {}
         self._config_path = self._tmpdir / "cluster.toml"
-        self._deadline = 0.0
+        self._deadline = Deadline(config.timeout)
 
     # -- lifecycle ------------------------------------------------------------------
 
     def _set_up(self) -> None:
         began = time.monotonic()
         config = self.config
-        self._deadline = began + config.timeout
         nodes = tuple(
             spec
             if spec.address is not None and not spec.address.endswith(":*")
@@ -216,7 +216,7 @@ class ProcessCluster(SetUpOnEnter):
             self._spawn(spec.id, fresh=True)
         self._wait_all("listening", lambda child: child.listening)
         for child in self._children.values():
-            child.command(f"boot {self._left():.3f}")
+            child.command(f"boot {self._deadline.left():.3f}")
         self._wait_all("ready", lambda child: child.ready)
         self.setup_s = time.monotonic() - began
 
@@ -224,9 +224,6 @@ class ProcessCluster(SetUpOnEnter):
         if self.config.transport == "ipc":
             return f"ipc://{self._tmpdir}/node-{node}.sock"
         return f"tcp://127.0.0.1:{_free_tcp_port()}"
-
-    def _left(self) -> float:
-        return max(0.0, self._deadline - time.monotonic())
 
     def _spawn(self, node: int, *, fresh: bool) -> _Child:
         args = [sys.executable, "-m", "ringleader", "node", str(self._config_path)]
@@ -242,14 +239,14 @@ class ProcessCluster(SetUpOnEnter):
         for child in list(self._children.values()):
             self._wait(child, what, flag(child), self._deadline)
 
-    def _wait(self, child: _Child, what: str, flag: threading.Event, deadline: float) -> None:
+    def _wait(self, child: _Child, what: str, flag: threading.Event, deadline: Deadline) -> None:
         while not flag.wait(0.05):
             if child.process.poll() is not None:
                 raise TransportError(
                     f"node {child.node}'s process exited (status {child.process.returncode}) "
                     f"before it was {what}; its error is on stderr above"
                 )
-            if time.monotonic() >= deadline:
+            if deadline.expired():
                 raise TransportError(
                     f"node {child.node}'s process was not {what} within the "
                     f"{self.config.timeout:g} s timeout"
@@ -300,7 +297,7 @@ class ProcessCluster(SetUpOnEnter):
         if node in self._children:
             raise TransportError(f"node {node} is running")
         child = self._spawn(node, fresh=False)
-        self._wait(child, "listening", child.listening, time.monotonic() + self.config.timeout)
+        self._wait(child, "listening", child.listening, Deadline(self.config.timeout))
         child.command("boot 0.3")
 
     def statuses(self) -> list[NodeStatus]:
@@ -313,7 +310,7 @@ class ProcessCluster(SetUpOnEnter):
         found = []
         for child in children:
             try:
-                found.append(child.statuses.get(timeout=max(1.0, self._left())))
+                found.append(child.statuses.get(timeout=max(1.0, self._deadline.left())))
             except queue.Empty:
                 raise TransportError(f"node {child.node} did not report its status") from None
         return found

@@ -27,7 +27,7 @@ from actors.host import (
 )
 from ringleader.errors import TransportError, UsageError
 from topologies import Config
-from transport import Codec, Network, open_network
+from transport import Codec, Deadline, Network, open_network
 
 from ._report import Report
 
@@ -110,14 +110,6 @@ class SetUpOnEnter:
         self.close()
 
 
-class _Deadline:
-    def __init__(self, seconds: float) -> None:
-        self.end = time.monotonic() + seconds
-
-    def left(self) -> float:
-        return max(0.0, self.end - time.monotonic())
-
-
 class LocalCluster(SetUpOnEnter):
     """Every node of ``config`` as a :class:`~actors.NodeActor` in this process.
 
@@ -139,7 +131,7 @@ class LocalCluster(SetUpOnEnter):
         self.config = config
         self.algorithm = algorithm or config.algorithm_class
         self._progress = progress or (lambda phase, done, total: None)
-        self._deadline = _Deadline(config.timeout)
+        self._deadline = Deadline(config.timeout)
         self._events: queue.SimpleQueue[NodeEvent] = queue.SimpleQueue()
         self._sink = events or self._events.put
         self._views = {v.id: v for v in config.wiring.views(config.settings)}
@@ -238,13 +230,13 @@ class LocalCluster(SetUpOnEnter):
         peers = {peer: self.addresses[peer] for peer in self.config.wiring.out[node]}
         ref.ask(Connect(peers, 0.3, self.addresses), timeout=5.0)
         address = self.addresses[node]
-        deadline = _Deadline(min(2.0, self._deadline.left()))
+        deadline = Deadline(min(2.0, self._deadline.left()))
         while True:  # the dead life's endpoint may take a moment to be released
             try:
                 ref.ask(Listen(address), timeout=5.0)
                 break
             except TransportError:
-                if deadline.left() == 0:
+                if deadline.expired():
                     raise
                 time.sleep(0.01)
         ref.tell(Boot())
@@ -328,7 +320,7 @@ class LocalCluster(SetUpOnEnter):
         self._progress("settling", 0, 1)
         previous: tuple[int, int] | None = None
         pause = 0.001
-        while self._deadline.left() > 0:
+        while not self._deadline.expired():
             statuses = self.statuses()
             sent = sum(s.sent_total for s in statuses)
             received = sum(s.received for s in statuses)

@@ -12,6 +12,7 @@ import logging
 
 from ._base import Links, Mailbox, Network
 from ._curve import CurveKeys
+from ._deadline import Deadline
 from ._errors import FrameRejected, RingleaderError, TransportError
 from ._frame import FORMAT_VERSION, Codec, Header
 from ._limits import Demand, ensure_open_files, estimate
@@ -52,6 +53,7 @@ __all__ = [
     "TRANSPORTS",
     "Codec",
     "CurveKeys",
+    "Deadline",
     "Demand",
     "FrameRejected",
     "Header",

@@ -21,6 +21,7 @@ from pathlib import Path
 import zmq
 
 from ._curve import ClusterAuthenticator, CurveKeys
+from ._deadline import Deadline
 from ._errors import FrameRejected, TransportError
 from ._frame import sender_of
 from ._limits import ensure_open_files, estimate
@@ -228,25 +229,17 @@ class ZmqLinks:
         return True
 
     def wait_ready(self, timeout: float) -> list[int]:
-        deadline = _Deadline(timeout)
+        deadline = Deadline(timeout)
         return [
             peer
             for peer, sock in self._sockets.items()
-            if not sock.poll(deadline.remaining_ms(), zmq.POLLOUT)
+            if not sock.poll(deadline.left_ms(), zmq.POLLOUT)
         ]
 
     def close(self, *, abrupt: bool = False) -> None:
         for sock in self._sockets.values():
             sock.close(linger=0 if abrupt else _ms(self._options.linger))
         self._sockets.clear()
-
-
-class _Deadline:
-    def __init__(self, timeout: float) -> None:
-        self._end = time.monotonic() + timeout
-
-    def remaining_ms(self) -> int:
-        return max(0, _ms(self._end - time.monotonic()))
 
 
 class ZmqNetwork:
