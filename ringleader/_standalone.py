@@ -42,7 +42,7 @@ from actors.host import (
 )
 from ringleader.errors import ConfigError, TransportError
 from topologies import SECRET_ENV, Config
-from transport import Codec, SocketOptions, ZmqNetwork
+from transport import BETWEEN_PROCESSES, Codec, SocketOptions, ZmqNetwork
 
 __all__ = [
     "StandaloneNode",
@@ -143,7 +143,7 @@ def local_secret(path: Path) -> bytes:
 def check_standalone(config: Config) -> None:
     """What a config needs for nodes in separate processes (``node``, ``status``): a
     transport between processes and a fixed address for every node."""
-    if config.transport not in ("tcp", "ipc"):
+    if config.transport not in BETWEEN_PROCESSES:
         raise ConfigError(
             config.source,
             "transport",

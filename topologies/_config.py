@@ -19,7 +19,7 @@ from typing import Any
 
 from actors import ALGORITHMS, Bound, Election
 from actors.host import OPERATOR
-from transport import CurveKeys
+from transport import BETWEEN_PROCESSES, TRANSPORTS, CurveKeys
 
 from ._errors import ConfigError, WiringError
 from ._registry import TOPOLOGIES
@@ -38,7 +38,7 @@ __all__ = [
     "load_config",
 ]
 
-TRANSPORT_NAMES = ("tcp", "ipc", "inproc", "memory")
+TRANSPORT_NAMES = TRANSPORTS
 SECRET_ENV = "RINGLEADER_SECRET"
 DEFAULT_NODES = 8
 DEFAULT_TIMEOUT = 30.0
@@ -400,7 +400,7 @@ class _Validator:
         edges = self.edges()
         mode = self.choice("mode", "threads", MODES)
         security = self.choice("security", "hmac", SECURITY)
-        if mode == "processes" and transport not in ("tcp", "ipc"):
+        if mode == "processes" and transport not in BETWEEN_PROCESSES:
             raise self.error(
                 "mode",
                 f"one process per node cannot use transport {transport}: its mailboxes "
@@ -550,7 +550,7 @@ class _Validator:
             if value is not None:
                 raise self.error("keys", 'is only used with security = "curve"')
             return None
-        if transport not in ("tcp", "ipc"):
+        if transport not in BETWEEN_PROCESSES:
             raise self.error(
                 "security",
                 f"CURVE needs a ZeroMQ transport between sockets, not {transport}",

@@ -25,12 +25,12 @@ from ._deadline import Deadline
 from ._errors import FrameRejected, TransportError
 from ._frame import sender_of
 from ._limits import ensure_open_files, estimate
+from ._schemes import SCHEMES
 
-__all__ = ["SCHEMES", "SocketOptions", "ZmqLinks", "ZmqMailbox", "ZmqNetwork"]
+__all__ = ["SocketOptions", "ZmqLinks", "ZmqMailbox", "ZmqNetwork"]
 
 log = logging.getLogger(__name__)
 
-SCHEMES = ("tcp", "ipc", "inproc")
 _networks = itertools.count(1)
 _RELINK_EVERY = 0.02  # s
 
