@@ -12,10 +12,12 @@ import math
 import os
 import tomllib
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
+
+import tomli_w
 
 from actors import ALGORITHMS, Bound, Election
 from actors.host import OPERATOR
@@ -189,39 +191,29 @@ class Config:
 
     def to_toml(self) -> str:
         """This config as TOML that :func:`load_config` reads back to an equal config."""
-        lines = [
-            f"topology = {_toml(self.topology)}",
-            f"algorithm = {_toml(self.algorithm)}",
-            f"transport = {_toml(self.transport)}",
-            f"initiators = {_toml(list(self.initiators))}",
-            f"timeout = {_toml(self.timeout)}",
-            f"mode = {_toml(self.mode)}",
-        ]
-        for key, value in {**self.settings, **self.detector_settings}.items():
-            lines.append(f"{key} = {_toml(value)}")
-        if self.run_for is not None:
-            lines.append(f"run_for = {_toml(self.run_for)}")
-        if self.cluster is not None:
-            lines.append(f"cluster = {_toml(self.cluster)}")
-        if self.secret_file is not None:
-            lines.append(f"secret_file = {_toml(str(self.secret_file.resolve()))}")
-        if self.security != "hmac":
-            lines.append(f"security = {_toml(self.security)}")
-        if self.keys is not None:
-            lines.append(f"keys = {_toml(str(self.keys.resolve()))}")
-        if self.edges is not None:
-            lines.append(f"edges = {_toml([list(e) for e in self.edges])}")
-        for node in self.nodes:
-            lines += ["", "[[nodes]]", f"id = {node.id}", f"capacity = {_toml(node.capacity)}"]
-            if node.address is not None:
-                lines.append(f"address = {_toml(node.address)}")
-            if node.parent is not None:
-                lines.append(f"parent = {node.parent}")
-        for fault in self.faults:
-            lines += ["", "[[faults]]", f"at = {_toml(fault.at)}", f"crash = {_toml(fault.crash)}"]
-            if fault.restart_after is not None:
-                lines.append(f"restart_after = {_toml(fault.restart_after)}")
-        return "\n".join(lines) + "\n"
+        data: dict[str, Any] = {
+            "topology": self.topology,
+            "algorithm": self.algorithm,
+            "transport": self.transport,
+            "initiators": list(self.initiators),
+            "timeout": self.timeout,
+            "mode": self.mode,
+            "security": self.security,
+            **self.settings,
+            **self.detector_settings,
+        }
+        optional = {
+            "run_for": self.run_for,
+            "cluster": self.cluster,
+            "secret_file": None if self.secret_file is None else str(self.secret_file.resolve()),
+            "keys": None if self.keys is None else str(self.keys.resolve()),
+            "edges": None if self.edges is None else [list(e) for e in self.edges],
+        }
+        data.update(_given(optional))
+        data["nodes"] = [_given(asdict(node)) for node in self.nodes]
+        if self.faults:
+            data["faults"] = [_given(fault.as_dict()) for fault in self.faults]
+        return tomli_w.dumps(data)
 
     def curve_keys(self, hosted: Collection[int]) -> CurveKeys | None:
         """With ``security = "curve"``: every member's public key (and the operator's, if
@@ -274,30 +266,6 @@ class Config:
 
     def replace(self, **changes: Any) -> Config:
         return replace(self, **changes)
-
-
-def _toml(value: Any) -> str:
-    """One TOML value: strings, numbers and (nested) lists of them."""
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml(v) for v in value) + "]"
-    if isinstance(value, str):
-        return _toml_string(value)
-    if isinstance(value, float):
-        return repr(value)
-    return str(value)
-
-
-def _toml_string(text: str) -> str:
-    """A TOML basic string: every control character (and DEL) escaped, the rest as is."""
-    out = []
-    for char in text:
-        if char in ('"', "\\"):
-            out.append("\\" + char)
-        elif ord(char) < 0x20 or ord(char) == 0x7F:
-            out.append(f"\\u{ord(char):04x}")
-        else:
-            out.append(char)
-    return '"' + "".join(out) + '"'
 
 
 def _read_secret(path: Path, source: str) -> bytes:
@@ -725,3 +693,8 @@ class _Validator:
             raise self.error("initiators", "lists a node twice")
         order = {i: k for k, i in enumerate(ids)}
         return tuple(sorted(value, key=order.__getitem__))
+
+
+def _given(values: Mapping[str, Any]) -> dict[str, Any]:
+    """``values`` without those not given (``None``): TOML has no null."""
+    return {key: value for key, value in values.items() if value is not None}
