@@ -21,7 +21,7 @@ import pykka
 
 from actors import Election, SafetyChecker
 from actors.host import Inbox, NodeEvent, NodeStatus, TimerFired
-from topologies import Config
+from topologies import DETECTOR_DEFAULTS, Config
 
 from ._report import ElectionReport, FaultReport, Report
 
@@ -109,8 +109,8 @@ class SupervisorActor(pykka.ThreadingActor):
         self._last_change = 0.0
         self._done: pykka.Future[Report] | None = None
         self._deadline = 0.0
-        detector = config.settings
-        self._settle = detector.get("suspect_after", 0.3) + 2 * detector.get("heartbeat", 0.05)
+        detector = {**DETECTOR_DEFAULTS, **config.settings}
+        self._settle = detector["suspect_after"] + 2 * detector["heartbeat"]
 
     def attach(self, cluster: Cluster) -> None:
         self.cluster = cluster
