@@ -18,10 +18,10 @@ import zmq
 
 from actors.host import OPERATOR, NodeStatus, StatusAnswer, StatusQuery, wire_kinds
 from ringleader.errors import FrameRejected
-from topologies import Config
+from topologies import Config, node_secret
 from transport import Codec, Deadline, Links, Mailbox, Session, SocketOptions, ZmqNetwork
 
-from ._standalone import check_standalone, node_secret
+from ._standalone import check_standalone
 
 __all__ = ["ask_status", "status_summary"]
 

@@ -17,7 +17,6 @@ import json
 import logging
 import os
 import queue
-import secrets
 import shutil
 import signal
 import socket
@@ -33,7 +32,7 @@ from typing import IO, Any
 
 from actors.host import NodeEvent, NodeStatus
 from ringleader.errors import TransportError
-from topologies import SECRET_ENV, Config
+from topologies import Config, secret_env
 from transport import Deadline
 
 from ._run import SetUpOnEnter
@@ -209,9 +208,7 @@ class ProcessCluster(SetUpOnEnter):
         self.config = config = config.replace(nodes=nodes)
         self.addresses = config.addresses
         self._config_path.write_text(config.to_toml(), encoding="utf-8")
-        if config.secret() is None:
-            # One secret for this run's children, handed down in their environment.
-            self._env[SECRET_ENV] = secrets.token_hex(32)
+        self._env.update(secret_env(config))
         for spec in config.nodes:
             self._spawn(spec.id, fresh=True)
         self._wait_all("listening", lambda child: child.listening)

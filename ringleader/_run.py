@@ -26,7 +26,7 @@ from actors.host import (
     wire_kinds,
 )
 from ringleader.errors import TransportError, UsageError
-from topologies import Config
+from topologies import Config, run_secret
 from transport import Codec, Deadline, Network, open_network
 
 from ._report import Report
@@ -148,9 +148,7 @@ class LocalCluster(SetUpOnEnter):
         config = self.config
         wiring = config.wiring
         algorithm = self.algorithm
-        self._codec = Codec(
-            config.secret() or secrets.token_bytes(32), secrets.randbits(64), wire_kinds(algorithm)
-        )
+        self._codec = Codec(run_secret(config), secrets.randbits(64), wire_kinds(algorithm))
         heartbeat = config.settings.get("heartbeat") if config.detector else None
         self._network = open_network(
             config.transport,

@@ -15,16 +15,12 @@ lines on stdout and for the supervisor that reads them.
 
 from __future__ import annotations
 
-import ipaddress
 import logging
-import os
 import queue
-import secrets
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict
-from pathlib import Path
 from typing import Any
 
 import pykka
@@ -41,15 +37,13 @@ from actors.host import (
     wire_kinds,
 )
 from ringleader.errors import ConfigError, TransportError
-from topologies import SECRET_ENV, Config
+from topologies import Config, node_secret
 from transport import BETWEEN_PROCESSES, Codec, SocketOptions, ZmqNetwork
 
 __all__ = [
     "StandaloneNode",
     "check_standalone",
     "event_dict",
-    "is_loopback",
-    "node_secret",
     "status_from_dict",
 ]
 
@@ -58,86 +52,6 @@ log = logging.getLogger(__name__)
 Emit = Callable[[dict[str, Any]], None]
 #: Rejected-frame events a node reports per reason and second; the rest are counted only.
 REJECTIONS_PER_SECOND = 10
-
-
-def is_loopback(address: str) -> bool:
-    """Whether ``address`` can only be reached from this machine (ipc, or tcp on loopback)."""
-    if not address.startswith("tcp://"):
-        return True
-    host = address[len("tcp://") :].rpartition(":")[0].strip("[]")
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False  # a host name: it may resolve anywhere
-
-
-def node_secret(config: Config) -> bytes:
-    """The secret a standalone node (or ``ringleader status``) signs with.
-
-    The config's (``secret_file`` or ``$RINGLEADER_SECRET``) if there is one.  Without
-    one, a cluster whose every address is on this machine uses a random secret kept in a
-    file only this user can read (:func:`local_secret`), with a warning; a cluster that
-    spans machines is refused: :class:`ConfigError`, exit 2.
-    """
-    secret = config.secret()
-    if secret is not None:
-        return secret
-    remote = [n for n in config.nodes if n.address is not None and not is_loopback(n.address)]
-    if remote:
-        raise ConfigError(
-            config.source,
-            "secret_file",
-            f"a secret is required: node {remote[0].id} is at {remote[0].address}, not on "
-            "this machine, and anyone who can reach it could speak on the wire",
-            "make one with 'ringleader keys DIR', copy DIR/secret to every machine and set "
-            f'secret_file = "DIR/secret" in the config, or set ${SECRET_ENV}',
-        )
-    path = local_secret_path(config)
-    log.warning(
-        "no secret_file or $%s: using this user's secret for the cluster, %s (only this "
-        "user's nodes on this machine can join; 'ringleader keys DIR' makes one to share)",
-        SECRET_ENV,
-        path,
-    )
-    return local_secret(path)
-
-
-def local_secret_path(config: Config) -> Path:
-    """Where this user's secret for ``config``'s cluster lives: under ``$XDG_RUNTIME_DIR``
-    (else ``~/.cache``), in a ``ringleader`` directory only this user can enter."""
-    base = os.environ.get("XDG_RUNTIME_DIR") or str(Path.home() / ".cache")
-    return Path(base) / "ringleader" / f"cluster-{config.cluster_id:016x}.secret"
-
-
-def local_secret(path: Path) -> bytes:
-    """The secret in ``path``, made first (32 random bytes, mode 0600) if there is none.
-
-    Nodes started together race to make it: each writes a file of its own and links it
-    into place, so a reader never sees half a secret, and every node gets the same one.
-    """
-    try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if not path.exists():
-            draft = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
-            fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "w") as file:
-                file.write(secrets.token_hex(32) + "\n")
-            try:
-                os.link(draft, path)
-            except FileExistsError:
-                pass  # another node made it first: use theirs
-            finally:
-                draft.unlink()
-        return path.read_bytes().strip()
-    except OSError as exc:
-        raise ConfigError(
-            str(path),
-            None,
-            f"cannot keep this user's cluster secret here: {exc.strerror or exc}",
-            f"set secret_file in the config, or ${SECRET_ENV}",
-        ) from None
 
 
 def check_standalone(config: Config) -> None:

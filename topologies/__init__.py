@@ -3,6 +3,9 @@
 - :func:`load_config` reads a TOML file (or the built-in default) into a validated
   :class:`Config`, with command-line :class:`Overrides`; the keys, their defaults and
   limits are the schema's (e.g. :data:`DETECTOR_DEFAULTS`).
+- The cluster secret and CURVE keys: which secret a node signs with
+  (:func:`node_secret`, :func:`run_secret`, :func:`secret_env`), and new ones
+  (:func:`make_keys`).
 - A builder turns the configured nodes into a :class:`Wiring` (who sends to whom); it
   never opens a socket.
 - :data:`TOPOLOGIES` maps each topology to its builder, its default algorithm and every
@@ -22,7 +25,7 @@ from ._config import Config, FaultSpec, Overrides
 from ._errors import ConfigError, WiringError
 from ._registry import TOPOLOGIES, Topology
 from ._schema import DEFAULT_NODES, DETECTOR_DEFAULTS, MODES, SECURITY, TRANSPORT_NAMES
-from ._secrets import SECRET_ENV
+from ._secrets import SECRET_ENV, make_keys, node_secret, run_secret, secret_env
 from ._validate import default_config, load_config
 from ._wiring import NodeSpec, Wiring
 
@@ -49,6 +52,10 @@ __all__ = [
     "full_mesh",
     "graph",
     "load_config",
+    "make_keys",
+    "node_secret",
+    "run_secret",
+    "secret_env",
     "spanning_tree",
     "unidirectional_ring",
 ]
