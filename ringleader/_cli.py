@@ -21,9 +21,10 @@ from topologies import TOPOLOGIES, TRANSPORT_NAMES, Config, Overrides, load_conf
 
 from . import __version__
 from ._operator import ask_status, status_summary
+from ._output import EventWriter, describe
 from ._render import check_summary, print_check, print_report, print_status, progress_bar
 from ._run import run
-from ._standalone import EventWriter, describe, die_with_parent, serve
+from ._standalone import die_with_parent, serve
 from .errors import ConfigError, TransportError, UsageError
 
 __all__ = ["main"]

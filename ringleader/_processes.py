@@ -28,21 +28,20 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from actors.host import NodeEvent, NodeStatus
 from ringleader.errors import TransportError
 from topologies import Config, secret_env
 from transport import Deadline
 
+from ._protocol import BOOT, START, STATUS, command_line, node_event, status_from_dict
 from ._run import SetUpOnEnter
-from ._standalone import status_from_dict
 
 __all__ = ["ProcessCluster"]
 
 log = logging.getLogger(__name__)
 
-_KINDS = {"leader": "state", "rejected_frame": "rejected"}
 _STOP_WAIT = 5.0  # s a child may take to stop cleanly before it is killed
 
 
@@ -50,25 +49,6 @@ def _free_tcp_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
-
-
-def node_event(data: dict[str, Any]) -> NodeEvent:
-    """A child's ``--json`` line back into the :class:`~actors.NodeEvent` it came from."""
-    kind = _KINDS.get(data["event"], data["event"])
-    detail = data.get("trigger", "")
-    if kind == "rejected":
-        detail = f"{data['reason']}: {data['detail']}"
-    return NodeEvent(
-        node=data["node"],
-        kind=kind,
-        state=data.get("state", ""),
-        elected=data.get("leader"),
-        epoch=data.get("epoch", 0),
-        at=data["mono"],
-        incarnation=data["incarnation"],
-        subject=data.get("peer"),
-        detail=detail,
-    )
 
 
 class _Child:
@@ -114,7 +94,7 @@ class _Child:
             self.listening.set()
         elif event == "ready":
             self.ready.set()
-        elif event == "status":
+        elif event == STATUS:
             self.statuses.put(status_from_dict(data))
         elif event != "stopped":
             self._sink(node_event(data))
@@ -134,7 +114,7 @@ class _Child:
     def status(self, timeout: float) -> NodeStatus | None:
         while not self.statuses.empty():  # an answer to an earlier, abandoned question
             self.statuses.get_nowait()
-        if not self.command("status"):
+        if not self.command(command_line(STATUS)):
             return None
         try:
             return self.statuses.get(timeout=timeout)
@@ -213,7 +193,7 @@ class ProcessCluster(SetUpOnEnter):
             self._spawn(spec.id, fresh=True)
         self._wait_all("listening", lambda child: child.listening)
         for child in self._children.values():
-            child.command(f"boot {self._deadline.left():.3f}")
+            child.command(command_line(BOOT, self._deadline.left()))
         self._wait_all("ready", lambda child: child.ready)
         self.setup_s = time.monotonic() - began
 
@@ -278,7 +258,7 @@ class ProcessCluster(SetUpOnEnter):
 
     def start_initiators(self) -> None:
         for node in self.config.initiators:
-            self._children[node].command("start")
+            self._children[node].command(command_line(START))
 
     def crash(self, node: int) -> NodeStatus | None:
         """``SIGKILL`` node ``node``; return its status just before (``None`` if it did
@@ -295,7 +275,7 @@ class ProcessCluster(SetUpOnEnter):
             raise TransportError(f"node {node} is running")
         child = self._spawn(node, fresh=False)
         self._wait(child, "listening", child.listening, Deadline(self.config.timeout))
-        child.command("boot 0.3")
+        child.command(command_line(BOOT, 0.3))
 
     def statuses(self) -> list[NodeStatus]:
         with self._lock:
@@ -303,7 +283,7 @@ class ProcessCluster(SetUpOnEnter):
         for child in children:  # ask all, then collect: one round trip in all
             while not child.statuses.empty():
                 child.statuses.get_nowait()
-            child.command("status")
+            child.command(command_line(STATUS))
         found = []
         for child in children:
             try:

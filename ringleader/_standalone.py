@@ -9,18 +9,16 @@ any order.  A supervisor starting a whole cluster at once (``--supervised --fres
 makes each a fresh member instead that waits to be told to start, so that the first
 election sends exactly the messages the notes count.
 
-Every node event is turned into a plain dict (:func:`event_dict`) for the ``--json``
-lines on stdout and for the supervisor that reads them.
+Every node event is turned into a plain dict (:mod:`._protocol`) for the ``--json``
+lines on stdout and for the supervisor that reads them; :mod:`._output` writes them.
 """
 
 from __future__ import annotations
 
 import logging
-import queue
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import asdict
 from typing import Any
 
 import pykka
@@ -40,11 +38,14 @@ from ringleader.errors import ConfigError, TransportError
 from topologies import Config, node_secret
 from transport import BETWEEN_PROCESSES, Codec, SocketOptions, ZmqNetwork
 
+from ._protocol import BOOT, START, STATUS, event_dict, parse_command, status_dict
+
 __all__ = [
+    "REJECTIONS_PER_SECOND",
     "StandaloneNode",
     "check_standalone",
-    "event_dict",
-    "status_from_dict",
+    "die_with_parent",
+    "serve",
 ]
 
 log = logging.getLogger(__name__)
@@ -72,44 +73,6 @@ def check_standalone(config: Config) -> None:
                 "every node needs a fixed address, so that its peers can find it",
                 'e.g. address = "tcp://192.0.2.10:7001"',
             )
-
-
-def event_dict(event: NodeEvent) -> dict[str, Any]:
-    """A node event as one ``--json`` line's object.
-
-    ``t`` is wall-clock time (comparable across machines as far as their clocks agree),
-    ``mono`` this machine's monotonic clock (comparable between its processes).
-    """
-    data: dict[str, Any] = {
-        "event": _EVENT_NAMES.get(event.kind, event.kind),
-        "node": event.node,
-        "t": round(time.time(), 6),
-        "mono": event.at,
-        "epoch": event.epoch,
-        "incarnation": event.incarnation,
-    }
-    if event.kind == "state":
-        data["leader"] = event.elected
-        data["state"] = event.state
-    elif event.kind in ("suspect", "recovered"):
-        data["peer"] = event.subject
-    elif event.kind == "election":
-        data["trigger"] = event.detail
-    elif event.kind == "rejected":
-        reason, _, detail = event.detail.partition(": ")
-        data["reason"] = reason
-        data["detail"] = detail
-    return data
-
-
-_EVENT_NAMES = {"state": "leader", "rejected": "rejected_frame"}
-
-
-def status_from_dict(data: dict[str, Any]) -> NodeStatus:
-    """The inverse of ``{"event": "status", **asdict(status)}`` (JSON turns int keys to str)."""
-    fields = {k: v for k, v in data.items() if k in NodeStatus.__dataclass_fields__}
-    fields["sent_by_epoch"] = {int(k): v for k, v in fields.get("sent_by_epoch", {}).items()}
-    return NodeStatus(**fields)
 
 
 class StandaloneNode:
@@ -206,7 +169,7 @@ class StandaloneNode:
         return status
 
     def status_line(self) -> dict[str, Any]:
-        return {"event": "status", **asdict(self.status())}
+        return status_dict(self.status())
 
     def close(self) -> None:
         """Stop the node, close its sockets and the network; safe to call twice."""
@@ -248,101 +211,6 @@ class StandaloneNode:
         self.emit(data)
 
 
-class EventWriter:
-    """Writes a node's events to ``stream`` from a thread of its own.
-
-    The node's actor hands each event over without waiting (:meth:`emit`), so a reader
-    that stops reading (``ringleader node | less``, paused) can never stall the node and
-    make its peers think it crashed: past ``capacity`` waiting events, events are dropped
-    and a ``dropped_output`` event says how many, once the stream takes lines again.
-    ``on_closed`` is called if the stream goes away (a closed pipe).
-    """
-
-    def __init__(
-        self,
-        stream: Any,
-        render: Callable[[dict[str, Any]], str],
-        *,
-        on_closed: Callable[[], None],
-        capacity: int = 10_000,
-    ) -> None:
-        self._stream = stream
-        self._render = render
-        self._on_closed = on_closed
-        self._queue: queue.Queue[dict[str, Any] | None] = queue.Queue(capacity)
-        self._dropped = 0
-        self._lock = threading.Lock()
-        self._thread = threading.Thread(target=self._write, name="ringleader-output", daemon=True)
-        self._thread.start()
-
-    def emit(self, data: dict[str, Any]) -> None:
-        try:
-            self._queue.put_nowait(data)
-        except queue.Full:
-            with self._lock:
-                self._dropped += 1
-
-    def close(self, timeout: float = 5.0) -> None:
-        """Write what is waiting (for up to ``timeout`` s), then stop the thread."""
-        try:
-            self._queue.put(None, timeout=timeout)
-        except queue.Full:
-            return
-        self._thread.join(timeout)
-
-    def _write(self) -> None:
-        last: dict[str, Any] = {}
-        while True:
-            data = self._queue.get()
-            with self._lock:
-                dropped, self._dropped = self._dropped, 0
-            lines = [] if data is None else [data]
-            if dropped:
-                when = (data or last).get("t", time.time())
-                note = {"event": "dropped_output", "count": dropped, "t": when}
-                lines.insert(0, {**note, "node": (data or last).get("node")})
-            if not lines:
-                return
-            last = lines[-1]
-            try:
-                for line in lines:
-                    self._stream.write(self._render(line) + "\n")
-                self._stream.flush()
-            except (BrokenPipeError, ValueError, OSError):  # nobody reads us any more
-                self._on_closed()
-                return
-            if data is None:
-                return
-
-
-def describe(data: dict[str, Any]) -> str:  # noqa: PLR0911 -- one case per event
-    """One ``--json`` event as a line for people."""
-    event = data["event"]
-    stamp = (
-        time.strftime("%H:%M:%S", time.localtime(data["t"])) + f".{int(data['t'] % 1 * 1000):03d}"
-    )
-    head = f"{stamp}  node {data['node']}"
-    if event == "leader":
-        if data["leader"] is None:
-            return f"{head}  no leader (election {data['epoch']} under way)"
-        who = "this node leads" if data["state"] == "leader" else f"leader is node {data['leader']}"
-        return f"{head}  {who} (epoch {data['epoch']})"
-    if event in ("suspect", "recovered"):
-        verb = "suspects" if event == "suspect" else "hears again from"
-        return f"{head}  {verb} node {data['peer']}"
-    if event == "election":
-        return f"{head}  starts election {data['epoch']}: {data['trigger']}"
-    if event == "rejected_frame":
-        return f"{head}  dropped a frame: {data['reason']} {data['detail']}".rstrip()
-    if event == "listening":
-        return f"{head}  listening on {data['address']} (incarnation {data['incarnation']})"
-    if event == "stopped":
-        return f"{head}  stopped"
-    if event == "dropped_output":
-        return f"{head}  {data['count']} events not shown: output was not being read"
-    return f"{head}  {event}"
-
-
 def die_with_parent() -> None:
     """Linux: have the kernel SIGKILL this process when the process that started it dies,
     so that a supervised node never outlives its supervisor, however that one ends."""
@@ -367,10 +235,9 @@ def serve(
 ) -> None:
     """Run node ``node_id`` until ``stop`` is set.
 
-    With ``commands`` (a supervisor's pipe), read commands from it, one per line:
-    ``boot [SECONDS]`` (link, waiting up to SECONDS for the neighbours, then start the
-    failure detector), ``start``, ``status`` (answered with a ``status`` event); its end
-    stops the node.  Without, boot at once.  ``fresh``: see :class:`StandaloneNode`.
+    With ``commands`` (a supervisor's pipe), read commands from it, one per line (see
+    :mod:`._protocol`); its end stops the node.  Without, boot at once.  ``fresh``: see
+    :class:`StandaloneNode`.
     """
     node = StandaloneNode(config, node_id, emit=emit, fresh=fresh)
     opened = False
@@ -397,12 +264,12 @@ def serve(
 def _read_commands(node: StandaloneNode, commands: Any, stop: threading.Event) -> None:
     try:
         for line in commands:
-            command, _, argument = line.strip().partition(" ")
-            if command == "boot":
-                node.boot(wait=float(argument or 0))
-            elif command == "start":
+            command, wait = parse_command(line)
+            if command == BOOT:
+                node.boot(wait=wait)
+            elif command == START:
                 node.start()
-            elif command == "status":
+            elif command == STATUS:
                 node.emit(node.status_line())
             elif command:
                 log.warning("node %s: unknown command %r", node.id, command)
