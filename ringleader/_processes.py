@@ -35,8 +35,8 @@ from ringleader.errors import TransportError
 from topologies import Config, secret_env
 from transport import Deadline
 
+from ._cluster import SetUpOnEnter
 from ._protocol import BOOT, START, STATUS, command_line, node_event, status_from_dict
-from ._run import SetUpOnEnter
 
 __all__ = ["ProcessCluster"]
 

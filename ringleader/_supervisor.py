@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any
 
 import pykka
 
@@ -23,32 +23,12 @@ from actors import Election, SafetyChecker
 from actors.host import Inbox, NodeEvent, NodeStatus, TimerFired
 from topologies import DETECTOR_DEFAULTS, Config
 
+from ._cluster import Cluster
 from ._report import ElectionReport, FaultReport, Report
 
 __all__ = ["Supervise", "SupervisorActor"]
 
 log = logging.getLogger(__name__)
-
-
-class Cluster(Protocol):
-    """What the supervisor drives: :class:`~ringleader.LocalCluster` or processes."""
-
-    setup_s: float
-
-    @property
-    def live(self) -> list[int]: ...
-
-    def incarnation(self, node: int) -> int: ...
-
-    def start_initiators(self) -> None: ...
-
-    def crash(self, node: int) -> NodeStatus | None: ...
-
-    def restart(self, node: int) -> None: ...
-
-    def statuses(self) -> list[NodeStatus]: ...
-
-    def close(self) -> None: ...
 
 
 @dataclass(frozen=True)
