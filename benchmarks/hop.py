@@ -37,8 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _probes import token_ring
 
 import ringleader
-from ringleader._keys import make_keys
-from topologies import NodeSpec, Overrides
+from topologies import NodeSpec, Overrides, make_keys
 
 
 def bare_pingpong(hops: int, size: int) -> float:

@@ -19,8 +19,9 @@ import logging
 from topologies import Config, Overrides, default_config, load_config
 from transport import __version__
 
+from ._local import LocalCluster
 from ._report import NodeReport, Report
-from ._run import LocalCluster, run
+from ._run import run
 from .errors import ConfigError, FrameRejected, RingleaderError, TransportError, UsageError
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())

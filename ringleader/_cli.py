@@ -17,14 +17,14 @@ from typing import Any, NoReturn
 from rich.console import Console
 
 from actors import ALGORITHMS
-from topologies import TOPOLOGIES, TRANSPORT_NAMES, Config, Overrides, load_config
+from topologies import TOPOLOGIES, TRANSPORT_NAMES, Config, Overrides, load_config, make_keys
 
 from . import __version__
-from ._keys import make_keys
 from ._operator import ask_status, status_summary
+from ._output import EventWriter, describe
 from ._render import check_summary, print_check, print_report, print_status, progress_bar
 from ._run import run
-from ._standalone import EventWriter, describe, die_with_parent, serve
+from ._standalone import die_with_parent, serve
 from .errors import ConfigError, TransportError, UsageError
 
 __all__ = ["main"]
@@ -302,7 +302,11 @@ def _status(args: argparse.Namespace, out: Console) -> int:
 
 
 def _keys(args: argparse.Namespace, out: Console) -> int:
-    for path, written in make_keys(Path(args.directory), args.ids or []):
+    try:
+        made = make_keys(Path(args.directory), args.ids or [])
+    except OSError as exc:
+        raise UsageError(str(exc)) from None
+    for path, written in made:
         out.print(f"wrote {path}" if written else f"kept {path} (it exists)")
     out.print(
         f"Copy {Path(args.directory) / 'secret'} to every machine and point secret_file at it"

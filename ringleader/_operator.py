@@ -18,10 +18,10 @@ import zmq
 
 from actors.host import OPERATOR, NodeStatus, StatusAnswer, StatusQuery, wire_kinds
 from ringleader.errors import FrameRejected
-from topologies import Config
-from transport import Codec, Links, Mailbox, Session, SocketOptions, ZmqNetwork
+from topologies import Config, node_secret
+from transport import Codec, Deadline, Links, Mailbox, Session, SocketOptions, ZmqNetwork
 
-from ._standalone import check_standalone, node_secret
+from ._standalone import check_standalone
 
 __all__ = ["ask_status", "status_summary"]
 
@@ -65,7 +65,7 @@ def ask_status(config: Config, *, timeout: float = 2.0) -> dict[int, NodeStatus 
         try:
             links = network.connect(config.addresses, node=OPERATOR)
             try:
-                _ask(mailbox, links, session, answers, time.monotonic() + timeout)
+                _ask(mailbox, links, session, answers, Deadline(timeout))
             finally:
                 links.close(abrupt=True)
         finally:
@@ -80,14 +80,14 @@ def _ask(
     links: Links,
     session: Session,
     answers: dict[int, NodeStatus | None],
-    deadline: float,
+    deadline: Deadline,
 ) -> None:
     query = StatusQuery(mailbox.address)
     poller = zmq.Poller()
     poller.register(mailbox.waitable, zmq.POLLIN)
     pending = set(answers)
     asked: dict[int, float] = {}  # node → when last asked
-    while pending and (left := deadline - time.monotonic()) > 0:
+    while pending and (left := deadline.left()) > 0:
         # Ask each node as soon as the link to it is up (a PUSH drops a frame for a peer
         # it is not connected to yet), and again every ASK_AGAIN s until it answers: its
         # first answer is lost if its link back here is still connecting.

@@ -17,7 +17,6 @@ import json
 import logging
 import os
 import queue
-import secrets
 import shutil
 import signal
 import socket
@@ -29,20 +28,20 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from actors.host import NodeEvent, NodeStatus
 from ringleader.errors import TransportError
-from topologies import SECRET_ENV, Config
+from topologies import Config, secret_env
+from transport import Deadline
 
-from ._run import SetUpOnEnter
-from ._standalone import status_from_dict
+from ._cluster import SetUpOnEnter
+from ._protocol import BOOT, START, STATUS, command_line, node_event, status_from_dict
 
 __all__ = ["ProcessCluster"]
 
 log = logging.getLogger(__name__)
 
-_KINDS = {"leader": "state", "rejected_frame": "rejected"}
 _STOP_WAIT = 5.0  # s a child may take to stop cleanly before it is killed
 
 
@@ -50,25 +49,6 @@ def _free_tcp_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
-
-
-def node_event(data: dict[str, Any]) -> NodeEvent:
-    """A child's ``--json`` line back into the :class:`~actors.NodeEvent` it came from."""
-    kind = _KINDS.get(data["event"], data["event"])
-    detail = data.get("trigger", "")
-    if kind == "rejected":
-        detail = f"{data['reason']}: {data['detail']}"
-    return NodeEvent(
-        node=data["node"],
-        kind=kind,
-        state=data.get("state", ""),
-        elected=data.get("leader"),
-        epoch=data.get("epoch", 0),
-        at=data["mono"],
-        incarnation=data["incarnation"],
-        subject=data.get("peer"),
-        detail=detail,
-    )
 
 
 class _Child:
@@ -114,7 +94,7 @@ class _Child:
             self.listening.set()
         elif event == "ready":
             self.ready.set()
-        elif event == "status":
+        elif event == STATUS:
             self.statuses.put(status_from_dict(data))
         elif event != "stopped":
             self._sink(node_event(data))
@@ -134,7 +114,7 @@ class _Child:
     def status(self, timeout: float) -> NodeStatus | None:
         while not self.statuses.empty():  # an answer to an earlier, abandoned question
             self.statuses.get_nowait()
-        if not self.command("status"):
+        if not self.command(command_line(STATUS)):
             return None
         try:
             return self.statuses.get(timeout=timeout)
@@ -192,14 +172,13 @@ class ProcessCluster(SetUpOnEnter):
         self.setup_s = 0.0
         self.addresses: dict[int, str] = {}
         self._config_path = self._tmpdir / "cluster.toml"
-        self._deadline = 0.0
+        self._deadline = Deadline(config.timeout)
 
     # -- lifecycle ------------------------------------------------------------------
 
     def _set_up(self) -> None:
         began = time.monotonic()
         config = self.config
-        self._deadline = began + config.timeout
         nodes = tuple(
             spec
             if spec.address is not None and not spec.address.endswith(":*")
@@ -209,14 +188,12 @@ class ProcessCluster(SetUpOnEnter):
         self.config = config = config.replace(nodes=nodes)
         self.addresses = config.addresses
         self._config_path.write_text(config.to_toml(), encoding="utf-8")
-        if config.secret() is None:
-            # One secret for this run's children, handed down in their environment.
-            self._env[SECRET_ENV] = secrets.token_hex(32)
+        self._env.update(secret_env(config))
         for spec in config.nodes:
             self._spawn(spec.id, fresh=True)
         self._wait_all("listening", lambda child: child.listening)
         for child in self._children.values():
-            child.command(f"boot {self._left():.3f}")
+            child.command(command_line(BOOT, self._deadline.left()))
         self._wait_all("ready", lambda child: child.ready)
         self.setup_s = time.monotonic() - began
 
@@ -224,9 +201,6 @@ class ProcessCluster(SetUpOnEnter):
         if self.config.transport == "ipc":
             return f"ipc://{self._tmpdir}/node-{node}.sock"
         return f"tcp://127.0.0.1:{_free_tcp_port()}"
-
-    def _left(self) -> float:
-        return max(0.0, self._deadline - time.monotonic())
 
     def _spawn(self, node: int, *, fresh: bool) -> _Child:
         args = [sys.executable, "-m", "ringleader", "node", str(self._config_path)]
@@ -242,14 +216,14 @@ class ProcessCluster(SetUpOnEnter):
         for child in list(self._children.values()):
             self._wait(child, what, flag(child), self._deadline)
 
-    def _wait(self, child: _Child, what: str, flag: threading.Event, deadline: float) -> None:
+    def _wait(self, child: _Child, what: str, flag: threading.Event, deadline: Deadline) -> None:
         while not flag.wait(0.05):
             if child.process.poll() is not None:
                 raise TransportError(
                     f"node {child.node}'s process exited (status {child.process.returncode}) "
                     f"before it was {what}; its error is on stderr above"
                 )
-            if time.monotonic() >= deadline:
+            if deadline.expired():
                 raise TransportError(
                     f"node {child.node}'s process was not {what} within the "
                     f"{self.config.timeout:g} s timeout"
@@ -284,7 +258,7 @@ class ProcessCluster(SetUpOnEnter):
 
     def start_initiators(self) -> None:
         for node in self.config.initiators:
-            self._children[node].command("start")
+            self._children[node].command(command_line(START))
 
     def crash(self, node: int) -> NodeStatus | None:
         """``SIGKILL`` node ``node``; return its status just before (``None`` if it did
@@ -300,8 +274,8 @@ class ProcessCluster(SetUpOnEnter):
         if node in self._children:
             raise TransportError(f"node {node} is running")
         child = self._spawn(node, fresh=False)
-        self._wait(child, "listening", child.listening, time.monotonic() + self.config.timeout)
-        child.command("boot 0.3")
+        self._wait(child, "listening", child.listening, Deadline(self.config.timeout))
+        child.command(command_line(BOOT, 0.3))
 
     def statuses(self) -> list[NodeStatus]:
         with self._lock:
@@ -309,11 +283,11 @@ class ProcessCluster(SetUpOnEnter):
         for child in children:  # ask all, then collect: one round trip in all
             while not child.statuses.empty():
                 child.statuses.get_nowait()
-            child.command("status")
+            child.command(command_line(STATUS))
         found = []
         for child in children:
             try:
-                found.append(child.statuses.get(timeout=max(1.0, self._left())))
+                found.append(child.statuses.get(timeout=max(1.0, self._deadline.left())))
             except queue.Empty:
                 raise TransportError(f"node {child.node} did not report its status") from None
         return found

@@ -9,22 +9,16 @@ any order.  A supervisor starting a whole cluster at once (``--supervised --fres
 makes each a fresh member instead that waits to be told to start, so that the first
 election sends exactly the messages the notes count.
 
-Every node event is turned into a plain dict (:func:`event_dict`) for the ``--json``
-lines on stdout and for the supervisor that reads them.
+Every node event is turned into a plain dict (:mod:`._protocol`) for the ``--json``
+lines on stdout and for the supervisor that reads them; :mod:`._output` writes them.
 """
 
 from __future__ import annotations
 
-import ipaddress
 import logging
-import os
-import queue
-import secrets
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import asdict
-from pathlib import Path
 from typing import Any
 
 import pykka
@@ -42,16 +36,17 @@ from actors.host import (
     wire_kinds,
 )
 from ringleader.errors import ConfigError, TransportError
-from topologies import SECRET_ENV, Config
-from transport import Codec, SocketOptions, ZmqNetwork
+from topologies import Config, node_secret
+from transport import BETWEEN_PROCESSES, Codec, SocketOptions, ZmqNetwork
+
+from ._protocol import BOOT, START, STATUS, event_dict, parse_command, status_dict
 
 __all__ = [
+    "REJECTIONS_PER_SECOND",
     "StandaloneNode",
     "check_standalone",
-    "event_dict",
-    "is_loopback",
-    "node_secret",
-    "status_from_dict",
+    "die_with_parent",
+    "serve",
 ]
 
 log = logging.getLogger(__name__)
@@ -61,90 +56,10 @@ Emit = Callable[[dict[str, Any]], None]
 REJECTIONS_PER_SECOND = 10
 
 
-def is_loopback(address: str) -> bool:
-    """Whether ``address`` can only be reached from this machine (ipc, or tcp on loopback)."""
-    if not address.startswith("tcp://"):
-        return True
-    host = address[len("tcp://") :].rpartition(":")[0].strip("[]")
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False  # a host name: it may resolve anywhere
-
-
-def node_secret(config: Config) -> bytes:
-    """The secret a standalone node (or ``ringleader status``) signs with.
-
-    The config's (``secret_file`` or ``$RINGLEADER_SECRET``) if there is one.  Without
-    one, a cluster whose every address is on this machine uses a random secret kept in a
-    file only this user can read (:func:`local_secret`), with a warning; a cluster that
-    spans machines is refused: :class:`ConfigError`, exit 2.
-    """
-    secret = config.secret()
-    if secret is not None:
-        return secret
-    remote = [n for n in config.nodes if n.address is not None and not is_loopback(n.address)]
-    if remote:
-        raise ConfigError(
-            config.source,
-            "secret_file",
-            f"a secret is required: node {remote[0].id} is at {remote[0].address}, not on "
-            "this machine, and anyone who can reach it could speak on the wire",
-            "make one with 'ringleader keys DIR', copy DIR/secret to every machine and set "
-            f'secret_file = "DIR/secret" in the config, or set ${SECRET_ENV}',
-        )
-    path = local_secret_path(config)
-    log.warning(
-        "no secret_file or $%s: using this user's secret for the cluster, %s (only this "
-        "user's nodes on this machine can join; 'ringleader keys DIR' makes one to share)",
-        SECRET_ENV,
-        path,
-    )
-    return local_secret(path)
-
-
-def local_secret_path(config: Config) -> Path:
-    """Where this user's secret for ``config``'s cluster lives: under ``$XDG_RUNTIME_DIR``
-    (else ``~/.cache``), in a ``ringleader`` directory only this user can enter."""
-    base = os.environ.get("XDG_RUNTIME_DIR") or str(Path.home() / ".cache")
-    return Path(base) / "ringleader" / f"cluster-{config.cluster_id:016x}.secret"
-
-
-def local_secret(path: Path) -> bytes:
-    """The secret in ``path``, made first (32 random bytes, mode 0600) if there is none.
-
-    Nodes started together race to make it: each writes a file of its own and links it
-    into place, so a reader never sees half a secret, and every node gets the same one.
-    """
-    try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if not path.exists():
-            draft = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
-            fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "w") as file:
-                file.write(secrets.token_hex(32) + "\n")
-            try:
-                os.link(draft, path)
-            except FileExistsError:
-                pass  # another node made it first: use theirs
-            finally:
-                draft.unlink()
-        return path.read_bytes().strip()
-    except OSError as exc:
-        raise ConfigError(
-            str(path),
-            None,
-            f"cannot keep this user's cluster secret here: {exc.strerror or exc}",
-            f"set secret_file in the config, or ${SECRET_ENV}",
-        ) from None
-
-
 def check_standalone(config: Config) -> None:
     """What a config needs for nodes in separate processes (``node``, ``status``): a
     transport between processes and a fixed address for every node."""
-    if config.transport not in ("tcp", "ipc"):
+    if config.transport not in BETWEEN_PROCESSES:
         raise ConfigError(
             config.source,
             "transport",
@@ -159,44 +74,6 @@ def check_standalone(config: Config) -> None:
                 "every node needs a fixed address, so that its peers can find it",
                 'e.g. address = "tcp://192.0.2.10:7001"',
             )
-
-
-def event_dict(event: NodeEvent) -> dict[str, Any]:
-    """A node event as one ``--json`` line's object.
-
-    ``t`` is wall-clock time (comparable across machines as far as their clocks agree),
-    ``mono`` this machine's monotonic clock (comparable between its processes).
-    """
-    data: dict[str, Any] = {
-        "event": _EVENT_NAMES.get(event.kind, event.kind),
-        "node": event.node,
-        "t": round(time.time(), 6),
-        "mono": event.at,
-        "epoch": event.epoch,
-        "incarnation": event.incarnation,
-    }
-    if event.kind == "state":
-        data["leader"] = event.elected
-        data["state"] = event.state
-    elif event.kind in ("suspect", "recovered"):
-        data["peer"] = event.subject
-    elif event.kind == "election":
-        data["trigger"] = event.detail
-    elif event.kind == "rejected":
-        reason, _, detail = event.detail.partition(": ")
-        data["reason"] = reason
-        data["detail"] = detail
-    return data
-
-
-_EVENT_NAMES = {"state": "leader", "rejected": "rejected_frame"}
-
-
-def status_from_dict(data: dict[str, Any]) -> NodeStatus:
-    """The inverse of ``{"event": "status", **asdict(status)}`` (JSON turns int keys to str)."""
-    fields = {k: v for k, v in data.items() if k in NodeStatus.__dataclass_fields__}
-    fields["sent_by_epoch"] = {int(k): v for k, v in fields.get("sent_by_epoch", {}).items()}
-    return NodeStatus(**fields)
 
 
 class StandaloneNode:
@@ -293,7 +170,7 @@ class StandaloneNode:
         return status
 
     def status_line(self) -> dict[str, Any]:
-        return {"event": "status", **asdict(self.status())}
+        return status_dict(self.status())
 
     def close(self) -> None:
         """Stop the node, close its sockets and the network; safe to call twice."""
@@ -335,101 +212,6 @@ class StandaloneNode:
         self.emit(data)
 
 
-class EventWriter:
-    """Writes a node's events to ``stream`` from a thread of its own.
-
-    The node's actor hands each event over without waiting (:meth:`emit`), so a reader
-    that stops reading (``ringleader node | less``, paused) can never stall the node and
-    make its peers think it crashed: past ``capacity`` waiting events, events are dropped
-    and a ``dropped_output`` event says how many, once the stream takes lines again.
-    ``on_closed`` is called if the stream goes away (a closed pipe).
-    """
-
-    def __init__(
-        self,
-        stream: Any,
-        render: Callable[[dict[str, Any]], str],
-        *,
-        on_closed: Callable[[], None],
-        capacity: int = 10_000,
-    ) -> None:
-        self._stream = stream
-        self._render = render
-        self._on_closed = on_closed
-        self._queue: queue.Queue[dict[str, Any] | None] = queue.Queue(capacity)
-        self._dropped = 0
-        self._lock = threading.Lock()
-        self._thread = threading.Thread(target=self._write, name="ringleader-output", daemon=True)
-        self._thread.start()
-
-    def emit(self, data: dict[str, Any]) -> None:
-        try:
-            self._queue.put_nowait(data)
-        except queue.Full:
-            with self._lock:
-                self._dropped += 1
-
-    def close(self, timeout: float = 5.0) -> None:
-        """Write what is waiting (for up to ``timeout`` s), then stop the thread."""
-        try:
-            self._queue.put(None, timeout=timeout)
-        except queue.Full:
-            return
-        self._thread.join(timeout)
-
-    def _write(self) -> None:
-        last: dict[str, Any] = {}
-        while True:
-            data = self._queue.get()
-            with self._lock:
-                dropped, self._dropped = self._dropped, 0
-            lines = [] if data is None else [data]
-            if dropped:
-                when = (data or last).get("t", time.time())
-                note = {"event": "dropped_output", "count": dropped, "t": when}
-                lines.insert(0, {**note, "node": (data or last).get("node")})
-            if not lines:
-                return
-            last = lines[-1]
-            try:
-                for line in lines:
-                    self._stream.write(self._render(line) + "\n")
-                self._stream.flush()
-            except (BrokenPipeError, ValueError, OSError):  # nobody reads us any more
-                self._on_closed()
-                return
-            if data is None:
-                return
-
-
-def describe(data: dict[str, Any]) -> str:  # noqa: PLR0911 -- one case per event
-    """One ``--json`` event as a line for people."""
-    event = data["event"]
-    stamp = (
-        time.strftime("%H:%M:%S", time.localtime(data["t"])) + f".{int(data['t'] % 1 * 1000):03d}"
-    )
-    head = f"{stamp}  node {data['node']}"
-    if event == "leader":
-        if data["leader"] is None:
-            return f"{head}  no leader (election {data['epoch']} under way)"
-        who = "this node leads" if data["state"] == "leader" else f"leader is node {data['leader']}"
-        return f"{head}  {who} (epoch {data['epoch']})"
-    if event in ("suspect", "recovered"):
-        verb = "suspects" if event == "suspect" else "hears again from"
-        return f"{head}  {verb} node {data['peer']}"
-    if event == "election":
-        return f"{head}  starts election {data['epoch']}: {data['trigger']}"
-    if event == "rejected_frame":
-        return f"{head}  dropped a frame: {data['reason']} {data['detail']}".rstrip()
-    if event == "listening":
-        return f"{head}  listening on {data['address']} (incarnation {data['incarnation']})"
-    if event == "stopped":
-        return f"{head}  stopped"
-    if event == "dropped_output":
-        return f"{head}  {data['count']} events not shown: output was not being read"
-    return f"{head}  {event}"
-
-
 def die_with_parent() -> None:
     """Linux: have the kernel SIGKILL this process when the process that started it dies,
     so that a supervised node never outlives its supervisor, however that one ends."""
@@ -454,10 +236,9 @@ def serve(
 ) -> None:
     """Run node ``node_id`` until ``stop`` is set.
 
-    With ``commands`` (a supervisor's pipe), read commands from it, one per line:
-    ``boot [SECONDS]`` (link, waiting up to SECONDS for the neighbours, then start the
-    failure detector), ``start``, ``status`` (answered with a ``status`` event); its end
-    stops the node.  Without, boot at once.  ``fresh``: see :class:`StandaloneNode`.
+    With ``commands`` (a supervisor's pipe), read commands from it, one per line (see
+    :mod:`._protocol`); its end stops the node.  Without, boot at once.  ``fresh``: see
+    :class:`StandaloneNode`.
     """
     node = StandaloneNode(config, node_id, emit=emit, fresh=fresh)
     opened = False
@@ -484,12 +265,12 @@ def serve(
 def _read_commands(node: StandaloneNode, commands: Any, stop: threading.Event) -> None:
     try:
         for line in commands:
-            command, _, argument = line.strip().partition(" ")
-            if command == "boot":
-                node.boot(wait=float(argument or 0))
-            elif command == "start":
+            command, wait = parse_command(line)
+            if command == BOOT:
+                node.boot(wait=wait)
+            elif command == START:
                 node.start()
-            elif command == "status":
+            elif command == STATUS:
                 node.emit(node.status_line())
             elif command:
                 log.warning("node %s: unknown command %r", node.id, command)

@@ -5,7 +5,9 @@ or one OS process each), is the only thing that crashes or restarts them, plays 
 config's ``[[faults]]`` on its own timers, receives every node's events (state changes,
 suspicions, elections started) as they happen, feeds them to the
 :class:`~actors.SafetyChecker`, and ends the run when the schedule has played out and
-the cluster is quiet again, or at the timeout.
+the cluster is quiet again, or at the timeout.  What it times is kept by
+:class:`~ringleader._failover.FailoverMetrics`, and
+:func:`~ringleader._run_report.supervised_report` makes the report.
 
 Times in ``[[faults]]`` count from the first moment every node agrees on a leader.
 """
@@ -14,41 +16,24 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from dataclasses import dataclass, field
+from typing import Any
 
 import pykka
 
 from actors import Election, SafetyChecker
 from actors.host import Inbox, NodeEvent, NodeStatus, TimerFired
-from topologies import Config
+from topologies import DETECTOR_DEFAULTS, Config
+from transport import Deadline
 
-from ._report import ElectionReport, FaultReport, Report
+from ._cluster import Cluster
+from ._failover import FailoverMetrics
+from ._report import Report
+from ._run_report import supervised_report
 
 __all__ = ["Supervise", "SupervisorActor"]
 
 log = logging.getLogger(__name__)
-
-
-class Cluster(Protocol):
-    """What the supervisor drives: :class:`~ringleader.LocalCluster` or processes."""
-
-    setup_s: float
-
-    @property
-    def live(self) -> list[int]: ...
-
-    def incarnation(self, node: int) -> int: ...
-
-    def start_initiators(self) -> None: ...
-
-    def crash(self, node: int) -> NodeStatus | None: ...
-
-    def restart(self, node: int) -> None: ...
-
-    def statuses(self) -> list[NodeStatus]: ...
-
-    def close(self) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -56,16 +41,6 @@ class Supervise:
     """Ask the supervisor to run; ``done`` is resolved with the :class:`Report`."""
 
     done: pykka.Future[Report]
-
-
-@dataclass
-class _Round:
-    epoch: int
-    trigger: str
-    started: float
-    leader: int | None = None
-    agreed_at: float | None = None
-    detection_s: float | None = None
 
 
 @dataclass
@@ -98,19 +73,15 @@ class SupervisorActor(pykka.ThreadingActor):
         self._progress = progress or (lambda phase, done, total: None)
         self._nodes = {spec.id: _Node() for spec in config.nodes}
         self._safety = SafetyChecker({spec.id: spec.candidate for spec in config.nodes})
-        self._rounds: dict[int, _Round] = {}
-        self._faults: list[FaultReport] = []
-        self._crashed_at: dict[int, float] = {}
-        self._detections: dict[int, float] = {}  # crashed node → crash to first suspicion
-        self._open_crashes: dict[int, int] = {}  # index in _faults → crashed node, until agreed
+        self._metrics = FailoverMetrics()
         self._began = 0.0
         self._first_leader: float | None = None
         self._pending = 0  # faults and restarts still to play
         self._last_change = 0.0
         self._done: pykka.Future[Report] | None = None
-        self._deadline = 0.0
-        detector = config.settings
-        self._settle = detector.get("suspect_after", 0.3) + 2 * detector.get("heartbeat", 0.05)
+        self._deadline = Deadline(0.0)
+        detector = {**DETECTOR_DEFAULTS, **config.settings}
+        self._settle = detector["suspect_after"] + 2 * detector["heartbeat"]
 
     def attach(self, cluster: Cluster) -> None:
         self.cluster = cluster
@@ -130,8 +101,8 @@ class SupervisorActor(pykka.ThreadingActor):
         assert self.cluster is not None
         self._done = done
         self._began = self._last_change = time.monotonic()
-        self._deadline = self._began + self.config.timeout - self.cluster.setup_s
-        self._rounds[1] = _Round(1, "start", self._began)
+        self._deadline = Deadline(self.config.timeout - self.cluster.setup_s)
+        self._metrics.begin(self._began)
         self.cluster.start_initiators()
         log.info("electing: %d nodes, %d initiators", self.config.n, len(self.config.initiators))
         self._progress("electing", 0, self.config.n)
@@ -148,28 +119,20 @@ class SupervisorActor(pykka.ThreadingActor):
                 event.node, event.incarnation, event.epoch, event.state, event.elected, event.at
             )
             if event.state == "leader":
-                round_ = self._rounds.setdefault(event.epoch, _Round(event.epoch, "?", event.at))
-                round_.leader = event.node
+                self._metrics.leader(event.epoch, event.node, event.at)
             self._check_agreement(event.at)
         elif event.kind == "election":
             self._last_change = event.at
-            if event.epoch not in self._rounds:
-                round_ = _Round(event.epoch, event.detail, event.at)
-                subject = _subject(event.detail)
-                if event.detail.startswith("crash of") and subject is not None:
-                    round_.detection_s = self._detections.get(subject)
-                self._rounds[event.epoch] = round_
+            # The node whose crash (or return) set the round off, if any, comes with it.
+            crashed = event.subject if event.detail.startswith("crash of") else None
+            if self._metrics.election(event.epoch, event.detail, event.at, crashed=crashed):
                 log.info("node %s starts election %d: %s", event.node, event.epoch, event.detail)
-        elif event.kind == "suspect" and event.subject is not None:
-            crashed = self._crashed_at.get(event.subject)
-            if crashed is not None and event.subject not in self._detections:
-                self._detections[event.subject] = event.at - crashed
-                for index, victim in self._open_crashes.items():
-                    if victim == event.subject and self._faults[index].detection_s is None:
-                        self._faults[index] = replace(
-                            self._faults[index], detection_s=event.at - crashed
-                        )
-                log.info("node %s suspects node %s", event.node, event.subject)
+        elif (
+            event.kind == "suspect"
+            and event.subject is not None
+            and self._metrics.suspected(event.subject, event.at)
+        ):
+            log.info("node %s suspects node %s", event.node, event.subject)
 
     def _live(self) -> list[int]:
         return [i for i, n in self._nodes.items() if not n.crashed]
@@ -196,15 +159,8 @@ class SupervisorActor(pykka.ThreadingActor):
         if agreed is None:
             return
         leader, epoch = agreed
-        round_ = self._rounds.get(epoch)
-        if round_ is not None and round_.agreed_at is None:
-            round_.agreed_at = at
+        if self._metrics.agreed(epoch, at):
             log.info("every live node agrees: node %s leads, epoch %d", leader, epoch)
-        for index, node in self._open_crashes.items():
-            crashed = self._crashed_at.get(node)
-            if crashed is not None and at > crashed:
-                self._faults[index] = replace(self._faults[index], failover_s=at - crashed)
-        self._open_crashes.clear()
         if self._first_leader is None:
             self._first_leader = at
             self._schedule_faults()
@@ -241,17 +197,14 @@ class SupervisorActor(pykka.ThreadingActor):
         node = self._nodes.get(target) if target is not None else None
         if node is None or node.crashed:
             why = "no single leader" if target is None else f"node {target} is already down"
-            self._faults.append(FaultReport(now - self._began, "crash", fault.crash, None, why))
+            self._metrics.skipped(fault.crash, why, now)
             log.warning("fault %d skipped: %s", index, why)
             return
         log.info("crashing node %s", target)
         node.last = self.cluster.crash(target)
         node.crashed = True
-        self._crashed_at[target] = now
-        self._detections.pop(target, None)
+        self._metrics.crashed(fault.crash, target, now)
         self._last_change = now
-        self._open_crashes[len(self._faults)] = target
-        self._faults.append(FaultReport(now - self._began, "crash", fault.crash, target))
         if fault.restart_after is not None:
             self.actor_inbox.schedule(f"restart.{target}", fault.restart_after)
             self._pending += 1
@@ -268,11 +221,11 @@ class SupervisorActor(pykka.ThreadingActor):
         node.state, node.elected = "undecided", None
         self.cluster.restart(target)
         self._last_change = now
-        self._faults.append(FaultReport(now - self._began, "restart", target, target))
+        self._metrics.restarted(target, now)
 
     def _maybe_finish(self) -> None:
         now = time.monotonic()
-        if now >= self._deadline:
+        if self._deadline.expired():
             self._finish(finished=False)
             return
         quiet = now - self._last_change >= self._settle
@@ -284,7 +237,7 @@ class SupervisorActor(pykka.ThreadingActor):
         ):
             self._finish(finished=True)
             return
-        self.actor_inbox.schedule("check", min(0.02, max(0.001, self._deadline - now)))
+        self.actor_inbox.schedule("check", min(0.02, max(0.001, self._deadline.left())))
 
     def _finish(self, *, finished: bool) -> None:
         assert self.cluster is not None and self._done is not None
@@ -297,61 +250,21 @@ class SupervisorActor(pykka.ThreadingActor):
         self._done = None
 
     def _report(self, statuses: dict[int, NodeStatus], finished: bool) -> Report:
-        config = self.config
-        every: list[NodeStatus] = list(statuses.values())
-        crashed = {}
-        for i, node in self._nodes.items():
-            every.extend(node.earlier)
-            if node.crashed and node.last is not None:
-                every.append(node.last)
-                crashed[i] = node.last
-        by_epoch: dict[int, int] = {}
-        for status in every:
-            for epoch, count in status.sent_by_epoch.items():
-                by_epoch[epoch] = by_epoch.get(epoch, 0) + count
-        elections = []
-        for epoch in sorted(self._rounds, key=lambda e: (self._rounds[e].started, e)):
-            round_ = self._rounds[epoch]
-            elections.append(
-                ElectionReport(
-                    epoch=epoch,
-                    leader=round_.leader if round_.agreed_at is not None else None,
-                    trigger=round_.trigger,
-                    detection_s=round_.detection_s,
-                    duration_s=None
-                    if round_.agreed_at is None
-                    else round_.agreed_at - round_.started,
-                    messages=by_epoch.get(epoch, 0),
-                )
-            )
-        live = set(self._live())
-        first = elections[0].messages if elections else 0
-        return Report.from_run(
-            [statuses[i] for i in sorted(statuses)],
+        crashed = {
+            i: node.last
+            for i, node in self._nodes.items()
+            if node.crashed and node.last is not None
+        }
+        return supervised_report(
+            self.config,
+            self.algorithm,
+            statuses=statuses,
             crashed=crashed,
-            live=live,
-            expected_leader=max(spec.candidate for spec in config.nodes if spec.id in live).id
-            if live
-            else None,
-            topology=config.topology,
-            algorithm=self.algorithm.name,
-            transport=config.transport,
-            bound=self.algorithm.bound(config.wiring, config.initiators),
-            assumption=self.algorithm.assumption,
+            earlier=[status for node in self._nodes.values() for status in node.earlier],
+            live=set(self._live()),
+            metrics=self._metrics,
+            safety=self._safety,
             elapsed_s=time.monotonic() - self._began,
             setup_s=self.cluster.setup_s if self.cluster else 0.0,
             finished=finished,
-            elections=elections,
-            faults=list(self._faults),
-            safety=self._safety,
-            first_election_messages=first,
-            mode=config.mode,
         )
-
-
-def _subject(trigger: str) -> int | None:
-    word = trigger.rsplit(" ", 1)[-1]
-    try:
-        return int(word)
-    except ValueError:
-        return None

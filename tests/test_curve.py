@@ -12,7 +12,7 @@ import ringleader
 from actors import Candidate, ElectionMessage
 from ringleader import ConfigError, LocalCluster
 from ringleader._cli import main
-from ringleader._keys import make_keys
+from topologies import make_keys
 from transport import CurveKeys, Session, ZmqNetwork
 
 from .conftest import eventually

@@ -16,7 +16,7 @@ import pytest
 
 import ringleader
 from ringleader._cli import main
-from ringleader._standalone import EventWriter
+from ringleader._output import EventWriter
 from tests.conftest import eventually
 from tests.nodes import (
     NodeProcess,

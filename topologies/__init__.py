@@ -1,7 +1,11 @@
 """Configurations and the wiring they describe.
 
 - :func:`load_config` reads a TOML file (or the built-in default) into a validated
-  :class:`Config`, with command-line :class:`Overrides`.
+  :class:`Config`, with command-line :class:`Overrides`; the keys, their defaults and
+  limits are the schema's (e.g. :data:`DETECTOR_DEFAULTS`).
+- The cluster secret and CURVE keys: which secret a node signs with
+  (:func:`node_secret`, :func:`run_secret`, :func:`secret_env`), and new ones
+  (:func:`make_keys`).
 - A builder turns the configured nodes into a :class:`Wiring` (who sends to whom); it
   never opens a socket.
 - :data:`TOPOLOGIES` maps each topology to its builder, its default algorithm and every
@@ -17,26 +21,19 @@ from ._builders import (
     spanning_tree,
     unidirectional_ring,
 )
-from ._config import (
-    DEFAULT_NODES,
-    MODES,
-    SECRET_ENV,
-    SECURITY,
-    TRANSPORT_NAMES,
-    Config,
-    FaultSpec,
-    Overrides,
-    default_config,
-    load_config,
-)
+from ._config import Config, FaultSpec, Overrides
 from ._errors import ConfigError, WiringError
 from ._registry import TOPOLOGIES, Topology
+from ._schema import DEFAULT_NODES, DETECTOR_DEFAULTS, MODES, SECURITY, TRANSPORT_NAMES
+from ._secrets import SECRET_ENV, make_keys, node_secret, run_secret, secret_env
+from ._validate import default_config, load_config
 from ._wiring import NodeSpec, Wiring
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 __all__ = [
     "DEFAULT_NODES",
+    "DETECTOR_DEFAULTS",
     "MODES",
     "SECRET_ENV",
     "SECURITY",
@@ -55,6 +52,10 @@ __all__ = [
     "full_mesh",
     "graph",
     "load_config",
+    "make_keys",
+    "node_secret",
+    "run_secret",
+    "secret_env",
     "spanning_tree",
     "unidirectional_ring",
 ]

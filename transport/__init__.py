@@ -11,17 +11,18 @@
 import logging
 
 from ._base import Links, Mailbox, Network
+from ._curve import CurveKeys
+from ._deadline import Deadline
 from ._errors import FrameRejected, RingleaderError, TransportError
 from ._frame import FORMAT_VERSION, Codec, Header
 from ._limits import Demand, ensure_open_files, estimate
 from ._memory import MemoryMailbox, MemoryNetwork
+from ._schemes import BETWEEN_PROCESSES, SCHEMES, TRANSPORTS
 from ._session import Session
 from ._version import __version__
-from ._zmq import SCHEMES, CurveKeys, SocketOptions, ZmqLinks, ZmqMailbox, ZmqNetwork
+from ._zmq import SocketOptions, ZmqLinks, ZmqMailbox, ZmqNetwork
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())
-
-TRANSPORTS = (*SCHEMES, "memory")
 
 
 def open_network(
@@ -37,7 +38,7 @@ def open_network(
     ``send_timeout`` replaces :class:`SocketOptions`' default: with a failure detector
     running, a send must never stall a node for longer than a heartbeat.
     """
-    if curve is not None and scheme not in ("tcp", "ipc"):
+    if curve is not None and scheme not in BETWEEN_PROCESSES:
         raise TransportError(f"CURVE needs tcp or ipc, not {scheme}")
     if scheme == "memory":
         return MemoryNetwork()
@@ -46,11 +47,13 @@ def open_network(
 
 
 __all__ = [
+    "BETWEEN_PROCESSES",
     "FORMAT_VERSION",
     "SCHEMES",
     "TRANSPORTS",
     "Codec",
     "CurveKeys",
+    "Deadline",
     "Demand",
     "FrameRejected",
     "Header",

@@ -42,12 +42,24 @@ import cloudpickle
 from ._errors import FrameRejected
 from ._version import __version__
 
-__all__ = ["FORMAT_VERSION", "MAC_SIZE", "Codec", "Header", "describe_versions"]
+__all__ = ["FORMAT_VERSION", "MAC_SIZE", "Codec", "Header", "describe_versions", "sender_of"]
 
 MAGIC = b"RL"
 FORMAT_VERSION = 2
 MAC_SIZE = 32
-_HEAD = struct.Struct("!2sBBQqqQQQQ6s")
+_BEFORE_SENDER = "!2sBBQ"  # magic, format version, kind length, cluster id
+_HEAD = struct.Struct(_BEFORE_SENDER + "qqQQQQ6s")
+_SENDER = struct.Struct("!q")
+_SENDER_AT = struct.calcsize(_BEFORE_SENDER)
+
+
+def sender_of(frame: bytes) -> int | None:
+    """The sender id ``frame`` claims, read before anything is checked (``None``: too
+    short to claim one).  Only for a transport that knows who really sent it."""
+    if len(frame) < _SENDER_AT + _SENDER.size:
+        return None
+    (sender,) = _SENDER.unpack_from(frame, _SENDER_AT)
+    return int(sender)
 
 
 def _major_minor(version: str) -> tuple[int, int]:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ._errors import TransportError
+from ._schemes import BETWEEN_PROCESSES
 
 __all__ = ["Demand", "ensure_open_files", "estimate"]
 
@@ -40,7 +41,7 @@ def estimate(scheme: str, nodes: int, links: int) -> Demand:
     """
     sockets = nodes + links
     files = sockets + nodes + _BASE_FILES
-    if scheme in ("tcp", "ipc"):
+    if scheme in BETWEEN_PROCESSES:
         files += nodes + 2 * links
     return Demand(sockets=sockets, files=files)
 

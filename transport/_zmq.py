@@ -11,7 +11,6 @@ import itertools
 import logging
 import shutil
 import socket
-import struct
 import tempfile
 import threading
 import time
@@ -20,17 +19,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import zmq
-from zmq.auth.thread import ThreadAuthenticator
-from zmq.utils import z85
 
+from ._curve import ClusterAuthenticator, CurveKeys
+from ._deadline import Deadline
 from ._errors import FrameRejected, TransportError
+from ._frame import sender_of
 from ._limits import ensure_open_files, estimate
+from ._schemes import SCHEMES
 
-__all__ = ["SCHEMES", "CurveKeys", "SocketOptions", "ZmqLinks", "ZmqMailbox", "ZmqNetwork"]
+__all__ = ["SocketOptions", "ZmqLinks", "ZmqMailbox", "ZmqNetwork"]
 
 log = logging.getLogger(__name__)
 
-SCHEMES = ("tcp", "ipc", "inproc")
 _networks = itertools.count(1)
 _RELINK_EVERY = 0.02  # s
 
@@ -68,46 +68,6 @@ class SocketOptions:
     reconnect_ivl_max: float = 0.1
 
 
-@dataclass(frozen=True)
-class CurveKeys:
-    """ZeroMQ CURVE keys (Z85 text, as ``zmq.auth`` writes them) for one process.
-
-    ``public``: every member's public key (and the operator's, if it may ask for
-    status); a mailbox accepts a connection only from one of these keys, and the sender
-    id of every frame must be the id the key belongs to.  ``secret``: the secret keys of
-    the nodes this process hosts.
-    """
-
-    public: Mapping[int, bytes]
-    secret: Mapping[int, bytes]
-
-    def pair(self, node: int) -> tuple[bytes, bytes]:
-        try:
-            return self.public[node], self.secret[node]
-        except KeyError:
-            raise TransportError(f"node {node} has no CURVE key pair here") from None
-
-
-class _ClusterAuthenticator(ThreadAuthenticator):
-    """ZAP for CURVE: admit exactly the cluster's public keys; the connection's User-Id
-    is the node id its key belongs to."""
-
-    def __init__(self, ctx: zmq.Context[zmq.Socket[bytes]], public: Mapping[int, bytes]) -> None:
-        super().__init__(ctx, log=logging.getLogger(f"{__name__}.zap"))
-        self._ids = {z85.decode(key): node for node, key in public.items()}
-        self._z85 = {key: node for node, key in public.items()}
-        self.configure_curve_callback("*", credentials_provider=self)
-
-    def callback(self, domain: str, key: bytes) -> bool:
-        if key in self._z85:
-            return True
-        log.warning("refused a CURVE connection from an unknown key %s", key.decode("ascii"))
-        return False
-
-    def curve_user_id(self, client_public_key: bytes) -> str:
-        return str(self._ids[client_public_key])
-
-
 def _ms(seconds: float) -> int:
     return round(seconds * 1000)
 
@@ -129,10 +89,6 @@ def _refuse_live_ipc(node: int, path: str) -> None:
     finally:
         probe.close()
     raise TransportError(f"node {node}: cannot bind ipc://{path}: another mailbox is using it")
-
-
-_SENDER = struct.Struct("!q")  # the sender id, at offset 12 of a frame (see _frame.py)
-_SENDER_AT = 12
 
 
 class ZmqMailbox:
@@ -172,9 +128,9 @@ class ZmqMailbox:
             return None
 
     def _from_its_key(self, user: str, data: bytes) -> bool:
-        if len(data) < _SENDER_AT + _SENDER.size:
+        sender = sender_of(data)
+        if sender is None:
             return True  # too short to claim anyone: rejected as truncated later
-        (sender,) = _SENDER.unpack_from(data, _SENDER_AT)
         if str(sender) == user:
             return True
         if self.on_reject is not None:
@@ -273,25 +229,17 @@ class ZmqLinks:
         return True
 
     def wait_ready(self, timeout: float) -> list[int]:
-        deadline = _Deadline(timeout)
+        deadline = Deadline(timeout)
         return [
             peer
             for peer, sock in self._sockets.items()
-            if not sock.poll(deadline.remaining_ms(), zmq.POLLOUT)
+            if not sock.poll(deadline.left_ms(), zmq.POLLOUT)
         ]
 
     def close(self, *, abrupt: bool = False) -> None:
         for sock in self._sockets.values():
             sock.close(linger=0 if abrupt else _ms(self._options.linger))
         self._sockets.clear()
-
-
-class _Deadline:
-    def __init__(self, timeout: float) -> None:
-        self._end = time.monotonic() + timeout
-
-    def remaining_ms(self) -> int:
-        return max(0, _ms(self._end - time.monotonic()))
 
 
 class ZmqNetwork:
@@ -334,9 +282,9 @@ class ZmqNetwork:
             raise
         self._id = next(_networks)
         self.curve = curve
-        self._auth: _ClusterAuthenticator | None = None
+        self._auth: ClusterAuthenticator | None = None
         if curve is not None:
-            self._auth = _ClusterAuthenticator(self._ctx, curve.public)
+            self._auth = ClusterAuthenticator(self._ctx, curve.public)
             self._auth.start()
         self._tmpdir: Path | None = None
         self._lock = threading.Lock()

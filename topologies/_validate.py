@@ -1,0 +1,450 @@
+"""Reading a TOML config into a validated :class:`~topologies.Config`.
+
+Every problem is a :class:`ConfigError` naming the file, the key and
+what would fix it, e.g. ``ring.toml: nodes[3].id: 7 is used twice (also nodes[1])``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from actors import ALGORITHMS, DetectorSettings
+from transport import BETWEEN_PROCESSES
+
+from ._config import Config, FaultSpec, Overrides
+from ._errors import ConfigError, WiringError
+from ._registry import TOPOLOGIES
+from ._schema import (
+    ALGORITHM_DEFAULTS,
+    DEFAULT_NODES,
+    DEFAULT_TIMEOUT,
+    DETECTOR_DEFAULTS,
+    FAULT_KEYS,
+    FLAGS,
+    KEYS,
+    MAX_ID,
+    MAX_SETTING,
+    MODES,
+    NODE_KEYS,
+    SECURITY,
+    TRANSPORT_NAMES,
+)
+from ._secrets import read_secret
+from ._wiring import NodeSpec
+
+__all__ = ["default_config", "load_config"]
+
+
+def default_config(overrides: Overrides | None = None) -> Config:
+    """The built-in default: an 8-node unidirectional ring, every node initiating."""
+    return _Validator(
+        {"topology": "unidirectional_ring", "nodes": DEFAULT_NODES},
+        "built-in default",
+        None,
+        overrides,
+    ).config()
+
+
+def load_config(path: str | os.PathLike[str] | None, overrides: Overrides | None = None) -> Config:
+    """Load and validate ``path`` (``None``: the built-in default), applying ``overrides``."""
+    if path is None:
+        return default_config(overrides)
+    path = Path(path)
+    source = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(source, None, "no such file") from None
+    except IsADirectoryError:
+        raise ConfigError(source, None, "is a directory, not a TOML file") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            source, None, f"is not UTF-8 text (byte {exc.start})", "save it as UTF-8"
+        ) from None
+    except OSError as exc:
+        raise ConfigError(source, None, f"cannot read it: {exc.strerror or exc}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(source, None, f"TOML syntax error: {exc}") from None
+    return _Validator(data, source, path.parent, overrides).config()
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return (_is_int(value) or isinstance(value, float)) and math.isfinite(value)
+
+
+def _choices(values: Any) -> str:
+    return ", ".join(str(v) for v in values)
+
+
+class _Validator:
+    def __init__(
+        self,
+        data: Mapping[str, Any],
+        source: str,
+        base: Path | None,
+        overrides: Overrides | None,
+    ) -> None:
+        self.data = dict(data)
+        self.source = source
+        self.base = base
+        self.from_cli: set[str] = set()
+        for key, value in overrides.items() if overrides else []:
+            self.data[key] = value
+            self.from_cli.add(key)
+
+    def error(self, key: str, problem: str, hint: str | None = None) -> ConfigError:
+        root = key.split("[", 1)[0].split(".", 1)[0]
+        if root in self.from_cli:
+            return ConfigError("command line", FLAGS[root], problem, hint)
+        return ConfigError(self.source, key, problem, hint)
+
+    def config(self) -> Config:
+        for key in self.data:
+            if key not in KEYS:
+                close = difflib.get_close_matches(key, KEYS, n=1)
+                hint = f"did you mean {close[0]!r}?" if close else f"valid keys: {_choices(KEYS)}"
+                raise self.error(key, "unknown key", hint)
+        topology = self.topology()
+        algorithm, auto = self.algorithm(topology)
+        transport = self.choice("transport", "tcp", TRANSPORT_NAMES)
+        nodes = self.nodes(transport)
+        edges = self.edges()
+        mode = self.choice("mode", "threads", MODES)
+        security = self.choice("security", "hmac", SECURITY)
+        if mode == "processes" and transport not in BETWEEN_PROCESSES:
+            raise self.error(
+                "mode",
+                f"one process per node cannot use transport {transport}: its mailboxes "
+                "live inside one process",
+                'use transport = "tcp" or "ipc"',
+            )
+        faults = self.faults(nodes, topology)
+        run_for = self.data.get("run_for")
+        if run_for is not None and (not _is_number(run_for) or not 0 <= run_for <= MAX_SETTING):
+            raise self.error("run_for", f"{run_for!r} is not a number of seconds in [0, 86400]")
+        settings = self.settings()
+        detector = self.detector()
+        if faults or run_for is not None:
+            settings.update(detector)
+        config = Config(
+            topology=topology,
+            algorithm=algorithm,
+            transport=transport,
+            initiators=self.initiators(nodes),
+            timeout=self.timeout(),
+            nodes=nodes,
+            edges=edges,
+            settings=settings,
+            secret_file=self.secret_file(),
+            source=self.source,
+            auto_algorithm=auto,
+            mode=mode,
+            run_for=None if run_for is None else float(run_for),
+            faults=faults,
+            detector_settings=detector,
+            cluster=self.cluster(),
+            security=security,
+            keys=self.keys(security, transport),
+        )
+        try:
+            config.wiring  # noqa: B018 -- build it now, so a bad wiring is a config error
+        except WiringError as exc:
+            raise self.wiring_error(exc, topology) from None
+        return config
+
+    def wiring_error(self, exc: WiringError, topology: str) -> ConfigError:
+        if "topology" in self.from_cli:
+            problem = f"the config does not make a {topology}: {exc.key}: {exc.problem}"
+            return ConfigError("command line", "--topology", problem, exc.hint)
+        key = exc.key if exc.key != "parent" else "nodes"
+        return self.error(key, f"{exc.problem} ({topology})", exc.hint)
+
+    def edges(self) -> tuple[tuple[int, int], ...] | None:
+        value = self.data.get("edges")
+        if value is None:
+            return None
+        if not isinstance(value, list):
+            raise self.error(
+                "edges", "must be a list of [a, b] pairs", "e.g. edges = [[1, 2], [2, 3]]"
+            )
+        pairs = []
+        for index, pair in enumerate(value):
+            if not (isinstance(pair, list) and len(pair) == 2 and all(_is_int(v) for v in pair)):
+                raise self.error(
+                    f"edges[{index}]", f"{pair!r} is not a pair of node ids", "e.g. [1, 2]"
+                )
+            pairs.append((pair[0], pair[1]))
+        return tuple(pairs)
+
+    def settings(self) -> dict[str, float]:
+        settings = {}
+        for key, default in ALGORITHM_DEFAULTS.items():
+            value = self.data.get(key, default)
+            if not _is_number(value) or not 0 < value <= MAX_SETTING:
+                raise self.error(
+                    key, f"{value!r} is not a number of seconds in (0, {MAX_SETTING:g}]"
+                )
+            settings[key] = float(value)
+        return settings
+
+    def seconds(self, key: str, value: Any, *, zero: bool = False) -> float:
+        low, bracket = (0.0, "[") if zero else (0.0, "(")
+        if (
+            not _is_number(value)
+            or not (low <= value if zero else low < value)
+            or value > MAX_SETTING
+        ):
+            raise self.error(
+                key, f"{value!r} is not a number of seconds in {bracket}0, {MAX_SETTING:g}]"
+            )
+        return float(value)
+
+    def detector(self) -> dict[str, float]:
+        settings = {k: self.seconds(k, self.data.get(k, v)) for k, v in DETECTOR_DEFAULTS.items()}
+        if "suspect_after" not in self.data:
+            settings["suspect_after"] = DetectorSettings.default_suspect_after(
+                settings["heartbeat"]
+            )
+        if settings["suspect_after"] <= settings["heartbeat"]:
+            raise self.error(
+                "suspect_after",
+                f"{settings['suspect_after']:g} s is not longer than heartbeat "
+                f"({settings['heartbeat']:g} s): every node would be suspected",
+                "make it at least 3 heartbeats",
+            )
+        return settings
+
+    def faults(self, nodes: tuple[NodeSpec, ...], topology: str) -> tuple[FaultSpec, ...]:
+        value = self.data.get("faults")
+        if value is None:
+            return ()
+        example = 'e.g. [[faults]] at = 0.3, crash = "leader", restart_after = 0.8'
+        if not isinstance(value, list):
+            raise self.error("faults", "must be a list of [[faults]] tables", example)
+        ids = {n.id for n in nodes}
+        faults = []
+        for index, entry in enumerate(value):
+            key = f"faults[{index}]"
+            if not isinstance(entry, dict):
+                raise self.error(key, "must be a table", example)
+            for name in entry:
+                if name not in FAULT_KEYS:
+                    close = difflib.get_close_matches(name, FAULT_KEYS, n=1)
+                    hint = (
+                        f"did you mean {close[0]!r}?" if close else f"valid: {_choices(FAULT_KEYS)}"
+                    )
+                    raise self.error(f"{key}.{name}", "unknown key", hint)
+            if "at" not in entry:
+                raise self.error(
+                    f"{key}.at", "missing", "seconds after the first leader is elected"
+                )
+            at = self.seconds(f"{key}.at", entry["at"], zero=True)
+            crash = entry.get("crash")
+            if crash is None:
+                raise self.error(f"{key}.crash", "missing", 'a node id, or "leader"')
+            if crash != "leader" and (not _is_int(crash) or crash not in ids):
+                shown = _choices(sorted(ids)[:12]) + (", …" if len(ids) > 12 else "")
+                raise self.error(
+                    f"{key}.crash",
+                    f"{crash!r} is not a node of the cluster",
+                    f'"leader" or one of: {shown}',
+                )
+            restart = entry.get("restart_after")
+            if restart is not None:
+                restart = self.seconds(f"{key}.restart_after", restart)
+            faults.append(FaultSpec(at, crash, restart))
+        return tuple(faults)
+
+    def keys(self, security: str, transport: str) -> Path | None:
+        value = self.data.get("keys")
+        if security != "curve":
+            if value is not None:
+                raise self.error("keys", 'is only used with security = "curve"')
+            return None
+        if transport not in BETWEEN_PROCESSES:
+            raise self.error(
+                "security",
+                f"CURVE needs a ZeroMQ transport between sockets, not {transport}",
+                'use transport = "tcp" or "ipc"',
+            )
+        hint = "a directory made with: ringleader keys DIR --ids 1,2,3"
+        if not isinstance(value, str) or not value:
+            raise self.error(
+                "keys", "missing" if value is None else f"{value!r} is not a path", hint
+            )
+        path = Path(value).expanduser()
+        if not path.is_absolute() and self.base is not None:
+            path = self.base / path
+        if not path.is_dir():
+            raise self.error("keys", f"{path} is not a directory", hint)
+        return path
+
+    def cluster(self) -> str | None:
+        value = self.data.get("cluster")
+        if value is not None and (not isinstance(value, str) or not value):
+            raise self.error("cluster", f"{value!r} is not a name", 'e.g. cluster = "lab-3"')
+        return value
+
+    def choice(self, key: str, default: str | None, valid: tuple[str, ...]) -> str:
+        value = self.data.get(key, default)
+        if value is None:
+            raise self.error(key, "missing", f"required; one of: {_choices(valid)}")
+        if not isinstance(value, str) or value not in valid:
+            raise self.error(key, f"unknown {key} {value!r}", f"valid: {_choices(valid)}")
+        return value
+
+    def topology(self) -> str:
+        return self.choice("topology", None, tuple(TOPOLOGIES))
+
+    def algorithm(self, topology: str) -> tuple[str, bool]:
+        name = self.choice("algorithm", "auto", ("auto", *ALGORITHMS))
+        fits = TOPOLOGIES[topology].algorithms
+        swapped = "topology" in self.from_cli and "algorithm" not in self.from_cli
+        if name == "auto" or (swapped and name not in fits):
+            # --topology swaps the wiring; the config's algorithm goes if it does not fit.
+            return fits[0], True
+        if name not in fits:
+            raise self.error(
+                "algorithm",
+                f"{name} does not fit topology {topology}",
+                f"fits: {_choices(fits)}, or auto",
+            )
+        return name, False
+
+    def timeout(self) -> float:
+        value = self.data.get("timeout", DEFAULT_TIMEOUT)
+        if not _is_number(value) or value <= 0:
+            raise self.error("timeout", f"{value!r} is not a positive number of seconds")
+        return float(value)
+
+    def secret_file(self) -> Path | None:
+        value = self.data.get("secret_file")
+        if value is None:
+            return None
+        if not isinstance(value, str) or not value:
+            raise self.error("secret_file", f"{value!r} is not a file name")
+        path = Path(value).expanduser()
+        if not path.is_absolute() and self.base is not None:
+            path = self.base / path
+        read_secret(path, self.source)
+        return path
+
+    def nodes(self, transport: str) -> tuple[NodeSpec, ...]:
+        value = self.data.get("nodes")
+        if value is None:
+            raise self.error(
+                "nodes", "missing", "give a count (nodes = 8) or one [[nodes]] table per node"
+            )
+        if _is_int(value):
+            if value < 1:
+                raise self.error("nodes", f"{value} nodes: at least 1 is needed")
+            return tuple(NodeSpec(i, i) for i in range(1, value + 1))
+        if not isinstance(value, list) or not value:
+            raise self.error(
+                "nodes", "must be a node count or a non-empty list of [[nodes]] tables"
+            )
+        seen_ids: dict[int, int] = {}
+        seen_addresses: dict[str, int] = {}
+        specs = []
+        for index, entry in enumerate(value):
+            spec = self.node(index, entry, transport)
+            if spec.id in seen_ids:
+                raise self.error(
+                    f"nodes[{index}].id",
+                    f"{spec.id} is used twice (also nodes[{seen_ids[spec.id]}])",
+                )
+            seen_ids[spec.id] = index
+            if spec.address is not None:
+                if spec.address in seen_addresses:
+                    raise self.error(
+                        f"nodes[{index}].address",
+                        f"{spec.address} is used twice "
+                        f"(also nodes[{seen_addresses[spec.address]}])",
+                    )
+                seen_addresses[spec.address] = index
+            specs.append(spec)
+        return tuple(specs)
+
+    def node(self, index: int, entry: Any, transport: str) -> NodeSpec:
+        key = f"nodes[{index}]"
+        if not isinstance(entry, dict):
+            raise self.error(
+                key, "must be a table with at least an id", "write [[nodes]] then id = …"
+            )
+        for name in entry:
+            if name not in NODE_KEYS:
+                raise self.error(
+                    f"{key}.{name}", "unknown key", f"valid keys: {_choices(NODE_KEYS)}"
+                )
+        node_id = entry.get("id")
+        if node_id is None:
+            raise self.error(f"{key}.id", "missing", "every node needs a unique integer id")
+        if not _is_int(node_id) or not -MAX_ID < node_id < MAX_ID:
+            raise self.error(
+                f"{key}.id", f"{node_id!r} is not a 64-bit integer above -2**63 (the operator's)"
+            )
+        capacity = entry.get("capacity", node_id)
+        if not _is_number(capacity):
+            raise self.error(f"{key}.capacity", f"{capacity!r} is not a finite number")
+        assert capacity is not None
+        address = entry.get("address")
+        if address is not None:
+            self.check_address(f"{key}.address", address, transport)
+        parent = entry.get("parent")
+        if parent is not None and not _is_int(parent):
+            raise self.error(f"{key}.parent", f"{parent!r} is not a node id")
+        return NodeSpec(node_id, capacity, address, parent)
+
+    def check_address(self, key: str, address: Any, transport: str) -> None:
+        examples = {
+            "tcp": "tcp://127.0.0.1:7001",
+            "ipc": "ipc:///tmp/ringleader/node1.sock",
+            "inproc": "inproc://node1",
+            "memory": "memory://node1",
+        }
+        if not isinstance(address, str) or not address.startswith(f"{transport}://"):
+            raise self.error(
+                key,
+                f"{address!r} is not a {transport}:// address (the transport is {transport})",
+                f"e.g. {examples[transport]}, or leave it out for a free one",
+            )
+        rest = address[len(transport) + 3 :]
+        if transport == "tcp":
+            host, _, port = rest.rpartition(":")
+            if not host or not (port == "*" or (port.isdigit() and 0 < int(port) < 65536)):
+                raise self.error(
+                    key, f"{address!r} needs a host and a port", f"e.g. {examples['tcp']}"
+                )
+        elif not rest:
+            raise self.error(key, f"{address!r} has no name", f"e.g. {examples[transport]}")
+
+    def initiators(self, nodes: tuple[NodeSpec, ...]) -> tuple[int, ...]:
+        value = self.data.get("initiators", "all")
+        ids = [n.id for n in nodes]
+        if value == "all":
+            return tuple(ids)
+        if not isinstance(value, list) or not value or not all(_is_int(v) for v in value):
+            raise self.error(
+                "initiators", f'{value!r} is not "all" or a non-empty list of node ids'
+            )
+        known = set(ids)
+        for v in value:
+            if v not in known:
+                shown = _choices(ids[:12]) + (", …" if len(ids) > 12 else "")
+                raise self.error("initiators", f"node {v} is not in the cluster", f"nodes: {shown}")
+        if len(set(value)) != len(value):
+            raise self.error("initiators", "lists a node twice")
+        order = {i: k for k, i in enumerate(ids)}
+        return tuple(sorted(value, key=order.__getitem__))
