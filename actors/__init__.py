@@ -46,9 +46,11 @@ from ._trace import (
     VECTOR_LIMIT,
     NodeTrace,
     TraceClock,
+    TraceWriter,
     merge_parts,
     merge_runs,
     read_trace,
+    trace_events,
     write_trace,
 )
 from ._tree import TreeElection
@@ -109,6 +111,7 @@ __all__ = [
     "SetTimer",
     "SimulationResult",
     "TraceClock",
+    "TraceWriter",
     "TreeElection",
     "Violation",
     "crash_policy",
@@ -117,5 +120,6 @@ __all__ = [
     "proclaim_in_own_round",
     "read_trace",
     "simulate",
+    "trace_events",
     "write_trace",
 ]

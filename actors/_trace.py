@@ -40,9 +40,11 @@ __all__ = [
     "VECTOR_LIMIT",
     "NodeTrace",
     "TraceClock",
+    "TraceWriter",
     "merge_parts",
     "merge_runs",
     "read_trace",
+    "trace_events",
     "write_trace",
 ]
 
@@ -81,15 +83,19 @@ class NodeTrace:
     def _record(self, event: str, *details: Any) -> None:
         self.events.append((self._now(), next(self._order), self.node, event, *details))
 
-    def send(self, peer: int, message: Message, epoch: int, key: object) -> None:
-        self._record("send", peer, message, epoch, key)
+    def now(self) -> tuple[float, int]:
+        """The moment of an event still to be recorded (a send, once it has left)."""
+        return self._now(), next(self._order)
+
+    def send(
+        self, peer: int, message: Message, epoch: int, key: object, at: tuple[float, int]
+    ) -> None:
+        """``message`` left for ``peer`` at ``at`` (taken with :meth:`now` before it did,
+        so that its receive, recorded by another thread, never comes first)."""
+        self.events.append((*at, self.node, "send", peer, message, epoch, key))
 
     def receive(self, peer: int, message: Message, epoch: int, key: object) -> None:
         self._record("receive", peer, message, epoch, key)
-
-    def retract(self) -> None:
-        """The event just recorded did not happen after all (a send that failed)."""
-        self.events.pop()
 
     def timer(self, name: str) -> None:
         self._record("timer", name)
@@ -190,26 +196,51 @@ class _Clocks:
         return self.local(node)
 
 
-def _stamp(events: Iterable[Event], *, nodes: int, part: bool = False) -> Iterator[Event]:
-    """Give events, in the order they happened, their clocks and message numbers.
+class TraceWriter:
+    """Writes events, in the order they happened, as JSON lines to ``out``: messages
+    numbered (or, in a ``part``, named by their wire keys), clocks stamped.
 
-    A receive seen before its send (the clocks of two machines) waits for it.  In a
-    ``part`` messages keep their wire keys and a receive's send is not there: it counts
-    as one of the node's own events.
+    Call :meth:`write` as often as events come (a node writing its part as it goes),
+    then :meth:`close`.  A receive seen before its send (the clocks of two machines)
+    waits for it; in a ``part`` a receive's send is not there, and it counts as one of
+    the node's own events.
     """
-    clocks = _Clocks(vectors=nodes <= VECTOR_LIMIT)
-    sent: dict[Any, tuple[Any, int, dict[int, int] | None]] = {}  # key → msg, clocks
-    waiting: dict[Any, list[Event]] = {}
-    numbers = itertools.count(1)
 
-    def stamped(event: Event) -> Event:
-        node, key = event["node"], event.get("msg")
+    def __init__(self, out: IO[str], *, nodes: int, part: bool = False) -> None:
+        self._out = out
+        self._part = part
+        self._clocks = _Clocks(vectors=nodes <= VECTOR_LIMIT)
+        self._sent: dict[Any, tuple[Any, int, dict[int, int] | None]] = {}  # key → msg, clocks
+        self._waiting: dict[Any, list[Event]] = {}
+        self._numbers = itertools.count(1)
+        self.written = 0
+
+    def write(self, events: Iterable[Event]) -> None:
+        sent, waiting = self._sent, self._waiting
+        for event in events:
+            key = event.get("msg")
+            if event["event"] == "receive" and key not in sent and not self._part:
+                waiting.setdefault(key, []).append(event)
+                continue
+            self._emit(event)
+            if event["event"] == "send" and key in waiting:
+                for late in waiting.pop(key):
+                    self._emit(late)
+
+    def close(self) -> None:
+        """Write the receives whose sends never came (as far as this trace knows)."""
+        for late in itertools.chain.from_iterable(self._waiting.values()):
+            self._emit(late)
+        self._waiting.clear()
+
+    def _emit(self, event: Event) -> None:
+        clocks, node, key = self._clocks, event["node"], event.get("msg")
         if event["event"] == "send":
             lamport, vc = clocks.local(node)
-            event["msg"] = key if part else next(numbers)
-            sent[key] = (event["msg"], lamport, vc)
-        elif event["event"] == "receive" and key in sent:
-            event["msg"], lamport_at, vc_at = sent.pop(key)
+            event["msg"] = key if self._part else next(self._numbers)
+            self._sent[key] = (event["msg"], lamport, vc)
+        elif event["event"] == "receive" and key in self._sent:
+            event["msg"], lamport_at, vc_at = self._sent.pop(key)
             lamport, vc = clocks.receive(node, lamport_at, vc_at)
         else:
             lamport, vc = clocks.local(node)
@@ -218,23 +249,16 @@ def _stamp(events: Iterable[Event], *, nodes: int, part: bool = False) -> Iterat
             event["vc"] = {str(k): v for k, v in sorted(vc.items())}
         else:
             event.pop("vc", None)
-        return event
-
-    for event in events:
-        key = event.get("msg")
-        if event["event"] == "receive" and key not in sent and not part:
-            waiting.setdefault(key, []).append(event)
-            continue
-        yield stamped(event)
-        if event["event"] == "send" and key in waiting:
-            for late in waiting.pop(key):
-                yield stamped(late)
-    for late in itertools.chain.from_iterable(waiting.values()):
-        yield stamped(late)  # never sent as far as this trace knows
+        self._out.write(json.dumps(event, separators=(",", ":"), ensure_ascii=False) + "\n")
+        self.written += 1
 
 
-def _dump(event: Event) -> str:
-    return json.dumps(event, separators=(",", ":"), ensure_ascii=False)
+def trace_events(
+    records: Iterable[Record], *, began: float = 0.0, heartbeats: bool = False
+) -> Iterator[Event]:
+    """Recorded events as trace objects (``msg`` still the wire key), ``t`` counted from
+    ``began``; the failure detector's left out unless ``heartbeats``."""
+    return _events(records, began, heartbeats)
 
 
 def write_trace(
@@ -252,11 +276,10 @@ def write_trace(
     run has (vector clocks only up to :data:`VECTOR_LIMIT`).  ``heartbeats``: keep the
     failure detector's traffic.  ``part``: one node's part (see the module's docs).
     """
-    written = 0
-    for event in _stamp(_events(records, began, heartbeats), nodes=nodes, part=part):
-        out.write(_dump(event) + "\n")
-        written += 1
-    return written
+    writer = TraceWriter(out, nodes=nodes, part=part)
+    writer.write(_events(records, began, heartbeats))
+    writer.close()
+    return writer.written
 
 
 def read_trace(lines: Iterable[str], *, source: str = "trace") -> Iterator[Event]:
@@ -276,14 +299,15 @@ def read_trace(lines: Iterable[str], *, source: str = "trace") -> Iterator[Event
         yield event
 
 
-def merge_parts(parts: Iterable[Iterable[Event]]) -> list[Event]:
-    """Join nodes' parts into one trace: events in time order (``t`` from the earliest),
-    messages numbered, clocks counted over the whole run."""
+def merge_parts(parts: Iterable[Iterable[Event]], out: IO[str]) -> int:
+    """Join nodes' parts into one trace written to ``out``: events in time order (``t``
+    from the earliest), messages numbered, clocks counted over the whole run; return how
+    many events."""
     events = sorted((dict(event) for part in parts for event in part), key=lambda e: e["t"])
-    if not events:
-        return []
-    began = events[0]["t"]
+    began = events[0]["t"] if events else 0.0
     for event in events:
         event["t"] = round(event["t"] - began, 6)
-    nodes = len({event["node"] for event in events})
-    return list(_stamp(events, nodes=nodes))
+    writer = TraceWriter(out, nodes=len({event["node"] for event in events}))
+    writer.write(events)
+    writer.close()
+    return writer.written

@@ -110,6 +110,20 @@ def _add_config_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_trace_arguments(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--trace",
+        metavar="FILE",
+        help=f"write {what} to FILE as JSON lines: sends, receives, timers, state changes, "
+        "suspicions, crashes, restarts, with Lamport and vector clocks",
+    )
+    parser.add_argument(
+        "--trace-heartbeats",
+        action="store_true",
+        help="with --trace: the failure detector's pings, pongs and timers too",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="ringleader",
@@ -137,6 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="let the process use every CPU (default: one; all nodes share one GIL, and "
         "hand-offs between threads on different CPUs cost more than they save)",
     )
+    _add_trace_arguments(run_parser, "every event of the run")
     check_parser = commands.add_parser(
         "check",
         help="validate a config and show what it would run",
@@ -172,6 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --supervised: a member of a cluster started all at once (election 1, "
         "initiated on the start command) rather than one joining a running cluster",
     )
+    _add_trace_arguments(node_parser, "this node's events (its part of the run's trace)")
     status_parser = commands.add_parser(
         "status",
         help="ask every node of CONFIG who it thinks leads",
@@ -242,7 +258,9 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
         one_cpu()
     show = err.is_terminal and not args.verbose
     with progress_bar(err) if show else nullcontext(None) as progress:
-        report = run(config, progress=progress)
+        report = run(
+            config, progress=progress, trace=args.trace, trace_heartbeats=args.trace_heartbeats
+        )
     if args.json:
         _print_json(report.as_dict())
     else:
@@ -283,6 +301,8 @@ def _node(args: argparse.Namespace) -> int:
             stop=stop,
             commands=sys.stdin if args.supervised else None,
             fresh=args.fresh,
+            trace=args.trace,
+            trace_heartbeats=args.trace_heartbeats,
         )
     finally:
         output.close()

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import pykka
 
-from actors import Election, Member
+from actors import Election, Member, NodeTrace
 from actors.host import (
     Boot,
     Connect,
@@ -30,6 +30,7 @@ from transport import Codec, Deadline, Network, open_network
 from ._cluster import Progress, SetUpOnEnter
 from ._report import Report
 from ._termination import wait_quiet
+from ._tracing import RunTrace
 
 __all__ = ["LocalCluster"]
 
@@ -53,8 +54,12 @@ class LocalCluster(SetUpOnEnter):
         progress: Progress | None = None,
         algorithm: type[Election] | None = None,
         events: Callable[[NodeEvent], None] | None = None,
+        trace: RunTrace | None = None,
     ) -> None:
         self.config = config
+        #: Where the nodes record what they do, when the run is traced.
+        self.trace = trace
+        self._traces: dict[int, NodeTrace] = {}  # each node's current life's
         self.algorithm = algorithm or config.algorithm_class
         self._progress = progress or (lambda phase, done, total: None)
         self._deadline = Deadline(config.timeout)
@@ -112,14 +117,22 @@ class LocalCluster(SetUpOnEnter):
             ref.tell(Boot())
         self.setup_s = time.monotonic() - began
 
-    def _start_node(self, member: Member, incarnation: int) -> pykka.ActorRef[NodeActor]:
+    def _start_node(
+        self, member: Member, incarnation: int, *, restart: bool = False
+    ) -> pykka.ActorRef[NodeActor]:
         self._incarnations[member.id] = incarnation
+        trace = None
+        if self.trace is not None:
+            trace = self._traces[member.id] = self.trace.node(member.id)
+            if restart:
+                trace.restart()
         return NodeActor.start(
             member,
             network=self.network,
             codec=self.codec,
             incarnation=incarnation,
             events=self._sink,
+            trace=trace,
         )
 
     @property
@@ -141,6 +154,8 @@ class LocalCluster(SetUpOnEnter):
         assert isinstance(status, NodeStatus)
         ref.tell(Crash())
         ref.actor_stopped.wait(5.0)
+        if node in self._traces:  # its actor has stopped: nobody else records there now
+            self._traces[node].crash()
         return status
 
     def restart(self, node: int) -> None:
@@ -148,9 +163,8 @@ class LocalCluster(SetUpOnEnter):
         if node in self._refs:
             raise TransportError(f"node {node} is running")
         incarnation = self._incarnations[node] + 1
-        ref = self._start_node(
-            Member(self.algorithm, self._views[node], recovering=True), incarnation
-        )
+        member = Member(self.algorithm, self._views[node], recovering=True)
+        ref = self._start_node(member, incarnation, restart=True)
         self._refs[node] = ref
         # Links first, so that the node can answer the first frame its mailbox admits.
         peers = {peer: self.addresses[peer] for peer in self.config.wiring.out[node]}

@@ -30,6 +30,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO
 
+from actors import merge_parts, read_trace
 from actors.host import NodeEvent, NodeStatus
 from ringleader.errors import TransportError
 from topologies import Config, secret_env
@@ -160,9 +161,22 @@ class ProcessCluster(SetUpOnEnter):
     here: a socket file in a private directory (``ipc``) or a free loopback port (``tcp``).
     """
 
-    def __init__(self, config: Config, *, events: Callable[[NodeEvent], None]) -> None:
+    def __init__(
+        self,
+        config: Config,
+        *,
+        events: Callable[[NodeEvent], None],
+        trace: str | os.PathLike[str] | None = None,
+        trace_heartbeats: bool = False,
+    ) -> None:
         self.config = config
         self._sink = events
+        #: With ``trace``: each child writes its part, and the parts are merged into
+        #: ``trace`` when the cluster closes; crashes and restarts are recorded here.
+        self._trace = None if trace is None else Path(trace)
+        self._trace_heartbeats = trace_heartbeats
+        self._parts: list[Path] = []
+        self._faults: list[dict[str, object]] = []
         self._children: dict[int, _Child] = {}
         self._incarnations: dict[int, int] = {}
         self._lock = threading.Lock()
@@ -207,6 +221,12 @@ class ProcessCluster(SetUpOnEnter):
         args += ["--id", str(node), "--json", "--supervised"]
         if fresh:
             args.append("--fresh")
+        if self._trace is not None:
+            part = self._tmpdir / f"trace-{node}-{len(self._parts)}.jsonl"
+            self._parts.append(part)
+            args += ["--trace", str(part)]
+            if self._trace_heartbeats:
+                args.append("--trace-heartbeats")
         child = _Child(node, args, self._env, self._sink)
         with self._lock:
             self._children[node] = child
@@ -244,7 +264,21 @@ class ProcessCluster(SetUpOnEnter):
                 pass
         for child in children:
             child.stop()
-        shutil.rmtree(self._tmpdir, ignore_errors=True)
+        try:
+            if self._trace is not None:
+                self._merge_trace(self._trace)
+        finally:
+            shutil.rmtree(self._tmpdir, ignore_errors=True)
+
+    def _merge_trace(self, path: Path) -> None:
+        """The children's parts (and the crashes and restarts) as one trace."""
+        parts: list[list[dict[str, object]]] = [self._faults]
+        for part in self._parts:
+            if part.exists():
+                with part.open(encoding="utf-8") as lines:
+                    parts.append(list(read_trace(lines, source=str(part))))
+        with path.open("w", encoding="utf-8") as out:
+            merge_parts(parts, out)
 
     # -- what the supervisor drives ---------------------------------------------------
 
@@ -265,14 +299,16 @@ class ProcessCluster(SetUpOnEnter):
         not answer in time)."""
         with self._lock:
             child = self._children.pop(node)
-        status = child.status(timeout=1.0)
+        status = child.status(timeout=1.0)  # its trace is written when it answers
         child.kill()
+        self._faults.append({"event": "crash", "t": time.time(), "node": node})
         return status
 
     def restart(self, node: int) -> None:
         """A new process for ``node`` at its address: a new incarnation that knows nothing."""
         if node in self._children:
             raise TransportError(f"node {node} is running")
+        self._faults.append({"event": "restart", "t": time.time(), "node": node})
         child = self._spawn(node, fresh=False)
         self._wait(child, "listening", child.listening, Deadline(self.config.timeout))
         child.command(command_line(BOOT, 0.3))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -127,11 +128,15 @@ class Report:
         crashed: dict[int, NodeStatus],
         live: set[int],
         expected_leader: int | None,
+        earlier: Iterable[NodeStatus] = (),
         **fields: Any,
     ) -> Report:
-        """A supervised run: ``statuses`` of live nodes, ``crashed`` as last seen."""
+        """A supervised run: ``statuses`` of live nodes, ``crashed`` as last seen; the
+        frames of ``earlier`` lives (of nodes restarted since) count too."""
         every = sorted([*statuses, *crashed.values()], key=lambda s: s.id)
-        report = cls.from_statuses(every, expected_leader=expected_leader or 0, **fields)
+        report = cls.from_statuses(
+            every, expected_leader=expected_leader or 0, earlier=earlier, **fields
+        )
         report.nodes = [
             NodeReport(n.id, "crashed" if n.id not in live else n.state, n.elected, n.capacity)
             for n in report.nodes
@@ -143,12 +148,20 @@ class Report:
 
     @classmethod
     def from_statuses(
-        cls, statuses: list[NodeStatus], *, expected_leader: int, **fields: Any
+        cls,
+        statuses: list[NodeStatus],
+        *,
+        expected_leader: int,
+        earlier: Iterable[NodeStatus] = (),
+        **fields: Any,
     ) -> Report:
+        """``statuses``: one per node; ``earlier``: lives of nodes restarted since, whose
+        frames count too."""
         by_type: dict[str, int] = {}
         rejected: dict[str, int] = {}
         heartbeats = 0
-        for status in statuses:
+        lives = [*statuses, *earlier]
+        for status in lives:
             for kind, count in status.sent.items():
                 if kind in DETECTOR_KINDS:
                     heartbeats += count
@@ -162,8 +175,8 @@ class Report:
             messages_by_type=dict(sorted(by_type.items())),
             expected_leader=expected_leader,
             rejected_frames=rejected,
-            send_failures=sum(s.send_failures for s in statuses),
-            errors=sum(s.errors for s in statuses),
+            send_failures=sum(s.send_failures for s in lives),
+            errors=sum(s.errors for s in lives),
             heartbeats=heartbeats,
             **fields,
         )

@@ -3,6 +3,8 @@ without a crash schedule."""
 
 from __future__ import annotations
 
+import os
+
 import pykka
 
 from actors import Election
@@ -14,6 +16,7 @@ from ._local import LocalCluster
 from ._processes import ProcessCluster
 from ._report import Report
 from ._supervisor import Supervise, SupervisorActor
+from ._tracing import RunTrace
 
 __all__ = ["run"]
 
@@ -23,6 +26,8 @@ def run(
     *,
     progress: Progress | None = None,
     algorithm: type[Election] | None = None,
+    trace: str | os.PathLike[str] | None = None,
+    trace_heartbeats: bool = False,
 ) -> Report:
     """Run ``config`` and report it.
 
@@ -30,10 +35,34 @@ def run(
     Otherwise a :class:`~ringleader.SupervisorActor` runs the cluster (threads or
     processes, as ``mode`` says) through the crash schedule.  ``algorithm`` replaces the
     config's algorithm with any :class:`~actors.Election` subclass, e.g. one of your own.
+    ``trace``: write every event of the run to this file as JSON lines (see
+    :mod:`actors._trace`); ``trace_heartbeats``: the failure detector's too.
     """
+    if config.mode == "processes":  # each child writes its part; they are merged
+        return _run(config, progress, algorithm, trace, trace_heartbeats)
+    run_trace = None
+    if trace is not None:
+        run_trace = RunTrace(trace, nodes=config.n, heartbeats=trace_heartbeats)
+    try:
+        return _run(config, progress, algorithm, run_trace, trace_heartbeats)
+    finally:
+        if run_trace is not None:
+            run_trace.write()
+
+
+def _run(
+    config: Config,
+    progress: Progress | None,
+    algorithm: type[Election] | None,
+    trace: RunTrace | str | os.PathLike[str] | None,
+    trace_heartbeats: bool,
+) -> Report:
+    """Threads: ``trace`` is a :class:`RunTrace` the nodes record into; processes: the
+    path the children's parts are merged into."""
     processes = config.mode == "processes"
+    run_trace = trace if isinstance(trace, RunTrace) else None
     if not config.detector and not processes:
-        with LocalCluster(config, progress=progress, algorithm=algorithm) as local:
+        with LocalCluster(config, progress=progress, algorithm=algorithm, trace=run_trace) as local:
             return local.elect()
     if processes and algorithm is not None and algorithm is not config.algorithm_class:
         raise UsageError(
@@ -45,10 +74,17 @@ def run(
     try:
         cluster: LocalCluster | ProcessCluster
         if processes:
-            cluster = ProcessCluster(config, events=supervisor.tell)
+            path = None if isinstance(trace, RunTrace) else trace
+            cluster = ProcessCluster(
+                config, events=supervisor.tell, trace=path, trace_heartbeats=trace_heartbeats
+            )
         else:
             cluster = LocalCluster(
-                config, progress=progress, algorithm=algorithm, events=supervisor.tell
+                config,
+                progress=progress,
+                algorithm=algorithm,
+                events=supervisor.tell,
+                trace=run_trace,
             )
         with cluster:
             supervisor.proxy().attach(cluster).get()

@@ -30,11 +30,13 @@ def supervised_report(
 ) -> Report:
     """``statuses``: the ``live`` nodes' now; ``crashed``: the nodes down at the end, as
     last seen; ``earlier``: the lives of restarted nodes, as they were when they ended."""
+    earlier = list(earlier)
     elections = metrics.elections([*statuses.values(), *earlier, *crashed.values()])
     first = elections[0].messages if elections else 0
     return Report.from_run(
         [statuses[i] for i in sorted(statuses)],
         crashed=dict(crashed),
+        earlier=earlier,
         live=live,
         expected_leader=max(spec.candidate for spec in config.nodes if spec.id in live).id
         if live

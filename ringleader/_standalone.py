@@ -16,6 +16,7 @@ lines on stdout and for the supervisor that reads them; :mod:`._output` writes t
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -40,6 +41,7 @@ from topologies import Config, node_secret
 from transport import BETWEEN_PROCESSES, Codec, SocketOptions, ZmqNetwork
 
 from ._protocol import BOOT, START, STATUS, event_dict, parse_command, status_dict
+from ._tracing import PartWriter
 
 __all__ = [
     "REJECTIONS_PER_SECOND",
@@ -94,6 +96,7 @@ class StandaloneNode:
         emit: Emit,
         fresh: bool = False,
         secret: bytes | None = None,
+        trace: PartWriter | None = None,
     ) -> None:
         ids = [n.id for n in config.nodes]
         if node_id not in ids:
@@ -124,12 +127,14 @@ class StandaloneNode:
         self._rejections: dict[str, tuple[int, float]] = {}  # reason → (count this s, since)
         self._rejected_total: dict[str, int] = {}  # reason → count since start
         self._lock = threading.Lock()
+        self._trace = trace
         self._ref: pykka.ActorRef[NodeActor] | None = NodeActor.start(
             member,
             network=self._network,
             codec=self._codec,
             incarnation=self.incarnation,
             events=self._on_event,
+            trace=None if trace is None else trace.trace,
         )
         self.address = config.addresses[node_id]
 
@@ -170,7 +175,10 @@ class StandaloneNode:
         return status
 
     def status_line(self) -> dict[str, Any]:
-        return status_dict(self.status())
+        status = status_dict(self.status())
+        if self._trace is not None:  # a supervisor asks before it kills: lose no event
+            self._trace.flush()
+        return status
 
     def close(self) -> None:
         """Stop the node, close its sockets and the network; safe to call twice."""
@@ -181,6 +189,9 @@ class StandaloneNode:
             except pykka.Timeout:
                 log.warning("node %s did not stop within 10 s", self.id)
         self._network.close()
+        if self._trace is not None:
+            self._trace.close()
+            self._trace = None
 
     def event_line(self, event: str, **fields: Any) -> dict[str, Any]:
         return {
@@ -233,14 +244,25 @@ def serve(
     stop: threading.Event,
     commands: Any = None,
     fresh: bool = False,
+    trace: str | os.PathLike[str] | None = None,
+    trace_heartbeats: bool = False,
 ) -> None:
     """Run node ``node_id`` until ``stop`` is set.
 
     With ``commands`` (a supervisor's pipe), read commands from it, one per line (see
     :mod:`._protocol`); its end stops the node.  Without, boot at once.  ``fresh``: see
-    :class:`StandaloneNode`.
+    :class:`StandaloneNode`.  ``trace``: write this node's part of the trace there, as
+    it goes (see :mod:`actors._trace`); ``trace_heartbeats``: the detector's traffic too.
     """
-    node = StandaloneNode(config, node_id, emit=emit, fresh=fresh)
+    part = None
+    if trace is not None:
+        part = PartWriter(trace, node_id, nodes=config.n, heartbeats=trace_heartbeats)
+    try:
+        node = StandaloneNode(config, node_id, emit=emit, fresh=fresh, trace=part)
+    except BaseException:
+        if part is not None:
+            part.close()
+        raise
     opened = False
     try:
         node.open()

@@ -351,10 +351,11 @@ class NodeActor(pykka.ThreadingActor):
         session = self._session
         frame = session.seal(to, kind, send.epoch, send.message, to_incarnation=to_life)
         trace = self.trace
-        if trace is not None:  # before it leaves: its receive is recorded after it
-            key = (self.id, session.incarnation, to, session.last_seq(to))
-            trace.send(to, send.message, send.epoch, key)
+        at = None if trace is None else trace.now()  # before it leaves: its receive is later
         if links.send(to, frame, wait=not detector and self._may_wait(to)):
+            if trace is not None and at is not None:
+                key = (self.id, session.incarnation, to, session.last_seq(to))
+                trace.send(to, send.message, send.epoch, key, at)
             self._sent[kind] += 1
             if not detector:
                 by_epoch = self._sent_by_epoch
@@ -362,8 +363,6 @@ class NodeActor(pykka.ThreadingActor):
                     del by_epoch[min(by_epoch)]  # a long-lived node keeps the latest only
                 by_epoch[send.epoch] += 1
         else:
-            if trace is not None:
-                trace.retract()
             self._send_failures += 1
             level = logging.DEBUG if detector else logging.INFO
             log.log(level, "%s could not send %s to node %s; frame dropped", self, kind, to)
