@@ -1,0 +1,148 @@
+"""Traces: what the simulator and real runs write, checked against the report and the
+rules of the format (every receive names a send, clocks, heartbeats left out)."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import ringleader
+from actors import ALGORITHMS, EVENTS, Fault, simulate, write_trace
+from topologies import Overrides, load_config
+
+ROOT = Path(__file__).resolve().parent.parent
+SIM = {"heartbeat": 0.05, "suspect_after": 0.3, "election_timeout": 0.1, "coordinator_timeout": 0.2}
+
+
+def _events(text: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def check_trace(events: list[dict[str, Any]], *, total: int, vectors: bool = True) -> None:
+    """The rules every whole trace keeps."""
+    assert events, "an empty trace"
+    assert all(e["event"] in EVENTS for e in events)
+    assert [e["t"] for e in events] == sorted(e["t"] for e in events)
+    sends = {e["msg"]: e for e in events if e["event"] == "send"}
+    assert len(sends) == sum(1 for e in events if e["event"] == "send")  # msg ids unique
+    assert sum(1 for e in sends.values() if not e.get("heartbeat")) == total
+    position = {id(e): k for k, e in enumerate(events)}
+    for event in events:
+        if event["event"] == "receive":
+            send = sends[event["msg"]]  # every receive names a send, which came first
+            assert position[id(send)] < position[id(event)]
+            assert (send["node"], send["peer"], send["kind"]) == (
+                event["peer"],
+                event["node"],
+                event["kind"],
+            )
+            assert event["lamport"] > send["lamport"]
+            if vectors:
+                assert all(event["vc"].get(k, 0) >= v for k, v in send["vc"].items())
+    own: dict[int, int] = {}
+    for event in events:  # a node's own entry counts its events from 1
+        own[event["node"]] = own.get(event["node"], 0) + 1
+        if vectors:
+            assert event["vc"][str(event["node"])] == own[event["node"]]
+
+
+def test_a_simulated_run_traces_every_message_once_and_the_same_seed_the_same_bytes() -> None:
+    config = load_config(ROOT / "examples/chang_roberts_table.toml")
+    algorithm = ALGORITHMS[config.algorithm]
+    texts = []
+    for seed in (5, 5, 6):
+        result = simulate(
+            algorithm, config.wiring.views(), config.initiators, seed=seed, trace=True
+        )
+        assert result.records is not None
+        out = io.StringIO()
+        write_trace(result.records, out, nodes=config.n)
+        texts.append(out.getvalue())
+        check_trace(_events(out.getvalue()), total=result.total)
+        assert result.total == 20  # the notes' table
+    assert texts[0] == texts[1]
+    assert texts[0] != texts[2]
+
+
+def test_heartbeats_are_marked_and_left_out_unless_asked_for() -> None:
+    config = load_config(ROOT / "examples/mesh.toml")
+    result = simulate(
+        ALGORITHMS["bully"],
+        config.wiring.views(SIM),
+        config.initiators,
+        faults=[Fault(1.0, "crash", 5)],
+        until=2.0,
+        trace=True,
+    )
+    assert result.records is not None
+    quiet, loud = io.StringIO(), io.StringIO()
+    write_trace(result.records, quiet, nodes=config.n)
+    write_trace(result.records, loud, nodes=config.n, heartbeats=True)
+    plain, beats = _events(quiet.getvalue()), _events(loud.getvalue())
+    assert not any(e.get("heartbeat") for e in plain)
+    pings = [e for e in beats if e.get("kind") in ("ping", "pong")]
+    assert pings and all(e["heartbeat"] for e in pings)
+    heartbeat_total = result.messages["ping"] + result.messages["pong"]
+    check_trace(beats, total=result.total - heartbeat_total)
+    check_trace(plain, total=result.total - heartbeat_total)
+    assert any(e["event"] == "crash" and e["node"] == 5 for e in plain)
+    assert any(e["event"] == "suspect" and e["peer"] == 5 for e in plain)
+
+
+@pytest.mark.parametrize("transport", ["memory", "tcp"])
+def test_a_real_run_traces_what_its_report_counts(transport: str, tmp_path: Path) -> None:
+    config = load_config(ROOT / "examples/chang_roberts_table.toml", Overrides(transport=transport))
+    path = tmp_path / "run.jsonl"
+    report = ringleader.run(config, trace=path)
+    assert report.ok and report.total == 20
+    events = _events(path.read_text())
+    check_trace(events, total=report.total)
+    states = [e for e in events if e["event"] == "state"]
+    assert {e["node"] for e in states} == {n.id for n in config.nodes}
+
+
+def test_a_crash_run_traces_the_crash_the_suspicions_and_the_restart(tmp_path: Path) -> None:
+    config = load_config(ROOT / "examples/failover.toml", Overrides(transport="inproc"))
+    path = tmp_path / "failover.jsonl"
+    report = ringleader.run(config, trace=path)
+    assert report.ok
+    events = _events(path.read_text())
+    check_trace(events, total=report.total)
+    kinds = [e["event"] for e in events]
+    crash, restart = kinds.index("crash"), kinds.index("restart")
+    assert crash < restart
+    assert any(e["event"] == "suspect" for e in events[crash:restart])
+
+
+def test_processes_merge_the_childrens_parts(tmp_path: Path) -> None:
+    config_path = tmp_path / "cluster.toml"
+    text = (ROOT / "examples/failover.toml").read_text()
+    config_path.write_text('mode = "processes"\n' + text)
+    path = tmp_path / "merged.jsonl"
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ringleader",
+            "run",
+            str(config_path),
+            "--json",
+            "--trace",
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=100,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    events = _events(path.read_text())
+    check_trace(events, total=report["messages"]["total"])
+    assert {"crash", "restart", "suspect", "state"} <= {e["event"] for e in events}
