@@ -152,6 +152,20 @@ def build_parser() -> argparse.ArgumentParser:
         "hand-offs between threads on different CPUs cost more than they save)",
     )
     _add_trace_arguments(run_parser, "every event of the run")
+    run_parser.add_argument(
+        "--simulate",
+        action="store_true",
+        help="run CONFIG (its crash schedule too) in the deterministic simulator, in "
+        "virtual time: the same algorithm objects, no threads or sockets; 100,000 nodes "
+        "are fine",
+    )
+    run_parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        metavar="S",
+        help="with --simulate: the seed of the message delays (the same seed, the same run)",
+    )
     check_parser = commands.add_parser(
         "check",
         help="validate a config and show what it would run",
@@ -254,12 +268,17 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
     config = _load(args)
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _interrupt)
-    if not args.all_cpus:
+    if not args.all_cpus and not args.simulate:
         one_cpu()
-    show = err.is_terminal and not args.verbose
+    show = err.is_terminal and not args.verbose and not args.simulate
     with progress_bar(err) if show else nullcontext(None) as progress:
         report = run(
-            config, progress=progress, trace=args.trace, trace_heartbeats=args.trace_heartbeats
+            config,
+            progress=progress,
+            trace=args.trace,
+            trace_heartbeats=args.trace_heartbeats,
+            simulate=args.simulate,
+            seed=args.seed,
         )
     if args.json:
         _print_json(report.as_dict())

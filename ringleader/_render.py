@@ -92,9 +92,8 @@ def print_report(console: Console, report: Report) -> None:
     known = ALGORITHMS.get(report.algorithm)
     algorithm = known.title if known else report.algorithm
     topology = TOPOLOGIES[report.topology].title
-    console.print(
-        f"[bold]{algorithm}[/] on a {topology} of {report.n} nodes over {report.transport}"
-    )
+    where = "in the simulator" if report.mode == "simulated" else f"over {report.transport}"
+    console.print(f"[bold]{algorithm}[/] on a {topology} of {report.n} nodes {where}")
     if report.leader is not None:
         agree = f"all {report.n} nodes agree" if report.agreed else "[red]not every node agrees[/]"
         capacity = next(n.capacity for n in report.nodes if n.id == report.leader)

@@ -297,8 +297,8 @@ class Report:
             "errors": self.errors,
             "problems": self.problems,
         }
+        out["mode"] = self.mode
         if self.safety is not None:
-            out["mode"] = self.mode
             out["elections"] = [e.as_dict() for e in self.elections]
             out["faults"] = [f.as_dict() for f in self.faults]
             out["safety"] = self.safety.as_dict()

@@ -15,6 +15,7 @@ from ._cluster import Progress
 from ._local import LocalCluster
 from ._processes import ProcessCluster
 from ._report import Report
+from ._simulated import simulate_run
 from ._supervisor import Supervise, SupervisorActor
 from ._tracing import RunTrace
 
@@ -28,6 +29,8 @@ def run(
     algorithm: type[Election] | None = None,
     trace: str | os.PathLike[str] | None = None,
     trace_heartbeats: bool = False,
+    simulate: bool = False,
+    seed: int = 0,
 ) -> Report:
     """Run ``config`` and report it.
 
@@ -37,7 +40,13 @@ def run(
     config's algorithm with any :class:`~actors.Election` subclass, e.g. one of your own.
     ``trace``: write every event of the run to this file as JSON lines (see
     :mod:`actors._trace`); ``trace_heartbeats``: the failure detector's too.
+    ``simulate``: run it in the deterministic simulator instead, in virtual time, with
+    ``seed`` (the report's ``mode`` is ``"simulated"``).
     """
+    if simulate:
+        return simulate_run(
+            config, seed=seed, algorithm=algorithm, trace=trace, trace_heartbeats=trace_heartbeats
+        )
     if config.mode == "processes":  # each child writes its part; they are merged
         return _run(config, progress, algorithm, trace, trace_heartbeats)
     run_trace = None

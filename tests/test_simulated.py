@@ -1,0 +1,60 @@
+"""``ringleader run --simulate``: a config, its crash schedule too, in virtual time."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import ringleader
+from topologies import Overrides, load_config
+
+from .test_trace import check_trace
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+
+
+@pytest.mark.parametrize(
+    ("example", "leader", "total"),
+    [("ring.toml", 9, 20), ("chang_roberts_table.toml", 5, 20), ("mesh.toml", 5, 24)],
+)
+def test_a_simulated_run_reports_what_a_real_one_does(
+    example: str, leader: int, total: int
+) -> None:
+    config = load_config(EXAMPLES / example)
+    real, simulated = ringleader.run(config), ringleader.run(config, simulate=True, seed=1)
+    assert simulated.ok and real.ok
+    assert simulated.leader == real.leader == leader
+    assert simulated.total == real.total == total
+    assert simulated.as_dict()["mode"] == "simulated"
+    assert real.as_dict()["mode"] == "threads"
+
+
+def test_the_same_seed_gives_the_same_report_and_trace(tmp_path: Path) -> None:
+    config = load_config(EXAMPLES / "failover.toml")
+    runs = []
+    for name, seed in (("a", 7), ("b", 7), ("c", 8)):
+        path = tmp_path / f"{name}.jsonl"
+        report = ringleader.run(config, simulate=True, seed=seed, trace=path)
+        assert report.ok, report.problems
+        data = report.as_dict()
+        runs.append((json.dumps(data, sort_keys=True), path.read_bytes()))
+        check_trace(
+            [json.loads(line) for line in path.read_text().splitlines()], total=report.total
+        )
+    assert runs[0] == runs[1]
+    assert runs[0][1] != runs[2][1]
+
+
+def test_the_crash_schedule_plays_in_virtual_time() -> None:
+    config = load_config(EXAMPLES / "failover.toml", Overrides(topology="unidirectional_ring"))
+    report = ringleader.run(config, simulate=True)
+    assert report.ok and report.leader == 5
+    crash, restart = report.faults
+    assert (crash.action, crash.node, restart.action, restart.node) == ("crash", 5, "restart", 5)
+    assert crash.detection_s is not None and 0.25 <= crash.detection_s <= 0.35
+    assert crash.failover_s is not None and crash.failover_s >= crash.detection_s
+    assert report.safety is not None and report.safety.violations == []
+    assert [e.leader for e in report.elections if e.leader is not None][-1] == 5
