@@ -90,12 +90,12 @@ def candidate(fields: object) -> int | None:
     """The id a message carries (a candidate, a wave, ...), if it carries one."""
     if not isinstance(fields, dict):
         return None
-    for value in fields.values():
+    named = [fields[n] for n in ("candidate", "best", "leader", "elected", "id") if n in fields]
+    for value in [*named, *fields.values()]:  # the id the message is about comes first
         if isinstance(value, dict) and isinstance(value.get("id"), int):
             return int(value["id"])
-    for name in ("candidate", "id", "leader", "elected"):
-        if isinstance(fields.get(name), int):
-            return int(fields[name])
+        if isinstance(value, int) and not isinstance(value, bool) and value in named:
+            return value
     return None
 
 
