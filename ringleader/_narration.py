@@ -201,9 +201,11 @@ class _Teller:
                 return f"{me} gets coordinator from lower {sender}: starts its own round → {run}"
             if step.states and step.states[-1].get("elected") == trigger["peer"]:
                 return f"{me} takes {sender} as coordinator"
-            return f"{me} gets coordinator from {sender} (epoch {trigger.get('epoch')}) and keeps its view"
+            epoch = trigger.get("epoch")
+            return f"{me} gets coordinator from {sender} (epoch {epoch}) and keeps its view"
         if event == "receive" and kind in ("election", "el") and not step.sends:
-            return f"{me} gets {sender}'s election (epoch {trigger.get('epoch')}) and leaves it unanswered"
+            epoch = trigger.get("epoch")
+            return f"{me} gets {sender}'s election (epoch {epoch}) and leaves it unanswered"
         return self.common(step, me, trigger) or self.neutral(step, me, trigger)
 
     def passing(self, step: _Step, me: str, trigger: Event | None) -> str:
