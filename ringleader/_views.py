@@ -68,6 +68,8 @@ def replay(
     step, and stop when it answers ``q``."""
     out = out or sys.stdout
     lines = narrate(load_trace(trace_file).events)
+    if step:
+        out.write("(Enter: the next step; q then Enter: stop)\n")
     for number, line in enumerate(lines):
         out.write(line + "\n")
         out.flush()

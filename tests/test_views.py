@@ -193,7 +193,9 @@ def test_replay_waits_between_steps_and_stops_on_q(tmp_path: Path) -> None:
     answers = iter(["", "", "q"])
     out = io.StringIO()
     replay(path, step=True, out=out, ask=lambda: next(answers))
-    assert len(out.getvalue().splitlines()) == 4  # the heading, then three steps
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("(Enter: the next step")
+    assert len(lines) == 5  # the hint, the heading, then three steps
 
 
 # --- the commands --------------------------------------------------------------------
