@@ -2,6 +2,7 @@
 
     python benchmarks/sweep.py            # n = 8 … 1024 (several minutes)
     python benchmarks/sweep.py --max 64   # a quick look
+    python benchmarks/sweep.py --plot sweep.png   # the counts as a log–log picture
 
 For each algorithm on its default topology, in its worst-case arrangement:
 
@@ -13,6 +14,10 @@ For each algorithm on its default topology, in its worst-case arrangement:
   where the notes' count is exact.  Bully's timeout T is raised with the message count:
   Bully assumes every answer arrives within T, and on one CPU a message can wait behind
   all the others.
+
+``--plot FILE.png`` skips the real runs and draws the counts on log–log axes: each
+algorithm's measured worst cases as points, the notes' formula as a line (dashed: a
+bound).
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ import time
 from dataclasses import dataclass
 
 import ringleader
-from actors import ALGORITHMS, simulate
+from actors import ALGORITHMS, Bound, simulate
 from topologies import TOPOLOGIES, Config, NodeSpec, Overrides, Wiring
 
 
@@ -88,39 +93,87 @@ CASES = [
 ]
 
 
+def measure(case: Case, n: int) -> tuple[int, Bound]:
+    """The simulator's message count for ``case`` at ``n``, and the notes' formula."""
+    algorithm = ALGORITHMS[case.algorithm]
+    wiring = case.wiring(n)
+    initiators = case.initiators(n)
+    result = simulate(algorithm, wiring.views(), initiators, seed=n)
+    bound = algorithm.bound(wiring, initiators)
+    assert bound.holds(result.total), (case, n, result.total, bound)
+    return result.total, bound
+
+
+def plot(counts: dict[str, list[tuple[int, int, Bound]]], path: str) -> None:
+    """Messages against n, log–log: measured worst cases as points, formulas as lines."""
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(8, 6), layout="constrained")
+    axes = figure.add_subplot()
+    for index, (name, rows) in enumerate(counts.items()):
+        colour = f"C{index}"
+        sizes = [n for n, _, _ in rows]
+        formula = rows[-1][2]
+        style = "-" if formula.exact else "--"
+        relation = "=" if formula.exact else "≤"
+        axes.plot(
+            sizes,
+            [bound.value for _, _, bound in rows],
+            style,
+            color=colour,
+            lw=1,
+            label=f"{name}: notes {relation} {formula.formula}",
+        )
+        marker = "osD^vPX"[index % 7]
+        axes.plot(
+            sizes, [total for _, total, _ in rows], marker, color=colour, ms=7, mfc="none", mew=1.5
+        )
+    axes.set_xscale("log", base=2)
+    axes.set_yscale("log")
+    axes.set_xlabel("n (nodes)")
+    axes.set_ylabel("messages")
+    axes.set_title("Measured worst cases (points) against the notes' formulas (lines)")
+    axes.grid(True, which="major", alpha=0.3)
+    axes.legend(fontsize=8)
+    figure.savefig(path, dpi=110)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--max", type=int, default=1024, help="largest n (default 1024)")
     parser.add_argument(
         "--real-limit", type=int, default=40_000, help="time real runs up to this many messages"
     )
+    parser.add_argument(
+        "--plot", metavar="FILE.png", help="draw the counts into FILE (no real runs)"
+    )
     args = parser.parse_args()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     sizes = [n for n in (8, 16, 32, 64, 128, 256, 512, 1024) if n <= args.max]
+    counts: dict[str, list[tuple[int, int, Bound]]] = {}
     print("| algorithm | worst case | n | messages | notes | real run |")
     print("|---|---|---|---|---|---|")
     for case in CASES:
-        algorithm = ALGORITHMS[case.algorithm]
         for n in sizes:
-            wiring = case.wiring(n)
-            initiators = case.initiators(n)
-            result = simulate(algorithm, wiring.views(), initiators, seed=n)
-            bound = algorithm.bound(wiring, initiators)
-            assert bound.holds(result.total), (case, n, result.total, bound)
+            total, bound = measure(case, n)
+            counts.setdefault(case.algorithm, []).append((n, total, bound))
             real = "—"
-            if result.total <= args.real_limit:
-                report = ringleader.run(case.config(n, result.total))
+            if total <= args.real_limit and not args.plot:
+                report = ringleader.run(case.config(n, total))
                 assert report.ok, report.problems
-                assert not bound.exact or report.total == result.total
+                assert not bound.exact or report.total == total
                 assert report.elapsed_s is not None
                 real = f"{report.elapsed_s * 1000:.0f} ms ({report.total} msgs)"
             relation = "=" if bound.exact else "≤"
             print(
-                f"| {case.algorithm} | {case.arrangement} | {n} | {result.total} "
+                f"| {case.algorithm} | {case.arrangement} | {n} | {total} "
                 f"| {bound.formula} {relation} {bound.value} | {real} |",
                 flush=True,
             )
+    if args.plot:
+        plot(counts, args.plot)
+        print(f"\nwrote {args.plot}")
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ from ._output import EventWriter, describe
 from ._render import check_summary, print_check, print_report, print_status, progress_bar
 from ._run import run
 from ._standalone import die_with_parent, serve
+from ._views import replay, write_view
 from .errors import ConfigError, TransportError, UsageError
 
 __all__ = ["main"]
@@ -225,7 +226,8 @@ def build_parser() -> argparse.ArgumentParser:
     keys_parser.add_argument(
         "--ids", type=_node_ids, metavar="IDS", help="node ids for CURVE key pairs, e.g. 1,2,3"
     )
-    for sub in (run_parser, check_parser, node_parser, status_parser, keys_parser):
+    views = _add_view_commands(commands)
+    for sub in (run_parser, check_parser, node_parser, status_parser, keys_parser, *views):
         # SUPPRESS: a -v before the command is not reset by the subcommand's default.
         sub.add_argument(
             "-v",
@@ -235,6 +237,53 @@ def build_parser() -> argparse.ArgumentParser:
             help="log more to stderr (-vv: debug)",
         )
     return parser
+
+
+def _add_view_commands(commands: Any) -> list[argparse.ArgumentParser]:
+    """``diagram`` and ``replay``: a trace (JSON lines) as a picture, a page, or a story."""
+    diagram = commands.add_parser(
+        "diagram",
+        help="draw a trace: space-time diagram (svg/png/pdf), step-through page, ShiViz log",
+        description="Draw TRACE (the JSON lines a traced run writes) into OUT; the format "
+        "comes from OUT's suffix: .svg, .png or .pdf a space-time diagram (a line per "
+        "node, an arrow per message); .html one self-contained page stepping through the "
+        "run event by event (buttons, arrow keys, slider); .log a ShiViz log "
+        "(https://bestchai.bitbucket.io/shiviz/).",
+        epilog="Example: ringleader diagram run.jsonl -o run.svg",
+    )
+    diagram.add_argument("trace", metavar="TRACE", help="a trace file (JSON lines)")
+    diagram.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="OUT",
+        help="the file to write: .svg .png .pdf .html .log",
+    )
+    replay = commands.add_parser(
+        "replay",
+        help="tell a traced run step by step, in the course notes' words",
+        description="Tell the run in TRACE one step per line, as the notes tell it (who "
+        "sends election to whom, who rejects, who proclaims itself). On a terminal it waits "
+        "for Enter between steps (q then Enter to quit); into a pipe it prints everything.",
+        epilog="Example: ringleader replay run.jsonl --no-step | less",
+    )
+    replay.add_argument("trace", metavar="TRACE", help="a trace file (JSON lines)")
+    replay.add_argument(
+        "--no-step", action="store_true", help="print every step at once, without waiting"
+    )
+    return [diagram, replay]
+
+
+def _diagram(args: argparse.Namespace, out: Console) -> int:
+    write_view(args.trace, args.output)
+    out.print(f"wrote {args.output}")
+    return EXIT_OK
+
+
+def _replay(args: argparse.Namespace) -> int:
+    step = not args.no_step and sys.stdin.isatty() and sys.stdout.isatty()
+    replay(args.trace, step=step)
+    return EXIT_OK
 
 
 def _load(args: argparse.Namespace) -> Config:
@@ -378,6 +427,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "node": lambda: _node(args),
         "keys": lambda: _keys(args, out),
         "status": lambda: _status(args, out),
+        "diagram": lambda: _diagram(args, out),
+        "replay": lambda: _replay(args),
     }
     try:
         return commands[args.command]()

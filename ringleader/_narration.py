@@ -1,0 +1,319 @@
+"""A trace told as the course notes tell a run: one line per step, in their words.
+
+A *step* is what one node does on one trigger — a message received, a timer, a
+suspicion, a crash or a restart (or nothing: an initiator starting) — with the sends and
+the change of state that follow it on that node.  The trace does not name its algorithm:
+:func:`algorithm_of` infers it from the message kinds, and kinds nobody knows are told in
+neutral words.  :func:`narrate` is pure (events in, lines out).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._trace_file import candidate, label
+
+__all__ = ["ALGORITHM_KINDS", "algorithm_of", "narrate"]
+
+Event = dict[str, Any]
+
+#: The message kinds of each algorithm of the notes, and its name there.
+ALGORITHM_KINDS: dict[str, tuple[frozenset[str], str]] = {
+    "lelann": (frozenset({"elect"}), "LeLann"),
+    "hirschberg_sinclair": (frozenset({"probe", "reply", "elected"}), "Hirschberg–Sinclair"),
+    "chang_roberts": (frozenset({"election", "elected"}), "Chang–Roberts"),
+    "bully": (frozenset({"election", "ok", "coordinator"}), "Bully"),
+    "bully_broadcast": (frozenset({"el", "ack"}), "Bully with broadcast"),
+    "tree": (frozenset({"demande", "rep", "elu", "ok"}), "the spanning-tree election"),
+    "echo": (frozenset({"demande", "rep", "elu"}), "the echo election"),
+}
+_RINGS = {"lelann", "hirschberg_sinclair", "chang_roberts"}
+_TRIGGERS = {"receive", "timer", "suspect", "crash", "restart"}
+
+
+def algorithm_of(kinds: Iterable[str]) -> str | None:
+    """The algorithm whose messages these are (``None``: not one of the notes').
+
+    A run need not use every kind (Bully started by its top process sends only
+    coordinator), so each algorithm is known by a kind only it has.
+    """
+    seen = frozenset(kinds)
+    for name, (known, _) in ALGORITHM_KINDS.items():
+        if seen == known:
+            return name
+    signs = [
+        ("probe", "hirschberg_sinclair"),
+        ("elect", "lelann"),
+        ("el", "bully_broadcast"),
+        ("coordinator", "bully"),
+        ("elected", "chang_roberts"),
+    ]
+    for kind, name in signs:
+        if kind in seen and seen <= ALGORITHM_KINDS[name][0]:
+            return name
+    if "demande" in seen:
+        return "tree" if "ok" in seen and seen <= ALGORITHM_KINDS["tree"][0] else "echo"
+    return None
+
+
+@dataclass
+class _Step:
+    node: Any
+    t: float
+    trigger: Event | None  # None: the node acts of its own accord (it initiates)
+    sends: list[Event] = field(default_factory=list)
+    states: list[Event] = field(default_factory=list)
+
+
+def _steps(events: list[Event]) -> list[_Step]:
+    steps: list[_Step] = []
+    current: dict[Any, _Step] = {}
+    for event in events:
+        node = event["node"]
+        if event["event"] in _TRIGGERS:
+            step = current[node] = _Step(node, event["t"], event)
+            steps.append(step)
+            continue
+        step = current.get(node) or _Step(node, event["t"], None)
+        if node not in current:
+            current[node] = step
+            steps.append(step)
+        (step.sends if event["event"] == "send" else step.states).append(event)
+    return steps
+
+
+def _peers(sends: list[Event]) -> str:
+    return ", ".join(label(send["peer"]) for send in sends)
+
+
+class _Teller:
+    """How one run's messages and steps are worded."""
+
+    def __init__(self, algorithm: str | None, epochs: bool) -> None:
+        self.algorithm = algorithm
+        self.epochs = epochs
+
+    def message(self, event: Event) -> str:
+        kind, fields = event["kind"], event.get("fields") or {}
+        who = candidate(fields)
+        name = label(who) if who is not None else ""
+        if self.algorithm in ("tree", "echo"):
+            shown = {"demande": "Demande()", "rep": f"REP({name})", "elu": f"ELU({name})"}
+            return shown.get(kind, "OK!" if kind == "ok" else kind)
+        if self.algorithm == "hirschberg_sinclair" and "phase" in fields:
+            return f"{kind}({name}, phase {fields['phase']})"
+        if self.algorithm == "bully_broadcast" and kind == "el":
+            return f"El({name})" if name else "El"
+        return f"{kind}({name})" if name else kind
+
+    def sends(self, sends: list[Event]) -> str:
+        """``election to P3, P4; ok to P1`` — sends of one message grouped."""
+        grouped: dict[str, list[Event]] = {}
+        for send in sends:
+            grouped.setdefault(self.message(send), []).append(send)
+        return "; ".join(f"{m} to {_peers(group)}" for m, group in grouped.items())
+
+    def state(self, step: _Step, said: str) -> str:
+        if not step.states:
+            return ""
+        last = step.states[-1]
+        epoch = f" (epoch {last.get('epoch')})" if self.epochs else ""
+        me, elected = label(step.node), last.get("elected")
+        if last["state"] == "leader":
+            return "" if "leader" in said or "proclaims" in said else f"; {me} is the leader{epoch}"
+        if elected is not None:
+            return f"; elected = {label(elected)}{epoch}"
+        return f"; {me} is {last['state'].replace('_', '-')}{epoch}"
+
+    def tell(self, step: _Step) -> str:
+        me, trigger = label(step.node), step.trigger
+        kind = trigger["event"] if trigger else "start"
+        if self.algorithm in ("bully", "bully_broadcast"):
+            said = self.bully(step, me, trigger)
+        elif self.algorithm is not None:
+            said = self.passing(step, me, trigger)
+        else:
+            said = self.neutral(step, me, trigger)
+        if not said:  # a trigger with nothing the notes would tell
+            said = {
+                "start": f"{me} acts",
+                "timer": f"{me}'s timer {trigger and trigger.get('timer')} fires",
+            }.get(kind, f"{me}: {kind}")
+        return said + self.state(step, said)
+
+    def common(self, step: _Step, me: str, trigger: Event | None) -> str | None:
+        """Crashes, restarts, suspicions and timers read alike in every algorithm."""
+        sends = self.sends(step.sends)
+        then = f" → {sends}" if sends else ""
+        if trigger is None:
+            return None
+        if trigger["event"] == "crash":
+            return f"{me} crashes (fails): it stops, its messages are lost"
+        if trigger["event"] == "restart":
+            return f"{me} recovers{then}"
+        if trigger["event"] == "suspect":
+            return f"{me} suspects {label(trigger['peer'])} (no answer within T){then}"
+        if trigger["event"] == "timer":
+            return f"{me}'s timer {trigger['timer']} fires{then}"
+        return None
+
+    def bully(  # noqa: PLR0911, PLR0912 — one case per rule of the notes
+        self, step: _Step, me: str, trigger: Event | None
+    ) -> str:
+        elections = [s for s in step.sends if s["kind"] in ("election", "el")]
+        coordinators = [s for s in step.sends if s["kind"] == "coordinator"]
+        oks = [s for s in step.sends if s["kind"] in ("ok", "ack")]
+        proclaim = (
+            f"proclaims itself: coordinator to {_peers(coordinators)}" if coordinators else ""
+        )
+        run = f"election to {_peers(elections)}" if elections else ""
+        if trigger is None:
+            if proclaim:
+                return f"{me} knows no higher process: {proclaim}"
+            return f"{me} starts an election: {run}" if run else ""
+        event, kind = trigger["event"], trigger.get("kind")
+        sender = label(trigger.get("peer"))
+        if event == "timer" and trigger["timer"] == "answer" and proclaim:
+            return f"{me} gets no reject within T: {proclaim}"
+        if event == "timer" and trigger["timer"] == "coordinator":
+            again = run or self.sends(step.sends)
+            return f"{me} hears no coordinator within T′: starts its round again → {again}"
+        if event == "restart" and proclaim and not run:
+            return f"{me} recovers and, knowing no higher process, {proclaim} (no election)"
+        if event == "restart" and run:
+            return f"{me} recovers and starts its election: {run}"
+        if event == "receive" and kind in ("election", "el") and oks:
+            said = f"{me} rejects {sender}'s election (ok)"
+            if proclaim:
+                return f"{said} and {proclaim}"
+            if run:
+                return f"{said} and starts its own round → {run}"
+            return f"{said}; its own round is already running"
+        if event == "receive" and kind in ("ok", "ack"):
+            waits = "" if step.sends else f"; waits T′ for {sender}'s coordinator"
+            said = f"{me}'s election is rejected by {sender} (ok): a higher process is alive{waits}"
+            return said + (f" → {self.sends(step.sends)}" if step.sends else "")
+        if event == "receive" and kind == "coordinator":
+            if run:
+                return f"{me} gets coordinator from lower {sender}: starts its own round → {run}"
+            if step.states and step.states[-1].get("elected") == trigger["peer"]:
+                return f"{me} takes {sender} as coordinator"
+            epoch = trigger.get("epoch")
+            return f"{me} gets coordinator from {sender} (epoch {epoch}) and keeps its view"
+        if event == "receive" and kind in ("election", "el") and not step.sends:
+            epoch = trigger.get("epoch")
+            return f"{me} gets {sender}'s election (epoch {epoch}) and leaves it unanswered"
+        return self.common(step, me, trigger) or self.neutral(step, me, trigger)
+
+    def passing(self, step: _Step, me: str, trigger: Event | None) -> str:
+        """The ring and wave algorithms: messages forwarded, swallowed, answered."""
+        if trigger is None:
+            started = self.sends(step.sends)
+            return f"{me} starts its round (participant): {started}" if started else ""
+        if trigger["event"] != "receive":
+            return self.common(step, me, trigger) or ""
+        got, who, kind = self.message(trigger), candidate(trigger.get("fields")), trigger["kind"]
+        forwards = [
+            s for s in step.sends if s["kind"] == kind and candidate(s.get("fields")) == who
+        ]
+        mine = [s for s in step.sends if candidate(s.get("fields")) == step.node]
+        own = [s for s in mine if s not in forwards] if self.algorithm in _RINGS else []
+        others = [s for s in step.sends if s not in forwards and s not in own]
+        if who == step.node and kind == "election" and (others or own):
+            told = self.sends(own + others)
+            return f"{me} gets its own election back: it is the leader; {told} round the ring"
+        clauses = self.returned(
+            me, got, own_id=who == step.node, kind=kind, trigger=trigger, own=own, forwards=forwards
+        )
+        if own and kind == "election" and who is not None and who < step.node:
+            clauses.append(
+                f"{me} replaces {got} by its own ({label(who)} < {me}, not yet a participant) "
+                f"and starts its round: {self.sends(own)}"
+            )
+        elif own and not (who == step.node and kind == "reply"):
+            clauses.append(f"{me} starts its own round: {self.sends(own)}")
+        if forwards:
+            clauses.append(f"{me} forwards {self.sends(forwards)}")
+        if others:
+            sender = label(trigger["peer"])
+            clauses.append(f"{me} answers {got} from {sender} with {self.sends(others)}")
+        if not clauses and not step.states:
+            why = ""
+            if self.algorithm == "chang_roberts" and who is not None:
+                why = f" (extinction: {me} is a participant, {label(who)} < {me})"
+            verb = "swallows" if self.algorithm in _RINGS else "takes in"
+            clauses.append(f"{me} {verb} {got}{why}")
+        return "; ".join(clauses) or f"{me} gets {got} from {label(trigger['peer'])}"
+
+    def returned(
+        self,
+        me: str,
+        got: str,
+        *,
+        own_id: bool,
+        kind: str,
+        trigger: Event,
+        own: list[Event],
+        forwards: list[Event],
+    ) -> list[str]:
+        """What a message coming back (or announcing the leader) means to its node."""
+        if own_id and kind == "reply":
+            said = f"{me} gets {got} back from {label(trigger['peer'])}"
+            if own:
+                said += f"; both sides answered: {me} enters the next phase: {self.sends(own)}"
+            return [said]
+        if own_id and kind in ("elect", "probe"):
+            return [f"{me} gets its own {got} back"]
+        if kind == "elected" and forwards:
+            return [f"{me} learns its leader from {got} (non-participant)"]
+        if own_id and kind == "elected":
+            return [f"{me} gets {got} back: the whole ring knows its leader"]
+        return []
+
+    def neutral(self, step: _Step, me: str, trigger: Event | None) -> str:
+        sends = self.sends(step.sends)
+        then = f" → {sends}" if sends else ""
+        if trigger is None:
+            return f"{me} sends {sends}" if sends else ""
+        if trigger["event"] == "receive":
+            return f"{me} receives {self.message(trigger)} from {label(trigger['peer'])}{then}"
+        return self.common(step, me, trigger) or ""
+
+
+def _summary(events: list[Event], teller: _Teller) -> list[str]:
+    sends = [e for e in events if e["event"] == "send"]
+    kinds = Counter(e["kind"] for e in sends)
+    lines = [
+        f"Messages: {len(sends)} ("
+        + ", ".join(f"{kind} {count}" for kind, count in kinds.items())
+        + ")"
+    ]
+    if teller.algorithm in ("chang_roberts", "lelann"):
+        ring_kind = "election" if teller.algorithm == "chang_roberts" else "elect"
+        carried = Counter(candidate(e.get("fields")) for e in sends if e["kind"] == ring_kind)
+        per = ", ".join(
+            f"{ring_kind}({label(who)}) {count}"
+            for who, count in sorted(carried.items(), key=lambda x: str(x[0]))
+        )
+        lines.append(f"Per initiator, how far its {ring_kind} travelled: {per}")
+    return lines
+
+
+def narrate(events: Iterable[Event]) -> list[str]:
+    """The run in ``events`` told step by step: a heading, one line per step, a summary."""
+    shown = [e for e in events if not e.get("heartbeat")]
+    kinds = {e["kind"] for e in shown if e["event"] == "send"}
+    algorithm = algorithm_of(kinds)
+    epochs = len({e.get("epoch") for e in shown if "epoch" in e}) > 1
+    teller = _Teller(algorithm, epochs)
+    nodes = {e["node"] for e in shown}
+    name = ALGORITHM_KINDS[algorithm][1] if algorithm else "an algorithm the notes do not name"
+    lines = [f"{name} ({', '.join(sorted(kinds)) or 'no messages'}) among {len(nodes)} processes"]
+    span = max((e["t"] for e in shown), default=0.0)
+    places = 3 if span >= 0.1 else 6
+    for step in _steps(shown):
+        lines.append(f"t={step.t:.{places}f} {teller.tell(step)}")
+    return lines + _summary(shown, teller)

@@ -1,0 +1,261 @@
+"""The pictures, the ShiViz log and the narration of a trace, and their commands."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from ringleader._cli import main
+from ringleader._diagram import MAX_MESSAGES
+from ringleader._narration import algorithm_of, narrate
+from ringleader._shiviz import REGEX, shiviz_log
+from ringleader._trace_file import TraceError, load_trace, parse_trace
+from ringleader._views import replay, write_view
+
+from .traces import crash_trace, example_trace, ring_trace
+
+
+def save(tmp_path: Path, text: str, name: str = "run.jsonl") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def in_order(lines: list[str], phrases: list[str]) -> None:
+    """Each phrase is in some line, each in a later line than the one before."""
+    at = 0
+    for phrase in phrases:
+        found = [i for i, line in enumerate(lines) if i >= at and phrase in line]
+        assert found, f"{phrase!r} not found after line {at}:\n" + "\n".join(lines)
+        at = found[0] + 1
+
+
+# --- diagrams ------------------------------------------------------------------------
+
+
+def test_the_svg_names_every_node_and_every_kind(tmp_path: Path) -> None:
+    out = tmp_path / "bully.svg"
+    write_view(save(tmp_path, crash_trace(heartbeats=True)), out)
+    svg = out.read_text(encoding="utf-8")
+    assert svg.startswith("<?xml")
+    for node in range(1, 6):
+        assert f">P{node}<" in svg
+    for word in ("election", "ok", "coordinator", "crash", "restart", "suspects"):
+        assert word in svg
+    assert "heartbeat events (failure detector)" in svg  # what it left out, said
+
+
+@pytest.mark.parametrize(("suffix", "magic"), [(".png", b"\x89PNG\r\n\x1a\n"), (".pdf", b"%PDF-")])
+def test_png_and_pdf_are_files_of_their_kind(tmp_path: Path, suffix: str, magic: bytes) -> None:
+    out = tmp_path / f"table{suffix}"
+    write_view(save(tmp_path, example_trace("chang_roberts_table")), out)
+    data = out.read_bytes()
+    assert data.startswith(magic) and len(data) > 5000
+
+
+def test_a_big_run_says_on_the_picture_what_it_left_out(tmp_path: Path) -> None:
+    out = tmp_path / "big.svg"
+    write_view(save(tmp_path, ring_trace(40)), out)
+    svg = out.read_text(encoding="utf-8")
+    assert "Left out:" in svg
+    assert "8 of 40 nodes (P33–P40)" in svg
+    assert f"of the first {MAX_MESSAGES}" not in svg  # said as "the last k of m messages"
+    assert re.search(r"the last \d+ of \d+ messages", svg)
+    assert ">P32<" in svg and ">P33<" not in svg
+
+
+# --- ShiViz --------------------------------------------------------------------------
+
+
+def test_the_shiviz_log_parses_with_its_own_regex(tmp_path: Path) -> None:
+    trace = load_trace(save(tmp_path, crash_trace()))
+    lines = shiviz_log(trace).split("\n")
+    assert lines[0] == REGEX and lines[1] == ""
+    python_regex = re.compile(lines[0].replace("(?<", "(?P<"))
+    body = "\n".join(lines[2:])
+    matches = list(python_regex.finditer(body))
+    assert len(matches) == len(trace.events)
+    counted: dict[str, int] = {}
+    for match, event in zip(matches, trace.events, strict=True):
+        host = match["host"]
+        assert host == f"P{event['node']}"
+        clock = json.loads(match["clock"])
+        counted[host] = counted.get(host, 0) + 1
+        assert clock[host] == counted[host]  # the host's own events, from 1
+        for peer, count in event["vc"].items():
+            if peer != str(event["node"]):
+                assert clock[f"P{peer}"] == count
+        assert match["event"].startswith(event["event"].split("_")[0][:4]) or match["event"]
+
+
+def test_shiviz_refuses_a_trace_without_vector_clocks(tmp_path: Path) -> None:
+    trace = load_trace(save(tmp_path, ring_trace(70)))
+    with pytest.raises(TraceError, match="no vector clock"):
+        shiviz_log(trace)
+
+
+# --- narration -----------------------------------------------------------------------
+
+
+def test_bully_is_told_as_the_notes_tell_it() -> None:
+    lines = narrate(parse_trace(example_trace("mesh").splitlines()).events)
+    assert lines[0].startswith("Bully (coordinator, election, ok) among 5 processes")
+    in_order(
+        lines,
+        [
+            "P1 starts an election: election to P2, P3, P4, P5",
+            "P5 rejects P1's election (ok) and proclaims itself: coordinator to P1, P2, P3, P4",
+            "takes P5 as coordinator; elected = P5",
+            "Messages: 24 (election 10, ok 10, coordinator 4)",
+        ],
+    )
+    in_order(
+        lines,
+        [
+            "P1 starts an election",
+            "P2 rejects P1's election (ok) and starts its own round → election to P3, P4, P5",
+            "P3 rejects P2's election (ok); its own round is already running",
+        ],
+    )
+    assert any("election is rejected by" in line and "waits T′" in line for line in lines)
+
+
+def test_a_crash_and_a_recovery_are_told() -> None:
+    lines = narrate(parse_trace(crash_trace(heartbeats=True).splitlines()).events)
+    in_order(
+        lines,
+        [
+            "P5 crashes (fails)",
+            "suspects P5 (no answer within T) → election to",
+            "P4 is the leader",
+            "t=2.000 P5 recovers and, knowing no higher process, proclaims itself: "
+            "coordinator to P1, P2, P3, P4 (no election)",
+            "P1 takes P5 as coordinator; elected = P5 (epoch 9)",
+        ],
+    )
+    assert not any("ping" in line or "pong" in line for line in lines)
+
+
+def test_the_chang_roberts_table_reads_per_initiator() -> None:
+    lines = narrate(parse_trace(example_trace("chang_roberts_table").splitlines()).events)
+    assert lines[0].startswith("Chang–Roberts")
+    in_order(
+        lines,
+        [
+            "P5 starts its round (participant): election(P5) to P4",
+            "P4 forwards election(P5) to P3",
+            "P5 swallows election(P1) (extinction: P5 is a participant, P1 < P5)",
+            "P5 gets its own election back: it is the leader; elected(P5) to P4 round the ring",
+            "P4 learns its leader from elected(P5) (non-participant); P4 forwards elected(P5)",
+            "P5 gets elected(P5) back",
+            "Messages: 20 (election 15, elected 5)",
+            "election(P1) 1, election(P2) 2, election(P3) 3, election(P4) 4, election(P5) 5",
+        ],
+    )
+
+
+@pytest.mark.parametrize(
+    ("kinds", "algorithm"),
+    [
+        ({"elect"}, "lelann"),
+        ({"probe", "reply"}, "hirschberg_sinclair"),
+        ({"probe", "reply", "elected"}, "hirschberg_sinclair"),
+        ({"election", "elected"}, "chang_roberts"),
+        ({"election", "ok", "coordinator"}, "bully"),
+        ({"coordinator"}, "bully"),
+        ({"el", "ack"}, "bully_broadcast"),
+        ({"demande", "rep", "elu", "ok"}, "tree"),
+        ({"demande", "rep", "elu"}, "echo"),
+        ({"gossip"}, None),
+    ],
+)
+def test_the_algorithm_is_known_by_its_kinds(kinds: set[str], algorithm: str | None) -> None:
+    assert algorithm_of(kinds) == algorithm
+
+
+def test_kinds_nobody_knows_are_told_neutrally() -> None:
+    send = {"event": "send", "t": 0.1, "node": 1, "peer": 2, "kind": "gossip", "epoch": 1}
+    receive = {**send, "event": "receive", "t": 0.2, "node": 2, "peer": 1, "msg": 1}
+    state = {"event": "state", "t": 0.2, "node": 2, "state": "leader", "elected": 2, "epoch": 1}
+    lines = narrate([{**send, "msg": 1}, receive, state])
+    assert lines[1:3] == [
+        "t=0.100 P1 sends gossip to P2",
+        "t=0.200 P2 receives gossip from P1; P2 is the leader",
+    ]
+
+
+def test_replay_waits_between_steps_and_stops_on_q(tmp_path: Path) -> None:
+    path = save(tmp_path, example_trace("mesh"))
+    answers = iter(["", "", "q"])
+    out = io.StringIO()
+    replay(path, step=True, out=out, ask=lambda: next(answers))
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("(Enter: the next step")
+    assert len(lines) == 5  # the hint, the heading, then three steps
+
+
+# --- the commands --------------------------------------------------------------------
+
+
+def test_replay_into_a_pipe_prints_everything(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = save(tmp_path, example_trace("chang_roberts_table"))
+    assert main(["replay", str(path)]) == 0  # stdin/stdout are not terminals here
+    out = capsys.readouterr().out
+    assert out.splitlines() == narrate(load_trace(path).events)
+
+
+@pytest.mark.parametrize("suffix", [".svg", ".html", ".log"])
+def test_diagram_writes_the_format_of_the_suffix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], suffix: str
+) -> None:
+    out = tmp_path / f"run{suffix}"
+    assert main(["diagram", str(save(tmp_path, example_trace("mesh"))), "-o", str(out)]) == 0
+    assert f"wrote {out}" in capsys.readouterr().out
+    assert out.stat().st_size > 1000
+
+
+@pytest.mark.parametrize(
+    ("content", "output", "message"),
+    [
+        (None, "x.svg", "no such file"),
+        ('{"event":"send"\n', "x.svg", "line 1: not JSON"),
+        ('\n{"event": "state", "t": 0, "node": 1}\n', "x.svg", "line 2: state event without"),
+        ('{"event": "crash", "t": 0, "node": 1}\n\n[1]\n', "x.svg", "line 3: not a trace"),
+        ('{"event":"nap","t":0,"node":1}\n', "x.html", "line 1: not a trace event"),
+        ('{"event":"crash","t":0,"node":1}\n', "x.txt", "unknown format '.txt'"),
+        ("", "x.log", "no events"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    content: str | None,
+    output: str,
+    message: str,
+) -> None:
+    trace = tmp_path / "bad.jsonl"
+    if content is not None:
+        trace.write_text(content, encoding="utf-8")
+    for argv in (["diagram", str(trace), "-o", str(tmp_path / output)], ["replay", str(trace)]):
+        if argv[0] == "replay" and output.endswith(".txt"):
+            continue
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert len(err.splitlines()) == 1, err
+        assert message in err and "Traceback" not in err
+        assert err.startswith(f"ringleader {argv[0]}: error: ")
+
+
+def test_help_of_the_view_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    for command in ("diagram", "replay"):
+        with pytest.raises(SystemExit) as exit_:
+            main([command, "--help"])
+        assert exit_.value.code == 0
+    out = capsys.readouterr().out
+    assert ".html" in out and "ShiViz" in out and "--no-step" in out
