@@ -85,6 +85,26 @@ def _steps(events: list[Event]) -> list[_Step]:
     return steps
 
 
+#: The crash-handling parts' timers (the algorithms' own have no colon), in words.
+_PART_TIMERS = {
+    "rounds:stall": "has had no leader for reelect_after",
+    "rounds:behind": "heard of a newer round than its own and saw none of it",
+    "recovery:rejoin": "heard of no round since it recovered",
+}
+
+
+def _idle(step: _Step) -> bool:
+    """A step of a crash-handling timer that sent nothing and changed nothing."""
+    trigger = step.trigger
+    return (
+        trigger is not None
+        and trigger["event"] == "timer"
+        and ":" in str(trigger["timer"])
+        and not step.sends
+        and not step.states
+    )
+
+
 def _peers(sends: list[Event]) -> str:
     return ", ".join(label(send["peer"]) for send in sends)
 
@@ -157,7 +177,9 @@ class _Teller:
         if trigger["event"] == "suspect":
             return f"{me} suspects {label(trigger['peer'])} (no answer within T){then}"
         if trigger["event"] == "timer":
-            return f"{me}'s timer {trigger['timer']} fires{then}"
+            why = _PART_TIMERS.get(trigger["timer"])
+            fired = f" {why}: a round of its own" if why else f"'s timer {trigger['timer']} fires"
+            return f"{me}{fired}{then}"
         return None
 
     def bully(  # noqa: PLR0911, PLR0912 — one case per rule of the notes
@@ -315,5 +337,7 @@ def narrate(events: Iterable[Event]) -> list[str]:
     span = max((e["t"] for e in shown), default=0.0)
     places = 3 if span >= 0.1 else 6
     for step in _steps(shown):
+        if _idle(step):
+            continue  # a crash-handling timer that changed nothing: nothing to tell
         lines.append(f"t={step.t:.{places}f} {teller.tell(step)}")
     return lines + _summary(shown, teller)

@@ -30,7 +30,7 @@ from actors import (
 )
 from actors._trace import Record
 from actors.host import NodeStatus
-from topologies import Config
+from topologies import Config, FaultSpec
 
 from ._failover import FailoverMetrics
 from ._report import Report
@@ -147,36 +147,44 @@ def simulate_run(
 def _play_schedule(
     config: Config, ids: list[int], run: Callable[[list[Fault], float | None], SimulationResult]
 ) -> tuple[SimulationResult, list[Fault], bool]:
-    """Resolve the config's schedule into faults at virtual times, run by run."""
+    """Resolve the config's schedule into faults at virtual times, run by run: first the
+    faults that count from the start, then those that count from the first leader."""
     settle = config.settings["suspect_after"] + 2 * config.settings["heartbeat"]
     limit = VIRTUAL_LIMIT
-    until = settle
+    faults: list[Fault] = []
+
+    def place(specs: Iterable[FaultSpec], origin: float) -> float:
+        """Add the faults of ``specs``, ``at`` counted from ``origin``; the last moment."""
+        last = origin
+        for spec in sorted(specs, key=lambda f: f.at):
+            at = origin + spec.at
+            if at > limit:
+                break
+            target = (
+                _Timeline(run(faults, at).records or [], ids).leader(at)
+                if spec.crash == "leader"
+                else int(spec.crash)
+            )
+            if target is None:
+                continue  # no single leader then: a real run skips the fault too
+            faults.append(Fault(at, "crash", target))
+            last = max(last, at)
+            if spec.restart_after is not None:
+                faults.append(Fault(at + spec.restart_after, "restart", target))
+                last = max(last, at + spec.restart_after)
+            faults.sort(key=lambda f: f.at)
+        return last
+
+    last = place([f for f in config.faults if f.after == "start"], 0.0)
+    until = max(settle, last)
     agreements: list[tuple[float, int]] = []
     while not agreements:  # on until the first leader, looking twice as far each time
         until *= 2
         if until > limit:
-            return run([], limit), [], False
-        agreements = _Timeline(run([], until).records or [], ids).agreements()
+            return run(faults, limit), faults, False
+        agreements = [a for a in _Timeline(run(faults, until).records or [], ids).agreements()]
     first = agreements[0][0]
-    faults: list[Fault] = []
-    last = first  # the last fault's moment
-    for spec in sorted(config.faults, key=lambda f: f.at):
-        at = first + spec.at
-        if at > limit:
-            break
-        target = (
-            _Timeline(run(faults, at).records or [], ids).leader(at)
-            if spec.crash == "leader"
-            else int(spec.crash)
-        )
-        if target is None:
-            continue  # no single leader then: a real run skips the fault too
-        faults.append(Fault(at, "crash", target))
-        last = max(last, at)
-        if spec.restart_after is not None:
-            faults.append(Fault(at + spec.restart_after, "restart", target))
-            last = max(last, at + spec.restart_after)
-    faults.sort(key=lambda f: f.at)
+    last = max(last, place([f for f in config.faults if f.after == "leader"], first))
     # On until the cluster has agreed after the last fault and run_for is over, then a
     # little longer (as a real run waits for the cluster to stay quiet).
     timeline = _Timeline(run(faults, min(limit, last + 10 * settle)).records or [], ids)

@@ -106,6 +106,7 @@ class SupervisorActor(pykka.ThreadingActor):
         self.cluster.start_initiators()
         log.info("electing: %d nodes, %d initiators", self.config.n, len(self.config.initiators))
         self._progress("electing", 0, self.config.n)
+        self._schedule_faults(after="start")
         self.actor_inbox.schedule("check", 0.01)
 
     def _event(self, event: NodeEvent) -> None:
@@ -165,10 +166,15 @@ class SupervisorActor(pykka.ThreadingActor):
             self._first_leader = at
             self._schedule_faults()
 
-    def _schedule_faults(self) -> None:
+    def _schedule_faults(self, after: str = "leader") -> None:
+        """Set the timers of the faults that count from ``after`` (the first leader, or the
+        run's start), and of ``run_for`` (from the first leader)."""
         for index, fault in enumerate(self.config.faults):
-            self.actor_inbox.schedule(f"fault.{index}", fault.at)
-            self._pending += 1
+            if fault.after == after:
+                self.actor_inbox.schedule(f"fault.{index}", fault.at)
+                self._pending += 1
+        if after != "leader":
+            return
         if self.config.run_for is not None:
             self.actor_inbox.schedule("run_for", self.config.run_for)
             self._pending += 1

@@ -31,14 +31,22 @@ __all__ = ["Config", "FaultSpec", "Overrides"]
 @dataclass(frozen=True)
 class FaultSpec:
     """``[[faults]]``: crash ``crash`` (a node id or ``"leader"``) ``at`` seconds after the
-    first leader is elected; bring it back ``restart_after`` seconds later, if given."""
+    first leader is elected (``after = "start"``: after the run starts, to crash a node in
+    the middle of the first election); bring it back ``restart_after`` seconds later, if
+    given."""
 
     at: float
     crash: int | str
     restart_after: float | None = None
+    after: str = "leader"
 
     def as_dict(self) -> dict[str, Any]:
-        return {"at": self.at, "crash": self.crash, "restart_after": self.restart_after}
+        return {
+            "at": self.at,
+            "crash": self.crash,
+            "restart_after": self.restart_after,
+            "after": self.after,
+        }
 
 
 @dataclass(frozen=True)

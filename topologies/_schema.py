@@ -15,6 +15,7 @@ __all__ = [
     "DEFAULT_NODES",
     "DEFAULT_TIMEOUT",
     "DETECTOR_DEFAULTS",
+    "FAULT_AFTER",
     "FAULT_KEYS",
     "FLAGS",
     "KEYS",
@@ -49,8 +50,10 @@ KEYS = (
     "keys",
 )
 #: The keys of one ``[[nodes]]`` table, and of one ``[[faults]]`` table.
-NODE_KEYS = ("id", "capacity", "address", "parent")
-FAULT_KEYS = ("at", "crash", "restart_after")
+NODE_KEYS = ("id", "capacity", "address", "parent", "suspect_after")
+FAULT_KEYS = ("at", "crash", "restart_after", "after")
+#: What a fault's ``at`` counts from: the first leader (default), or the run's start.
+FAULT_AFTER = ("leader", "start")
 #: The top-level keys the command line can override, and the option that does.
 FLAGS = {
     "topology": "--topology",

@@ -25,6 +25,7 @@ from ._schema import (
     DEFAULT_NODES,
     DEFAULT_TIMEOUT,
     DETECTOR_DEFAULTS,
+    FAULT_AFTER,
     FAULT_KEYS,
     FLAGS,
     KEYS,
@@ -264,7 +265,14 @@ class _Validator:
             restart = entry.get("restart_after")
             if restart is not None:
                 restart = self.seconds(f"{key}.restart_after", restart)
-            faults.append(FaultSpec(at, crash, restart))
+            after = entry.get("after", "leader")
+            if after not in FAULT_AFTER:
+                raise self.error(
+                    f"{key}.after",
+                    f"{after!r} is not what at counts from",
+                    '"leader" (the first leader, the default) or "start" (the run\'s start)',
+                )
+            faults.append(FaultSpec(at, crash, restart, after))
         return tuple(faults)
 
     def keys(self, security: str, transport: str) -> Path | None:
@@ -405,7 +413,10 @@ class _Validator:
         parent = entry.get("parent")
         if parent is not None and not _is_int(parent):
             raise self.error(f"{key}.parent", f"{parent!r} is not a node id")
-        return NodeSpec(node_id, capacity, address, parent)
+        suspect_after = entry.get("suspect_after")
+        if suspect_after is not None:
+            suspect_after = self.seconds(f"{key}.suspect_after", suspect_after)
+        return NodeSpec(node_id, capacity, address, parent, suspect_after)
 
     def check_address(self, key: str, address: Any, transport: str) -> None:
         examples = {

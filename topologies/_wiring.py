@@ -19,6 +19,8 @@ class NodeSpec:
     capacity: float
     address: str | None = None
     parent: int | None = None  # spanning trees: the parent, None at the root
+    #: This node's own ``suspect_after`` (who notices a crash first), if it has one.
+    suspect_after: float | None = None
 
     @property
     def candidate(self) -> Candidate:
@@ -58,7 +60,8 @@ class Wiring:
         """One :class:`~actors.NodeView` per node, as the algorithms see themselves.
 
         Each view holds every node's capacity and id (one mapping and one tuple shared
-        by all views) and the algorithm's ``settings``.
+        by all views) and the algorithm's ``settings`` (with a node's own
+        ``suspect_after`` when it has one and the failure detector is on).
         """
         capacity = {n.id: n.capacity for n in self.nodes}
         members = tuple(n.id for n in self.nodes)
@@ -70,7 +73,9 @@ class Wiring:
                 self.out[n.id],
                 self.inbound[n.id],
                 capacity,
-                shared,
+                shared
+                if n.suspect_after is None or "heartbeat" not in shared
+                else {**shared, "suspect_after": n.suspect_after},
                 members,
             )
             for n in self.nodes
