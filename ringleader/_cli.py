@@ -31,6 +31,8 @@ from .errors import ConfigError, TransportError, UsageError
 __all__ = ["main"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+#: Output into a pipe is not wrapped; tables as wide as they need, up to this.
+_PIPE_WIDTH = 200
 
 
 class _Parser(argparse.ArgumentParser):
@@ -384,8 +386,7 @@ def _status(args: argparse.Namespace, out: Console) -> int:
     if args.json:
         _print_json(summary)
     else:
-        # Into a pipe, a table wider than 80 columns rather than one with cut cells.
-        print_status(out if out.is_terminal else Console(highlight=False, width=200), summary)
+        print_status(out, summary)
     return EXIT_OK if summary["agreed"] else EXIT_FAILED
 
 
@@ -419,6 +420,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     level = {0: logging.WARNING, 1: logging.INFO}.get(args.verbose, logging.DEBUG)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
     out = Console(highlight=False)
+    if not out.is_terminal:  # a pipe or a file: lines as long as they are, never cut
+        out = Console(highlight=False, width=_PIPE_WIDTH, soft_wrap=True)
     err = Console(stderr=True, highlight=False)
     prog = f"ringleader {args.command}"
     commands = {

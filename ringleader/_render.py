@@ -88,6 +88,22 @@ def _print_crashes(console: Console, report: Report) -> None:
     )
 
 
+def _messages_text(report: Report) -> str:
+    """``Messages: …; the notes: formula ✓`` (✗, or not finished: nothing to judge)."""
+    kinds = ", ".join(f"{k} {v}" for k, v in report.messages_by_type.items())
+    if not report.bound_counted:
+        mark = "(not finished: nothing to hold it to)"
+    else:
+        mark = "[green]✓[/]" if report.bound_holds else "[red]✗[/]"
+    first = report.first_election_messages
+    counted = "" if first is None else f"; the first election {first}"
+    beats = f", heartbeats {report.heartbeats}" if report.heartbeats else ""
+    bound = _bound_text(report.bound.formula, report.bound.value, report.bound.exact)
+    return (
+        f"Messages: {report.total} ({kinds or 'none'}{beats}){counted}; the notes: {bound} {mark}"
+    )
+
+
 def print_report(console: Console, report: Report) -> None:
     known = ALGORITHMS.get(report.algorithm)
     algorithm = known.title if known else report.algorithm
@@ -103,18 +119,12 @@ def print_report(console: Console, report: Report) -> None:
         )
     else:
         console.print(f"Leader: [bold red]none[/] ({len(report.leaders)} nodes claim to lead)")
-    kinds = ", ".join(f"{k} {v}" for k, v in report.messages_by_type.items())
-    mark = "[green]✓[/]" if report.bound_holds else "[red]✗[/]"
-    first = report.first_election_messages
-    counted = "" if first is None else f"; the first election {first}"
-    beats = f", heartbeats {report.heartbeats}" if report.heartbeats else ""
-    console.print(
-        f"Messages: {report.total} ({kinds or 'none'}{beats}){counted}; the notes: "
-        f"{_bound_text(report.bound.formula, report.bound.value, report.bound.exact)} {mark}"
-    )
+    console.print(_messages_text(report))
     if report.safety is not None:
         _print_crashes(console, report)
-    console.print(f"Time: election {_ms(report.elapsed_s)}, set-up {_ms(report.setup_s)}")
+    # A supervised run's time is the whole run (faults, run_for), not one election's.
+    what = "the run" if report.safety is not None else "election"
+    console.print(f"Time: {what} {_ms(report.elapsed_s)}, set-up {_ms(report.setup_s)}")
     if report.rejected_frames or report.send_failures or report.errors:
         rejected = ", ".join(f"{k} {v}" for k, v in report.rejected_frames.items()) or "none"
         console.print(

@@ -221,6 +221,14 @@ class Report:
         return self.bound.holds(counted)
 
     @property
+    def bound_counted(self) -> bool:
+        """Whether the election the notes' formula counts ran to its end: a run cut short
+        by its timeout, or a first election a crash broke off, proves nothing about it."""
+        if self.first_election_messages is None:
+            return self.finished
+        return bool(self.elections) and self.elections[0].leader is not None
+
+    @property
     def ok(self) -> bool:
         """Exit status 0: finished, safe and agreed."""
         return self.finished and self.safe and self.agreed
@@ -241,7 +249,11 @@ class Report:
                 problems.append(f"… and {len(self.safety.violations) - 10} more violations")
             if self.safety.violations and self.assumption:
                 problems.append(self.assumption)
-            if self.finished and self.first_election_messages is not None and not self.bound_holds:
+            if (
+                self.bound_counted
+                and self.first_election_messages is not None
+                and not self.bound_holds
+            ):
                 relation = "=" if self.bound.exact else "≤"
                 problems.append(
                     f"the first election took {self.first_election_messages} messages, but the "
@@ -271,7 +283,7 @@ class Report:
 
     def as_dict(self) -> dict[str, Any]:
         bound = self.bound.as_dict()
-        bound["holds"] = self.bound_holds
+        bound["holds"] = self.bound_holds if self.bound_counted else None
         if self.first_election_messages is not None:
             bound["counted"] = "first election"
         out = {
