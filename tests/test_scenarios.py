@@ -1,0 +1,114 @@
+"""The notes' own walk-throughs as examples, each checked event by event in its trace."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import ringleader
+from ringleader._narration import narrate
+from topologies import load_config
+
+from .test_trace import check_trace
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def _run(example: str, tmp_path: Path) -> tuple[ringleader.Report, list[dict[str, Any]]]:
+    path = tmp_path / "trace.jsonl"
+    report = ringleader.run(load_config(EXAMPLES / example), simulate=True, trace=path)
+    events = [json.loads(line) for line in path.read_text().splitlines()]
+    check_trace(events, total=report.total)
+    return report, events
+
+
+class Story:
+    """Finds the story's events in order: each ``next`` looks after the last one found."""
+
+    def __init__(self, events: list[dict[str, Any]]) -> None:
+        self.events = events
+        self.at = 0
+
+    def next(self, **match: Any) -> dict[str, Any]:
+        for index in range(self.at, len(self.events)):
+            event = self.events[index]
+            if all(event.get(k) == v for k, v in match.items()):
+                self.at = index + 1
+                return event
+        raise AssertionError(f"no {match} after event {self.at}")
+
+    def sends(self, node: int, kind: str) -> set[int]:
+        """The peers ``node`` sends ``kind`` to at once (its next step of that kind)."""
+        first = self.next(event="send", node=node, kind=kind)
+        peers = {first["peer"]}
+        for event in self.events[self.at :]:
+            if event["node"] == node and event["event"] == "send" and event["kind"] == kind:
+                if event["t"] != first["t"] and event["t"] - first["t"] > 0.0001:
+                    break
+                peers.add(event["peer"])
+                self.at = self.events.index(event) + 1
+            elif event["node"] == node and event["event"] != "send":
+                break
+        return peers
+
+
+def test_the_bully_walk_through_of_notes_000(tmp_path: Path) -> None:
+    report, events = _run("bully_story.toml", tmp_path)
+    assert report.ok and report.leader == 4
+    story = Story(events)
+    # 1. P4 is the coordinator.
+    assert story.sends(4, "coordinator") == {1, 2, 3}
+    # 2. P1 and P4 fail; P2 notices (P3 does not) and sends its election to P3.
+    assert {story.next(event="crash")["node"], story.next(event="crash")["node"]} == {1, 4}
+    suspicion = story.next(event="suspect", peer=4)
+    assert suspicion["node"] == 2
+    assert story.sends(2, "election") == {3}
+    # 3. P3 rejects (ok) and sends its own election to P4.
+    assert story.next(event="send", node=3, kind="ok")["peer"] == 2
+    assert story.sends(3, "election") == {4}
+    # 5. P4 silent; P3 proclaims itself to everyone (P1 is down, but it is told too).
+    assert story.sends(3, "coordinator") == {1, 2}
+    # 6. P1 recovers and sends its election to P2, P3 and P4.
+    assert story.next(event="restart")["node"] == 1
+    assert story.sends(1, "election") == {2, 3, 4}
+    # 7. P2 and P3 reject it and run their own; P3 wins again.
+    oks = {story.next(event="send", kind="ok", peer=1)["node"] for _ in range(2)}
+    assert oks == {2, 3}
+    assert story.sends(3, "coordinator") == {1, 2}
+    # 8. P4 recovers and announces itself without an election.
+    restart = story.next(event="restart")
+    assert restart["node"] == 4
+    assert story.sends(4, "coordinator") == {1, 2, 3}
+    after = events[events.index(restart) :]
+    assert not any(
+        e["event"] == "send" and e["node"] == 4 and e["kind"] == "election" for e in after
+    )
+    assert not any(e["event"] == "suspect" and e["node"] == 3 and e["peer"] == 4 for e in events)
+
+
+def test_notes_002_the_would_be_leader_crashes_while_its_election_travels(tmp_path: Path) -> None:
+    report, events = _run("ring_crash.toml", tmp_path)
+    assert report.ok and report.leader == 4
+    story = Story(events)
+    bid = story.next(event="send", node=5, kind="election")
+    assert bid["fields"]["candidate"]["id"] == 5
+    story.next(event="crash", node=5)
+    # Its ELECTION goes on round the ring, to P4, which passes it to P5: lost.
+    lost = story.next(event="send", node=4, peer=5, kind="election")
+    assert lost["fields"]["candidate"]["id"] == 5
+    assert not any(e["event"] == "receive" and e["msg"] == lost["msg"] for e in events)
+    # P4 watches its successor: it suspects P5, repairs the ring (P4 → P1), and wins.
+    assert story.next(event="suspect", node=4)["peer"] == 5
+    assert story.next(event="send", node=4, kind="election")["peer"] == 1
+    assert story.next(event="send", node=4, kind="elected")["peer"] == 1
+    assert all(e.get("elected") in (None, 4) for e in events if e["event"] == "state")
+
+
+def test_the_chang_roberts_table_of_notes_000_told_per_initiator(tmp_path: Path) -> None:
+    report, events = _run("chang_roberts_table.toml", tmp_path)
+    assert report.ok and report.total == 20
+    lines = narrate(events)
+    assert lines[-1].startswith("Per initiator, how far its election travelled:")
+    assert "election(P5) 5" in lines[-1]  # the notes' table: 5, then 1 for each other
+    assert any("gets its own election back: it is the leader" in line for line in lines)
