@@ -22,13 +22,31 @@ class _Round:
     leader: int | None = None
     agreed_at: float | None = None
     detection_s: float | None = None
+    started_by: int | None = None
+
+
+def worded(trigger: str, started_by: int | None, suspect_after: float | None) -> str:
+    """What set a round off, as it was observed: ``crash of 5`` → ``5 suspected: silent for
+    0.30 s``; ``recovery of 5`` → ``5 restarted`` (said by 5) or ``5 is back``."""
+    word, _, subject = trigger.rpartition(" ")
+    if trigger == "start":
+        return "first start"
+    if word == "crash of":
+        silent = f": silent for {suspect_after:.2f} s" if suspect_after is not None else ""
+        return f"{subject} suspected{silent}"
+    if word == "recovery of":
+        return f"{subject} restarted" if subject == str(started_by) else f"{subject} is back"
+    if word == "behind epoch":
+        return f"heard of round {subject}, which it missed"
+    return trigger
 
 
 class FailoverMetrics:
     """What the supervisor saw, as it saw it, on the monotonic clock; the run began at
     :meth:`begin`."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, suspect_after: float | None = None) -> None:
+        self.suspect_after = suspect_after  # to say how long a suspected node was silent
         self.faults: list[FaultReport] = []
         self._rounds: dict[int, _Round] = {}
         self._began = 0.0
@@ -43,12 +61,14 @@ class FailoverMetrics:
 
     # -- elections --------------------------------------------------------------------
 
-    def election(self, epoch: int, trigger: str, at: float, *, crashed: int | None) -> bool:
-        """A node starts round ``epoch`` (set off by the crash of ``crashed``, if any);
+    def election(
+        self, epoch: int, trigger: str, at: float, *, crashed: int | None, node: int | None = None
+    ) -> bool:
+        """``node`` starts round ``epoch`` (set off by the crash of ``crashed``, if any);
         ``True`` if it is the first to."""
         if epoch in self._rounds:
             return False
-        round_ = _Round(epoch, trigger, at)
+        round_ = _Round(epoch, trigger, at, started_by=node)
         if crashed is not None:
             round_.detection_s = self._detections.get(crashed)
         self._rounds[epoch] = round_
@@ -81,8 +101,16 @@ class FailoverMetrics:
             for epoch, count in status.sent_by_epoch.items():
                 by_epoch[epoch] = by_epoch.get(epoch, 0) + count
         elections = []
+        number, cause, settled = 0, "", -1.0  # the election being told, and when it ended
         for epoch in sorted(self._rounds, key=lambda e: (self._rounds[e].started, e)):
             round_ = self._rounds[epoch]
+            if number == 0 or (0 <= settled < round_.started):
+                # A round after the cluster settled: a new election, with its own cause.
+                number += 1
+                cause = worded(round_.trigger, round_.started_by, self.suspect_after)
+                settled = -1.0
+            if round_.agreed_at is not None and settled < 0:
+                settled = round_.agreed_at
             elections.append(
                 ElectionReport(
                     epoch=epoch,
@@ -93,6 +121,10 @@ class FailoverMetrics:
                     if round_.agreed_at is None
                     else round_.agreed_at - round_.started,
                     messages=by_epoch.get(epoch, 0),
+                    started_by=round_.started_by,
+                    at=round_.started - self._began,
+                    election=number,
+                    cause=cause,
                 )
             )
         return elections

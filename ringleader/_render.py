@@ -65,17 +65,29 @@ def _print_crashes(console: Console, report: Report) -> None:
         if fault.failover_s is not None:
             why += f", a leader again after {_ms(fault.failover_s)}"
         console.print(f"Fault at {fault.at:.3f} s: {what}{why}")
-    table = Table(box=None, pad_edge=False, title="Elections", title_justify="left")
-    for column in ("epoch", "trigger", "leader", "detection", "duration", "messages"):
-        table.add_column(column, justify="left" if column == "trigger" else "right")
+    table = Table(
+        box=None,
+        pad_edge=False,
+        title="Elections (in time order: what set each off, then its rounds)",
+        title_justify="left",
+    )
+    columns = ("at", "cause", "round", "by", "outcome", "detection", "duration", "messages")
+    for column in columns:
+        table.add_column(column, justify="left" if column in ("cause", "outcome") else "right")
+    shown = 0
     for e in report.elections:
+        first = e.election != shown
+        shown = e.election
         table.add_row(
+            f"{e.at:.3f} s" if first and e.at is not None else "",
+            e.cause if first else "",
             str(e.epoch),
-            e.trigger,
-            "superseded" if e.leader is None else str(e.leader),
-            _ms(e.detection_s) if e.detection_s is not None else "",
+            "" if e.started_by is None else str(e.started_by),
+            "superseded" if e.leader is None else f"node {e.leader} leads",
+            _ms(e.detection_s) if first and e.detection_s is not None else "",
             _ms(e.duration_s) if e.duration_s is not None else "",
             str(e.messages),
+            end_section=False,
         )
     console.print(table)
     assert report.safety is not None

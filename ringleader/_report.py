@@ -18,7 +18,14 @@ def _round(value: float | None) -> float | None:
 
 @dataclass(frozen=True)
 class ElectionReport:
-    """One election round: ``leader`` is ``None`` for a round another superseded."""
+    """One election round: ``leader`` is ``None`` for a round another superseded.
+
+    ``trigger`` is what set the round off, as its node said it (``start``, ``crash of 5``,
+    ``recovery of 5`` …); ``started_by`` that node; ``at`` when (s after the run began).
+    Rounds that one cause set off make one election: ``election`` numbers it (from 1,
+    in time order) and ``cause`` words it as it was observed (``5 suspected: silent for
+    0.30 s``, ``5 restarted``, ``first start``).
+    """
 
     epoch: int
     leader: int | None
@@ -26,6 +33,10 @@ class ElectionReport:
     detection_s: float | None
     duration_s: float | None
     messages: int
+    started_by: int | None = None
+    at: float | None = None
+    election: int = 1
+    cause: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -35,6 +46,10 @@ class ElectionReport:
             "detection_s": _round(self.detection_s),
             "duration_s": _round(self.duration_s),
             "messages": self.messages,
+            "started_by": self.started_by,
+            "at": _round(self.at),
+            "election": self.election,
+            "cause": self.cause,
         }
 
 

@@ -252,7 +252,7 @@ def _report(
         assert result.safety is not None
         if finished:
             result.safety.check_final(result.elected, live)
-        metrics = _metrics(result, faults)
+        metrics = _metrics(result, faults, config.settings.get("suspect_after"))
         elections = metrics.elections(statuses)
         report = Report.from_run(
             [s for s in statuses if s.id in live],
@@ -270,13 +270,15 @@ def _report(
     return report
 
 
-def _metrics(result: SimulationResult, faults: list[Fault]) -> FailoverMetrics:
+def _metrics(
+    result: SimulationResult, faults: list[Fault], suspect_after: float | None
+) -> FailoverMetrics:
     """The rounds, faults and their timings, as the supervisor would have seen them."""
     records = result.records or []
     events: list[tuple[float, int, str, Any]] = [
         (t, 0, "fault", fault) for fault in faults for t in (fault.at,)
     ]
-    events += [(t, 1, "notice", notice) for t, _, notice in result.notices]
+    events += [(t, 1, "notice", (node, notice)) for t, node, notice in result.notices]
     events += [
         (t, 2, "leader", (node, details[2]))
         for t, _, node, event, *details in records
@@ -285,7 +287,7 @@ def _metrics(result: SimulationResult, faults: list[Fault]) -> FailoverMetrics:
     events += [
         (t, 3, "agreed", epoch) for t, epoch in _Timeline(records, result.nodes).agreements()
     ]
-    metrics = FailoverMetrics()
+    metrics = FailoverMetrics(suspect_after=suspect_after)
     metrics.begin(0.0)
     for at, _, what, payload in sorted(events, key=lambda e: (e[0], e[1])):
         if what == "fault":
@@ -293,11 +295,13 @@ def _metrics(result: SimulationResult, faults: list[Fault]) -> FailoverMetrics:
                 metrics.crashed(payload.node, payload.node, at)
             else:
                 metrics.restarted(payload.node, at)
-        elif what == "notice" and payload.kind == "election":
-            crashed = payload.node if payload.detail.startswith("crash of") else None
-            metrics.election(payload.epoch, payload.detail, at, crashed=crashed)
-        elif what == "notice" and payload.kind == "suspect" and payload.node is not None:
-            metrics.suspected(payload.node, at)
+        elif what == "notice":
+            node, notice = payload
+            if notice.kind == "election":
+                crashed = notice.node if notice.detail.startswith("crash of") else None
+                metrics.election(notice.epoch, notice.detail, at, crashed=crashed, node=node)
+            elif notice.kind == "suspect" and notice.node is not None:
+                metrics.suspected(notice.node, at)
         elif what == "leader":
             metrics.leader(payload[1], payload[0], at)
         elif what == "agreed":

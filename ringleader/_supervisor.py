@@ -73,7 +73,7 @@ class SupervisorActor(pykka.ThreadingActor):
         self._progress = progress or (lambda phase, done, total: None)
         self._nodes = {spec.id: _Node() for spec in config.nodes}
         self._safety = SafetyChecker({spec.id: spec.candidate for spec in config.nodes})
-        self._metrics = FailoverMetrics()
+        self._metrics = FailoverMetrics(suspect_after=config.settings.get("suspect_after"))
         self._began = 0.0
         self._first_leader: float | None = None
         self._pending = 0  # faults and restarts still to play
@@ -126,7 +126,10 @@ class SupervisorActor(pykka.ThreadingActor):
             self._last_change = event.at
             # The node whose crash (or return) set the round off, if any, comes with it.
             crashed = event.subject if event.detail.startswith("crash of") else None
-            if self._metrics.election(event.epoch, event.detail, event.at, crashed=crashed):
+            metrics = self._metrics
+            if metrics.election(
+                event.epoch, event.detail, event.at, crashed=crashed, node=event.node
+            ):
                 log.info("node %s starts election %d: %s", event.node, event.epoch, event.detail)
         elif (
             event.kind == "suspect"
