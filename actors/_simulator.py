@@ -18,16 +18,18 @@ ever quiet, so such runs need ``until``.  ``trace=True`` records every event for
 
 from __future__ import annotations
 
+import gc
 import heapq
 import itertools
 import random
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ._actions import Action, Notice, Send, SetTimer
 from ._election import Election, NodeState
-from ._member import Member
+from ._member import Member, crash_policy
 from ._safety import SafetyChecker
 from ._trace import Record
 from ._view import NodeView
@@ -99,7 +101,8 @@ def simulate(
     do not finish it (an algorithm that re-elects for ever, on a topology it does not fit).
     """
     starting = set(initiators)
-    nodes = {v.id: Member(algorithm, v, initiator=v.id in starting) for v in views}
+    policy = crash_policy(algorithm)  # it keeps no state of its own: one for all
+    nodes = {v.id: Member(algorithm, v, initiator=v.id in starting, policy=policy) for v in views}
     if until is None and any(a.detector is not None for a in nodes.values()):
         raise ValueError("a run with a failure detector never goes quiet: give `until`")
     run = _Simulation(algorithm, views, nodes, random.Random(seed), latency, trace=trace)
@@ -107,10 +110,19 @@ def simulate(
         run.act(0.0, slot, slot.member.handle_boot())
     for view in views:
         if view.id in starting:
-            run.push(run.rng.uniform(0, latency[1]), _START, view.id, None)
+            run.push(run.rng.uniform(0, latency[1]), _START, view.id)
     for fault in faults:
         run.push(fault.at, _FAULT, fault.node, fault.action)
-    return run.until_quiet(max_steps, max_time if until is None else until, until is not None)
+    # A run makes no reference cycles (but for a restarted node's old member), while its
+    # messages in flight would make the cyclic garbage collector go through every node's
+    # objects again and again: it is paused for the run, as timeit pauses it.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return run.until_quiet(max_steps, max_time if until is None else until, until is not None)
+    finally:
+        if collecting:
+            gc.enable()
 
 
 class _Node:
@@ -172,12 +184,16 @@ class _Simulation:
         self.safety = SafetyChecker({v.id: v.candidate for v in views})
         self.records: list[Record] | None = [] if trace else None
         self.result = SimulationResult(nodes, safety=self.safety, records=self.records)
-        self.events: list[tuple[float, int, int, int, object]] = []
+        # (time, order, kind, node, *details), the details as the kind has them (see push).
+        self.events: list[tuple[Any, ...]] = []
         self.order = itertools.count(1)
         self.messages = itertools.count(1)  # message ids, for the trace
 
-    def push(self, when: float, kind: int, node: int, payload: object) -> None:
-        heapq.heappush(self.events, (when, next(self.order), kind, node, payload))
+    def push(self, when: float, kind: int, node: int, *details: object) -> None:
+        """An event: a start (no details), a fault (the action), a delivery (sender,
+        message, epoch, the sender's life, the receiver's as the sender knew it, the trace
+        key) or a timer (name, generation, life)."""
+        heapq.heappush(self.events, (when, next(self.order), kind, node, *details))
 
     def record(self, now: float, node: int, event: str, *details: object) -> None:
         assert self.records is not None
@@ -188,7 +204,7 @@ class _Simulation:
         events, order, counts = self.events, self.order, self.result.messages
         for action in actions:
             if isinstance(action, Send):
-                to, message = action.to, action.message
+                to, message, epoch = action.to, action.message, action.epoch
                 arrival = now + (self.low + self.span * self.random())
                 last = slot.arrival.get(to, 0.0)
                 arrival = max(arrival, last)  # FIFO per link
@@ -199,9 +215,20 @@ class _Simulation:
                 key = None
                 if records is not None:
                     key = next(self.messages)
-                    self.record(now, node, "send", to, message, action.epoch, key)
-                payload = (node, message, action.epoch, life, to_life, key)
-                heapq.heappush(events, (arrival, next(order), _DELIVER, to, payload))
+                    self.record(now, node, "send", to, message, epoch, key)
+                event = (
+                    arrival,
+                    next(order),
+                    _DELIVER,
+                    to,
+                    node,
+                    message,
+                    epoch,
+                    life,
+                    to_life,
+                    key,
+                )
+                heapq.heappush(events, event)
                 counts[kind] += 1
             elif isinstance(action, Notice):
                 self.result.notices.append((now, node, action))
@@ -211,7 +238,7 @@ class _Simulation:
                 name = action.name
                 slot.timers[name] = generation = slot.timers.get(name, 0) + 1
                 if isinstance(action, SetTimer):
-                    self.push(now + action.delay, _TIMER, node, (name, generation, life))
+                    self.push(now + action.delay, _TIMER, node, name, generation, life)
         election = slot.member.election
         state, elected, epoch = election.state, election.elected, election.epoch
         if state is not slot.state or elected != slot.elected or epoch != slot.epoch:
@@ -248,23 +275,23 @@ class _Simulation:
             while events:
                 if steps >= max_steps:
                     raise RuntimeError(f"no end after {max_steps} events")
-                now, _, kind, node, payload = pop(events)
+                event = pop(events)
+                now, kind = event[0], event[2]
                 if now > max_time:
                     if timed:
                         time = max_time
                         return result
                     raise RuntimeError(f"no end after {max_time:g} virtual seconds")
                 if kind == _FAULT:
-                    assert isinstance(payload, str)
-                    self.fault(now, node, payload)
+                    self.fault(now, event[3], event[4])
                     continue
-                slot = slots[node]
+                slot = slots[event[3]]
                 if slot.down:
                     continue  # lost with the node
                 if kind == _DELIVER:
-                    actions = self.deliver(now, slot, payload)
+                    actions = self.deliver(now, slot, event)
                 elif kind == _TIMER:
-                    actions = self.fire(now, slot, payload)
+                    actions = self.fire(now, slot, event)
                 else:
                     actions = slot.member.handle_start()
                 if actions is None:
@@ -276,10 +303,9 @@ class _Simulation:
             result.steps, result.time = steps, time
         return result
 
-    def deliver(self, now: float, slot: _Node, payload: object) -> list[Action] | None:
+    def deliver(self, now: float, slot: _Node, event: tuple[Any, ...]) -> list[Action] | None:
         """A message arrives at ``slot``'s node: its actions, or ``None`` if it was dropped."""
-        assert isinstance(payload, tuple)
-        sender, message, epoch, life, to_life, key = payload
+        _, _, _, _, sender, message, epoch, life, to_life, key = event
         known = slot.known
         if (to_life and to_life != slot.life) or life < known.get(sender, 0):
             self.result.dropped += 1
@@ -289,10 +315,9 @@ class _Simulation:
             self.record(now, slot.id, "receive", sender, message, epoch, key)
         return slot.member.handle_message(sender, message, epoch)
 
-    def fire(self, now: float, slot: _Node, payload: object) -> list[Action] | None:
+    def fire(self, now: float, slot: _Node, event: tuple[Any, ...]) -> list[Action] | None:
         """A timer of ``slot``'s node is due: its actions, or ``None`` if it was void."""
-        assert isinstance(payload, tuple)
-        name, generation, life = payload
+        _, _, _, _, name, generation, life = event
         timers = slot.timers
         if life != slot.life or timers.get(name) != generation:
             return None  # cancelled, replaced, or set by a previous life
