@@ -66,6 +66,23 @@ class Member:
     restarted after a crash and knows no epoch yet (see ``_recovery.py``).
     """
 
+    # A simulated run holds 100,000 of them and touches one per event: no __dict__.
+    __slots__ = (
+        "_behind",
+        "_out",
+        "_stall",
+        "_stalling",
+        "algorithm",
+        "detector",
+        "election",
+        "id",
+        "policy",
+        "recovery",
+        "rounds",
+        "settings",
+        "view",
+    )
+
     def __init__(
         self,
         algorithm: type[Election],

@@ -26,6 +26,8 @@ BEHIND = "rounds:behind"
 class Rounds:
     """One node's epochs: the one it is in, the largest it has heard of, its next own."""
 
+    __slots__ = ("_node", "_rank", "epoch", "seen", "stale")
+
     def __init__(self, node: NodeView, epoch: int) -> None:
         self.epoch = epoch
         self.seen = epoch  # the largest epoch in any message received
