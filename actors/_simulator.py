@@ -116,17 +116,27 @@ def simulate(
             gc.enable()
 
 
+class _Link:
+    """A link from one node to another: its last arrival (links are FIFO) and its end."""
+
+    __slots__ = ("last", "to")
+
+    def __init__(self, to: _Node) -> None:
+        self.last = 0.0
+        self.to = to
+
+
 class _Node:
-    """What the simulator keeps of one node, over all its lives: one look-up per event."""
+    """What the simulator keeps of one node, over all its lives (events carry it)."""
 
     __slots__ = (
-        "arrival",
         "down",
         "elected",
         "epoch",
         "id",
         "known",
         "life",
+        "links",
         "member",
         "state",
         "timers",
@@ -137,8 +147,7 @@ class _Node:
         self.member = member
         self.life = 1  # its incarnation
         self.down = False
-        # The last arrival time on each link from this node (links are FIFO).
-        self.arrival: dict[int, float] = {}
+        self.links: dict[int, _Link] = {}  # by the receiver's id
         # What this node knows of each peer's life, as a Session does: messages carry the
         # receiver's life as the sender last heard it and the sender's own; a message for
         # an older life of its receiver, or from an older life of its sender, is dropped.
@@ -207,15 +216,16 @@ class _Simulation:
             run.act(0.0, slot, slot.member.handle_boot())
         for view in views:
             if view.id in starting:
-                run.push(run.rng.uniform(0, latency[1]), _START, view.id)
+                run.push(run.rng.uniform(0, latency[1]), _START, run.slots[view.id])
         for fault in faults:
             run.push(fault.at, _FAULT, fault.node, fault.action)
         return run
 
-    def push(self, when: float, kind: int, node: int, *details: object) -> None:
-        """An event: a start (no details), a fault (the action), a delivery (sender,
-        message, epoch, the sender's life, the receiver's as the sender knew it, the trace
-        key) or a timer (name, generation, life)."""
+    def push(self, when: float, kind: int, node: _Node | int, *details: object) -> None:
+        """An event at ``node`` (its record; a fault: its id): a start (no details), a
+        fault (the action), a delivery (sender, message, epoch, the sender's life, the
+        receiver's as the sender knew it, the trace key) or a timer (name, generation,
+        life)."""
         heapq.heappush(self.events, (when, next(self.order), kind, node, *details))
 
     def record(self, now: float, node: int, event: str, *details: object) -> None:
@@ -229,10 +239,12 @@ class _Simulation:
             if isinstance(action, Send):
                 to, message, epoch = action.to, action.message, action.epoch
                 arrival = now + (self.low + self.span * self.random())
-                last = slot.arrival.get(to, 0.0)
-                if arrival < last:  # noqa: PLR1730 -- a call less per message
-                    arrival = last  # FIFO per link
-                slot.arrival[to] = arrival
+                link = slot.links.get(to)
+                if link is None:
+                    link = slot.links[to] = _Link(self.slots[to])
+                if arrival < link.last:  # noqa: PLR1730 -- a call less per message
+                    arrival = link.last  # FIFO per link
+                link.last = arrival
                 kind = message.kind
                 # A ping asks whoever is there; everything else is for the life last heard.
                 to_life = 0 if kind == "ping" or not self.lives else slot.known.get(to, 0)
@@ -244,7 +256,7 @@ class _Simulation:
                     arrival,
                     next(order),
                     _DELIVER,
-                    to,
+                    link.to,
                     node,
                     message,
                     epoch,
@@ -262,7 +274,7 @@ class _Simulation:
                 name = action.name
                 slot.timers[name] = generation = slot.timers.get(name, 0) + 1
                 if isinstance(action, SetTimer):
-                    self.push(now + action.delay, _TIMER, node, name, generation, life)
+                    self.push(now + action.delay, _TIMER, slot, name, generation, life)
         election = slot.member.election
         state, elected, epoch = election.state, election.elected, election.epoch
         if state is not slot.state or elected != slot.elected or epoch != slot.epoch:
@@ -292,7 +304,7 @@ class _Simulation:
             self.act(now, slot, fresh.handle_boot())
 
     def until_quiet(self, max_steps: int, max_time: float, timed: bool) -> SimulationResult:
-        result, events, slots = self.result, self.events, self.slots
+        result, events = self.result, self.events
         steps, time = result.steps, result.time
         pop = heapq.heappop
         try:
@@ -309,7 +321,7 @@ class _Simulation:
                 if kind == _FAULT:
                     self.fault(now, event[3], event[4])
                     continue
-                slot = slots[event[3]]
+                slot = event[3]
                 if slot.down:
                     continue  # lost with the node
                 if kind == _DELIVER:
