@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ._message import Message
 
 __all__ = ["Action", "CancelTimer", "Notice", "Send", "SetTimer"]
 
 
-@dataclass(frozen=True, slots=True)
-class Send:
-    """One message to send to node ``to``, stamped with the sender's ``epoch``."""
+class Send(NamedTuple):
+    """One message to send to node ``to``, stamped with the sender's ``epoch``.
+
+    A named tuple, not a frozen dataclass like the others: one is made for every message
+    sent, and a tuple is made in half the time.
+    """
 
     to: int
     message: Message

@@ -66,6 +66,24 @@ class Member:
     restarted after a crash and knows no epoch yet (see ``_recovery.py``).
     """
 
+    # A simulated run holds 100,000 of them and touches one per event: no __dict__.
+    __slots__ = (
+        "_behind",
+        "_out",
+        "_stall",
+        "_stalling",
+        "algorithm",
+        "detector",
+        "election",
+        "id",
+        "policy",
+        "recovery",
+        "rounds",
+        "settings",
+        "suspected",
+        "view",
+    )
+
     def __init__(
         self,
         algorithm: type[Election],
@@ -82,6 +100,8 @@ class Member:
         self._out: list[Action] = []
         self.settings = DetectorSettings.of(view.settings)
         self.detector = None if self.settings is None else FailureDetector(self.settings, self._out)
+        #: The nodes the detector suspects (the detector's own set, read on every send).
+        self.suspected: Set[int] = _EMPTY if self.detector is None else self.detector.suspected
         self.rounds = Rounds(view, 0 if recovering else 1)
         self.recovery = Recovery() if recovering else None
         self._stall = 0.0 if self.settings is None else self.settings.reelect_after
@@ -116,11 +136,6 @@ class Member:
     def stale(self) -> int:
         """Election messages dropped for an older epoch (or a previous life)."""
         return self.rounds.stale
-
-    @property
-    def suspected(self) -> Set[int]:
-        detector = self.detector
-        return _EMPTY if detector is None else detector.suspected
 
     @property
     def recovering(self) -> bool:

@@ -77,8 +77,9 @@ class RingRepair(CrashPolicy):
     def _live(member: Member, step: int) -> int:
         """The next node going ``step`` round the ring that is not suspected."""
         ring, me, suspected = member.view.members, member.id, member.suspected
-        n = len(ring)
-        at = ring.index(me)
+        n, at = len(ring), member.rounds.rank
+        if at is None:
+            return me
         for k in range(1, n):
             peer = ring[(at + step * k) % n]
             if peer not in suspected:
@@ -89,9 +90,10 @@ class RingRepair(CrashPolicy):
     def _gap(member: Member, step: int) -> set[int]:
         """The suspected nodes between this node and the next live one, going ``step``."""
         ring, suspected = member.view.members, member.suspected
-        n = len(ring)
-        at = ring.index(member.id)
-        gap = set()
+        n, at = len(ring), member.rounds.rank
+        gap: set[int] = set()
+        if at is None:
+            return gap
         for k in range(1, n):
             peer = ring[(at + step * k) % n]
             if peer not in suspected:

@@ -26,13 +26,23 @@ BEHIND = "rounds:behind"
 class Rounds:
     """One node's epochs: the one it is in, the largest it has heard of, its next own."""
 
+    __slots__ = ("_node", "_rank", "epoch", "seen", "stale")
+
     def __init__(self, node: NodeView, epoch: int) -> None:
         self.epoch = epoch
         self.seen = epoch  # the largest epoch in any message received
         self.stale = 0  # election messages dropped for an older epoch
-        members = node.members
-        self._rank = members.index(node.id) if len(members) > 1 and node.id in members else None
-        self._n = len(members)
+        self._node = node
+        self._rank: int | None = -1  # not looked up yet
+
+    @property
+    def rank(self) -> int | None:
+        """This node's position in ``members`` (``None`` if it is alone or not listed),
+        looked up when first asked for: that takes O(n), and most nodes never ask."""
+        if self._rank == -1:
+            members, me = self._node.members, self._node.id
+            self._rank = members.index(me) if len(members) > 1 and me in members else None
+        return self._rank
 
     def heard_of(self, epoch: int) -> None:
         self.seen = max(self.seen, epoch)
@@ -44,6 +54,7 @@ class Rounds:
     def next_epoch(self) -> int:
         """The smallest epoch of this node's own above every epoch it has seen."""
         floor = max(self.epoch, self.seen) + 1
-        if self._rank is None:
+        rank = self.rank
+        if rank is None:
             return floor
-        return floor + (self._rank - floor) % self._n
+        return floor + (rank - floor) % len(self._node.members)

@@ -3,6 +3,8 @@
     python benchmarks/sweep.py            # n = 8 … 1024 (several minutes)
     python benchmarks/sweep.py --max 64   # a quick look
     python benchmarks/sweep.py --plot sweep.png   # the counts as a log–log picture
+    python benchmarks/sweep.py --algorithm hirschberg_sinclair --max 131072 --real-limit 0
+                                          # HS simulated up to 131,072 nodes (~30 s)
 
 For each algorithm on its default topology, in its worst-case arrangement:
 
@@ -140,7 +142,15 @@ def plot(counts: dict[str, list[tuple[int, int, Bound]]], path: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--max", type=int, default=1024, help="largest n (default 1024)")
+    parser.add_argument(
+        "--max", type=int, default=1024, help="largest n, a power of two from 8 (default 1024)"
+    )
+    parser.add_argument(
+        "--algorithm",
+        action="append",
+        choices=[c.algorithm for c in CASES],
+        help="only this algorithm (repeatable; default: every one)",
+    )
     parser.add_argument(
         "--real-limit", type=int, default=40_000, help="time real runs up to this many messages"
     )
@@ -150,11 +160,13 @@ def main() -> None:
     args = parser.parse_args()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-    sizes = [n for n in (8, 16, 32, 64, 128, 256, 512, 1024) if n <= args.max]
+    sizes = [2**k for k in range(3, args.max.bit_length()) if 2**k <= args.max]
     counts: dict[str, list[tuple[int, int, Bound]]] = {}
     print("| algorithm | worst case | n | messages | notes | real run |")
     print("|---|---|---|---|---|---|")
     for case in CASES:
+        if args.algorithm and case.algorithm not in args.algorithm:
+            continue
         for n in sizes:
             total, bound = measure(case, n)
             counts.setdefault(case.algorithm, []).append((n, total, bound))
