@@ -26,6 +26,7 @@ from tests.nodes import (
     wait_agreement,
     write_config,
 )
+from topologies import make_keys
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="process tests use Linux /proc")
 
@@ -300,6 +301,26 @@ def test_keys_writes_a_private_secret_and_curve_pairs_and_never_overwrites(
     out = capsys.readouterr().out
     assert (keys / "secret").read_text().strip() == secret
     assert "kept" in out and (keys / "node-3.key").exists()
+
+
+def test_gitignore_covers_every_secret_file_keys_writes(tmp_path: Path) -> None:
+    """Whatever ``make_keys`` writes with mode 0600 must never reach a commit."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    ignore = Path(__file__).parent.parent / ".gitignore"
+    (repo / ".gitignore").write_text(ignore.read_text(encoding="utf-8"), encoding="utf-8")
+    made = make_keys(repo / "keys", [1, 2])
+    secrets = [p for p, _ in made if stat.S_IMODE(p.stat().st_mode) == 0o600]
+    assert {p.name for p in secrets} >= {"secret", "node-1.key_secret", "operator.key_secret"}
+    names = [str(p.relative_to(repo)) for p in secrets]
+    checked = subprocess.run(
+        ["git", "-C", str(repo), "check-ignore", "--no-index", *names],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert sorted(checked.stdout.split()) == sorted(names), checked.stderr
 
 
 def test_run_json_in_processes_mode_reports_faults(tmp_path: Path) -> None:
