@@ -54,6 +54,9 @@ log = logging.getLogger(__name__)
 Emit = Callable[[dict[str, Any]], None]
 #: Rejected-frame events a node reports per reason and second; the rest are counted only.
 REJECTIONS_PER_SECOND = 10
+#: The longest the main thread of ``serve`` sleeps at a time: how late a signal's handler
+#: may run when the kernel delivered the signal to another thread.
+SIGNAL_LATENCY = 0.1
 
 
 def check_standalone(config: Config) -> None:
@@ -255,7 +258,14 @@ def serve(
             reader.start()
         else:
             node.boot()
-        stop.wait()
+        # Python runs signal handlers on the main thread only, between bytecodes.  The
+        # kernel gives a process's signal to any thread not blocking it (after a SIGCONT,
+        # often another one than this), so the main thread must wake by itself to run
+        # the handler: in slices, never one wait without a timeout.  And not in
+        # stop.wait(): the handler calls stop.set(), which takes the event's lock (not
+        # reentrant), and would wait forever for it if it ran as this thread held it.
+        while not stop.is_set():
+            time.sleep(SIGNAL_LATENCY)
     finally:
         node.close()
         if opened:
