@@ -169,6 +169,9 @@ def check_summary(config: Config) -> dict[str, Any]:
         "timeout": config.timeout,
         "settings": dict(config.settings),
         "secret": secret,
+        "security": config.security,
+        "keys": None if config.keys is None else str(config.keys.resolve()),
+        "secret_keys": config.secret_keys_here() if config.security == "curve" else None,
     }
 
 
@@ -178,6 +181,14 @@ def _addresses_text(given: int, n: int) -> str:
     if given == 0:
         return "free addresses picked at start"
     return f"{given} of {n} addresses given, free ones picked for the rest"
+
+
+def _security_text(summary: dict[str, Any]) -> str:
+    if summary["security"] != "curve":
+        return "hmac: every frame signed with the secret"
+    held = summary["secret_keys"]
+    here = f"nodes {', '.join(map(str, held))}" if held else "none (no node can run here)"
+    return f"curve (keys in {summary['keys']}; secret keys here: {here})"
 
 
 def print_check(console: Console, summary: dict[str, Any]) -> None:
@@ -214,6 +225,7 @@ def print_check(console: Console, summary: dict[str, Any]) -> None:
             else []
         ),
         ("secret", summary["secret"]),
+        ("security", _security_text(summary)),
     ]
     table = Table(box=None, show_header=False, pad_edge=False)
     table.add_column(style="bold")
