@@ -277,6 +277,12 @@ def print_status(console: Console, summary: dict[str, Any]) -> None:
             str(rejected),
         )
     console.print(table)
+    for node in summary["nodes"]:
+        for address, count in node.get("bad_signatures", {}).items():
+            console.print(
+                f"[yellow]node {node['id']}: {count} frames from {address} failed the "
+                "signature: does its secret differ?[/]"
+            )
     if summary["agreed"]:
         console.print(f"Leader: node {summary['leader']}, epoch {summary['epoch']}; all agree")
     else:
