@@ -17,7 +17,15 @@ from typing import Any, NoReturn
 from rich.console import Console
 
 from actors import ALGORITHMS
-from topologies import TOPOLOGIES, TRANSPORT_NAMES, Config, Overrides, load_config, make_keys
+from topologies import (
+    MAX_SETTING,
+    TOPOLOGIES,
+    TRANSPORT_NAMES,
+    Config,
+    Overrides,
+    load_config,
+    make_keys,
+)
 
 from . import __version__
 from ._operator import ask_status, status_summary
@@ -74,12 +82,15 @@ def _positive_int(text: str) -> int:
 
 
 def _positive_float(text: str) -> float:
+    """Seconds for a timer or a socket option: at most a day (ZeroMQ takes int milliseconds)."""
     try:
         value = float(text)
     except ValueError:
         value = 0.0
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
+    if not 0 < value <= MAX_SETTING:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a number of seconds in (0, {MAX_SETTING:g}]"
+        )
     return value
 
 

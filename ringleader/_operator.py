@@ -128,6 +128,7 @@ def status_summary(config: Config, answers: dict[int, NodeStatus | None]) -> dic
                 received=status.received,
                 sent=status.sent_total,
                 rejected=dict(status.rejected),
+                bad_signatures=dict(status.bad_signatures),
             )
         nodes.append(entry)
     views = {(n.get("leader"), n.get("epoch")) for n in nodes}

@@ -96,6 +96,12 @@ def describe(data: dict[str, Any]) -> str:  # noqa: PLR0911 -- one case per even
         return f"{head}  {verb} node {data['peer']}"
     if event == "election":
         return f"{head}  starts election {data['epoch']}: {data['trigger']}"
+    if event == "rejected_frame" and data["reason"] == "bad_signature":
+        if data.get("address_count", 1) == 1:
+            return (
+                f"{head}  frames from {data['address']} fail the signature: does its secret differ?"
+            )
+        return f"{head}  {data['address_count']} frames from {data['address']} failed the signature"
     if event == "rejected_frame":
         return f"{head}  dropped a frame: {data['reason']} {data['detail']}".rstrip()
     if event == "listening":

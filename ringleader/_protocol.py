@@ -67,6 +67,7 @@ def event_dict(event: NodeEvent) -> dict[str, Any]:
         reason, _, detail = event.detail.partition(": ")
         data["reason"] = reason
         data["detail"] = detail
+        data["address"] = event.address  # where it came from; None if unknown
     return data
 
 
@@ -86,6 +87,7 @@ def node_event(data: dict[str, Any]) -> NodeEvent:
         incarnation=data["incarnation"],
         subject=data.get("peer"),
         detail=detail,
+        address=data.get("address"),
     )
 
 

@@ -21,6 +21,42 @@ __all__ = ["print_check", "print_report", "progress_bar"]
 #: Above this many nodes the per-node table is left out of the human report.
 TABLE_LIMIT = 32
 
+#: Rejections a healthy cluster has after a crash, a restart or a pause: messages still
+#: in flight that belong to an election round or a life since replaced.
+NORMAL_REJECTIONS = {
+    "stale_epoch": "messages of an election round since superseded",
+    "stale_incarnation": "frames from a peer's previous life",
+    "stale_receiver": "frames meant for this node's previous life",
+}
+#: Any other rejection says something is wrong: a stranger, a misconfigured peer, a replay.
+SUSPICIOUS_REJECTIONS = {
+    "bad_signature": "not signed with the cluster's secret: a peer with another secret?",
+    "wrong_cluster": "signed, but for another cluster",
+    "unknown_sender": "from a node that is not an in-neighbour: configs that differ?",
+    "wrong_receiver": "addressed to another node: configs that differ?",
+    "replayed": "a frame received before, sent again",
+    "incompatible": "another ringleader, Python or cloudpickle version",
+    "wrong_key": "a CURVE key sending as another node",
+}
+MALFORMED = "not a ringleader frame"
+
+
+def rejection_lines(rejected: dict[str, int]) -> list[str]:
+    """Rejected frames by reason, explained, normal ones apart from suspicious ones."""
+    normal = {r: n for r, n in rejected.items() if r in NORMAL_REJECTIONS and n}
+    suspicious = {r: n for r, n in rejected.items() if r not in NORMAL_REJECTIONS and n}
+    lines = []
+    if normal:
+        told = "; ".join(f"{r} {n} ({NORMAL_REJECTIONS[r]})" for r, n in sorted(normal.items()))
+        lines.append(f"Frames rejected, normal after a crash, restart or pause: {told}")
+    if suspicious:
+        told = "; ".join(
+            f"{r} {n} ({SUSPICIOUS_REJECTIONS.get(r, MALFORMED)})"
+            for r, n in sorted(suspicious.items())
+        )
+        lines.append(f"[yellow]Frames rejected, suspicious: {told}[/]")
+    return lines
+
 
 def _order(ids: Sequence[int], arrow: str = " → ", limit: int = 16) -> str:
     shown = [str(i) for i in ids[:limit]]
@@ -137,11 +173,12 @@ def print_report(console: Console, report: Report) -> None:
     # A supervised run's time is the whole run (faults, run_for), not one election's.
     what = "the run" if report.safety is not None else "election"
     console.print(f"Time: {what} {_ms(report.elapsed_s)}, set-up {_ms(report.setup_s)}")
-    if report.rejected_frames or report.send_failures or report.errors:
-        rejected = ", ".join(f"{k} {v}" for k, v in report.rejected_frames.items()) or "none"
+    for line in rejection_lines(report.rejected_frames):
+        console.print(line)
+    if report.send_failures or report.errors:
         console.print(
-            f"Frames rejected: {rejected}; send failures: {report.send_failures}; "
-            f"handler errors: {report.errors}"
+            f"Send failures: {report.send_failures} (frames to a node down or not yet "
+            f"linked: normal after a crash); handler errors: {report.errors}"
         )
     if report.n <= TABLE_LIMIT:
         table = Table(box=None, pad_edge=False)
@@ -190,6 +227,9 @@ def check_summary(config: Config) -> dict[str, Any]:
         "timeout": config.timeout,
         "settings": dict(config.settings),
         "secret": secret,
+        "security": config.security,
+        "keys": None if config.keys is None else str(config.keys.resolve()),
+        "secret_keys": config.secret_keys_here() if config.security == "curve" else None,
     }
 
 
@@ -199,6 +239,14 @@ def _addresses_text(given: int, n: int) -> str:
     if given == 0:
         return "free addresses picked at start"
     return f"{given} of {n} addresses given, free ones picked for the rest"
+
+
+def _security_text(summary: dict[str, Any]) -> str:
+    if summary["security"] != "curve":
+        return "hmac: every frame signed with the secret"
+    held = summary["secret_keys"]
+    here = f"nodes {', '.join(map(str, held))}" if held else "none (no node can run here)"
+    return f"curve (keys in {summary['keys']}; secret keys here: {here})"
 
 
 def print_check(console: Console, summary: dict[str, Any]) -> None:
@@ -235,6 +283,7 @@ def print_check(console: Console, summary: dict[str, Any]) -> None:
             else []
         ),
         ("secret", summary["secret"]),
+        ("security", _security_text(summary)),
     ]
     table = Table(box=None, show_header=False, pad_edge=False)
     table.add_column(style="bold")
@@ -268,14 +317,19 @@ def progress_bar(console: Console) -> Iterator[Any]:
 def print_status(console: Console, summary: dict[str, Any]) -> None:
     """``ringleader status``: one row per node, then the verdict."""
     table = Table(box=None, pad_edge=False)
-    for column in ("node", "address", "state", "leader", "epoch", "up since", "rejected"):
+    columns = ("node", "address", "state", "leader", "epoch", "up since", "rejected", "suspicious")
+    for column in columns:
         left = column in ("address", "state", "up since")
         table.add_column(column, justify="left" if left else "right", no_wrap=True)
+    everyone: dict[str, int] = {}
     for node in summary["nodes"]:
         if not node["answered"]:
-            table.add_row(str(node["id"]), node["address"], "[red]no answer[/]", "", "", "", "")
+            table.add_row(str(node["id"]), node["address"], "[red]no answer[/]", *[""] * 5)
             continue
+        for reason, count in node["rejected"].items():
+            everyone[reason] = everyone.get(reason, 0) + count
         rejected = sum(node["rejected"].values())
+        suspicious = sum(n for r, n in node["rejected"].items() if r not in NORMAL_REJECTIONS)
         table.add_row(
             str(node["id"]),
             node["address"],
@@ -284,8 +338,17 @@ def print_status(console: Console, summary: dict[str, Any]) -> None:
             str(node["epoch"]),
             _since(node["incarnation"]),
             str(rejected),
+            f"[yellow]{suspicious}[/]" if suspicious else "0",
         )
     console.print(table)
+    for line in rejection_lines(everyone):
+        console.print(line)
+    for node in summary["nodes"]:
+        for address, count in node.get("bad_signatures", {}).items():
+            console.print(
+                f"[yellow]node {node['id']}: {count} frames from {address} failed the "
+                "signature: does its secret differ?[/]"
+            )
     if summary["agreed"]:
         console.print(f"Leader: node {summary['leader']}, epoch {summary['epoch']}; all agree")
     else:

@@ -44,6 +44,7 @@ from ._protocol import BOOT, START, STATUS, event_dict, parse_command, status_di
 from ._tracing import PartWriter
 
 __all__ = [
+    "BAD_SIGNATURE_EVERY",
     "REJECTIONS_PER_SECOND",
     "StandaloneNode",
     "check_standalone",
@@ -56,6 +57,12 @@ log = logging.getLogger(__name__)
 Emit = Callable[[dict[str, Any]], None]
 #: Rejected-frame events a node reports per reason and second; the rest are counted only.
 REJECTIONS_PER_SECOND = 10
+#: Frames failing the signature are reported once per address, then with the address's
+#: running count at most this often (s).
+BAD_SIGNATURE_EVERY = 10.0
+#: The longest the main thread of ``serve`` sleeps at a time: how late a signal's handler
+#: may run when the kernel delivered the signal to another thread.
+SIGNAL_LATENCY = 0.1
 
 
 def check_standalone(config: Config) -> None:
@@ -126,6 +133,7 @@ class StandaloneNode:
         )
         self._rejections: dict[str, tuple[int, float]] = {}  # reason → (count this s, since)
         self._rejected_total: dict[str, int] = {}  # reason → count since start
+        self._bad_signatures: dict[str | None, tuple[int, float]] = {}  # → (count, shown at)
         self._lock = threading.Lock()
         self._trace = trace
         self._ref: pykka.ActorRef[NodeActor] | None = NodeActor.start(
@@ -206,21 +214,32 @@ class StandaloneNode:
     def _on_event(self, event: NodeEvent) -> None:
         """Called on the node's actor thread for every event."""
         data = event_dict(event)
-        if event.kind == "rejected":
-            # A flood of bad frames must not become a flood of output: report the first
-            # few per reason and second, with the running count.
-            reason = data["reason"]
-            with self._lock:
-                count, since = self._rejections.get(reason, (0, event.at))
-                if event.at - since >= 1.0:
-                    count, since = 0, event.at
-                self._rejections[reason] = (count + 1, since)
-                data["count"] = self._rejected_total[reason] = (
-                    self._rejected_total.get(reason, 0) + 1
-                )
-            if count >= REJECTIONS_PER_SECOND:
-                return
+        if event.kind == "rejected" and not self._report_rejection(data, event.at):
+            return
         self.emit(data)
+
+    def _report_rejection(self, data: dict[str, Any], at: float) -> bool:
+        """Count a rejected frame (``count``: per reason) and say whether to report it.
+
+        A flood of bad frames must not become a flood of output.  A frame failing the
+        signature is reported the first time one comes from its address, then at most
+        every :data:`BAD_SIGNATURE_EVERY` s, with that address's running count
+        (``address_count``); other reasons, the first few per reason and second.
+        """
+        reason = data["reason"]
+        with self._lock:
+            data["count"] = self._rejected_total[reason] = self._rejected_total.get(reason, 0) + 1
+            if reason == "bad_signature":
+                count, shown = self._bad_signatures.get(data["address"], (0, -BAD_SIGNATURE_EVERY))
+                due = at - shown >= BAD_SIGNATURE_EVERY
+                self._bad_signatures[data["address"]] = (count + 1, at if due else shown)
+                data["address_count"] = count + 1
+                return due
+            count, since = self._rejections.get(reason, (0, at))
+            if at - since >= 1.0:
+                count, since = 0, at
+            self._rejections[reason] = (count + 1, since)
+        return count < REJECTIONS_PER_SECOND
 
 
 def die_with_parent() -> None:
@@ -277,7 +296,14 @@ def serve(
             reader.start()
         else:
             node.boot()
-        stop.wait()
+        # Python runs signal handlers on the main thread only, between bytecodes.  The
+        # kernel gives a process's signal to any thread not blocking it (after a SIGCONT,
+        # often another one than this), so the main thread must wake by itself to run
+        # the handler: in slices, never one wait without a timeout.  And not in
+        # stop.wait(): the handler calls stop.set(), which takes the event's lock (not
+        # reentrant), and would wait forever for it if it ran as this thread held it.
+        while not stop.is_set():
+            time.sleep(SIGNAL_LATENCY)
     finally:
         node.close()
         if opened:

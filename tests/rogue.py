@@ -480,10 +480,18 @@ def rejected_since(before: NodeStatus, after: NodeStatus) -> Counter[str]:
     return Counter({r: n for r, n in delta.items() if n and r != "stale_epoch"})
 
 
+def reports_due(reason: str, count: int) -> int:
+    """How many ``rejected_frame`` events ``count`` frames rejected for ``reason`` from
+    one address (the probe's) make a node print at least: one for frames failing the
+    signature (once per address, then a count every ``BAD_SIGNATURE_EVERY`` s), else up
+    to the rate limit per reason and second."""
+    return min(count, 1 if reason == "bad_signature" else REJECTIONS_PER_SECOND)
+
+
 def reported(node: NodeProcess, expected: Counter[str], old: set[int]) -> Counter[str]:
-    """Wait until ``node`` has reported the rejections it must have (every one, up to the
-    rate limit, per reason); return every ``rejected_frame`` event it reported since ``old``."""
-    due = {r: min(n, REJECTIONS_PER_SECOND) for r, n in expected.items()}
+    """Wait until ``node`` has reported the rejections it must have (:func:`reports_due`
+    per reason); return every ``rejected_frame`` event it reported since ``old``."""
+    due = {r: reports_due(r, n) for r, n in expected.items()}
     seen: Counter[str] = Counter()
 
     def tally(event: Event) -> bool:

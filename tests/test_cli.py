@@ -233,7 +233,11 @@ BAD_CONFIGS = {
         "initiators: node 77 is not in the cluster",
     ),
     "bad initiators": (RING.replace("[2]", '"some"'), "initiators: 'some' is not \"all\""),
-    "negative timeout": (ring("timeout = -1\n"), "timeout: -1 is not a positive number"),
+    "negative timeout": (ring("timeout = -1\n"), "timeout: -1 is not a number of seconds in (0,"),
+    "huge timeout": (
+        ring("timeout = 3e6\n"),
+        "timeout: 3000000.0 is not a number of seconds in (0, 86400]",
+    ),
     "missing secret file": (ring('secret_file = "nope.key"\n'), "secret_file: cannot read"),
     "algorithm that does not fit": (
         ring('algorithm = "bully"\n'),
@@ -341,6 +345,12 @@ def test_a_short_environment_secret_is_refused(
         (["run", "--nodes", "0"], "--nodes"),
         (["run", "--initiators", "x"], "--initiators"),
         (["run", "--timeout", "-3"], "--timeout"),
+        (["run", "--timeout", "3e6"], "--timeout: '3e6' is not a number of seconds in (0, 86400]"),
+        (
+            ["check", "--timeout", "inf"],
+            "--timeout: 'inf' is not a number of seconds in (0, 86400]",
+        ),
+        (["status", "c.toml", "--timeout", "3e6"], "--timeout: '3e6' is not a number of seconds"),
         (
             ["run", "--initiators", "42"],
             "command line: --initiators: node 42 is not in the cluster",

@@ -6,14 +6,18 @@ every transport) check the supervisor, the report and the wire.
 
 from __future__ import annotations
 
+import io
 import random
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 import ringleader
 from actors import ALGORITHMS, Candidate, Fault, Member, SafetyChecker, simulate
+from ringleader._render import print_report, print_status
 from ringleader.errors import ConfigError
 from topologies import FaultSpec, NodeSpec, load_config
 
@@ -236,6 +240,56 @@ def test_without_faults_or_run_for_a_run_ends_after_the_first_election() -> None
     assert not config.detector
     report = ringleader.run(config)
     assert report.ok and report.safety is None and report.heartbeats == 0
+
+
+def _printed(render: Callable[[Console], None]) -> str:
+    console = Console(file=io.StringIO(), width=400, highlight=False)
+    render(console)
+    return console.file.getvalue()  # type: ignore[attr-defined]
+
+
+def test_the_report_explains_the_rejections_a_crash_leaves(tmp_path: Path) -> None:
+    """After the leader's crash and restart, frames of superseded rounds arrive late
+    (``stale_epoch``): the report says that this is normal, apart from anything
+    suspicious."""
+    config = load_config(Path(__file__).parent.parent / "examples" / "failover.toml")
+    for _ in range(3):  # nearly every run has some; a run without any says nothing
+        report = ringleader.run(config)
+        assert report.ok, report.problems
+        if report.rejected_frames.get("stale_epoch"):
+            break
+    stale = report.rejected_frames.get("stale_epoch")
+    assert stale, f"3 runs with a crash and no stale_epoch: {report.rejected_frames}"
+    text = _printed(lambda console: print_report(console, report))
+    assert (
+        "Frames rejected, normal after a crash, restart or pause: stale_epoch "
+        f"{stale} (messages of an election round since superseded)"
+    ) in text
+    assert "suspicious" not in text  # nothing else rejects a member's frames
+
+
+def test_status_tells_normal_rejections_from_suspicious_ones() -> None:
+    nodes = [
+        {"id": 1, "address": "tcp://127.0.0.1:7001", "answered": True, "state": "leader",
+         "leader": 1, "epoch": 4, "incarnation": 3,
+         "rejected": {"stale_epoch": 2, "stale_receiver": 1}},
+        {"id": 2, "address": "tcp://127.0.0.1:7002", "answered": True, "state": "follower",
+         "leader": 1, "epoch": 4, "incarnation": 1,
+         "rejected": {"stale_epoch": 3, "bad_signature": 5, "bad_magic": 1}},
+    ]  # fmt: skip
+    summary = {"agreed": True, "leader": 1, "epoch": 4, "nodes": nodes}
+    text = _printed(lambda console: print_status(console, summary))
+    rows = [line.split() for line in text.splitlines()[1:3]]
+    assert [row[-2:] for row in rows] == [["3", "0"], ["9", "6"]]  # rejected, suspicious
+    assert (
+        "Frames rejected, normal after a crash, restart or pause: stale_epoch 5 (messages of "
+        "an election round since superseded); stale_receiver 1 (frames meant for this node's "
+        "previous life)"
+    ) in text
+    assert (
+        "Frames rejected, suspicious: bad_magic 1 (not a ringleader frame); bad_signature 5 "
+        "(not signed with the cluster's secret: a peer with another secret?)"
+    ) in text
 
 
 @pytest.mark.slow

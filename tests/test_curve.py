@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -151,3 +153,67 @@ def test_a_missing_key_file_names_the_fix(tmp_path: Path) -> None:
         ringleader.run(config)
     message = str(caught.value)
     assert "node-3.key is missing" in message and "ringleader keys" in message
+
+
+def test_check_shows_the_security_in_use(
+    tmp_path: Path, keys: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = _config(tmp_path, keys)
+    assert main(["check", str(config), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["security"] == "curve"
+    assert summary["keys"] == str(keys.resolve())
+    assert summary["secret_keys"] == [1, 2, 3]
+    assert main(["check", str(config)]) == 0
+    out = " ".join(capsys.readouterr().out.split())  # rich wraps the table's cells
+    assert f"security curve (keys in {keys.resolve()}; secret keys here: nodes 1, 2, 3)" in out
+    assert main(["check", "--nodes", "3"]) == 0
+    assert "security hmac" in " ".join(capsys.readouterr().out.split())
+    assert main(["check", "--nodes", "3", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["security"] == "hmac"
+
+
+@pytest.mark.parametrize("gone", ["node-2.key_secret", "node-3.key"])
+@pytest.mark.parametrize("command", ["check", "node"])
+def test_check_fails_on_a_missing_key_file_as_node_does(
+    tmp_path: Path, keys: Path, gone: str, command: str
+) -> None:
+    """Nodes on this machine need every secret key: ``check`` loads them as ``node`` does,
+    and says which one is missing in the same line, exit 2."""
+    body = (
+        f'topology = "full_mesh"\nsecurity = "curve"\nkeys = "{keys}"\n'
+        f'secret_file = "{keys / "secret"}"\n'
+    )
+    config = write_config(tmp_path / "nodes.toml", body, [1, 2, 3])
+    (keys / gone).unlink()
+    argv = [command, str(config), *(["--id", "2"] if command == "node" else [])]
+    done = subprocess.run(
+        [sys.executable, "-m", "ringleader", *argv],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert done.returncode == 2
+    out, err = done.stdout, done.stderr
+    assert out == ""
+    assert err == (
+        f"ringleader {command}: error: {config}: keys: {keys / gone} is missing "
+        f"(make them with: ringleader keys {keys} --ids 1,2,3)\n"
+    )
+
+
+def test_check_across_machines_needs_only_the_secret_keys_held_here(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    keys = tmp_path / "keys"
+    make_keys(keys, [1, 2, 3])
+    for node in (2, 3):  # on other machines
+        (keys / f"node-{node}.key_secret").unlink()
+    body = f'topology = "full_mesh"\nsecurity = "curve"\nkeys = "{keys}"\n'
+    config = write_config(tmp_path / "nodes.toml", body, [1, 2, 3], host="192.0.2.10")
+    assert main(["check", str(config), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["secret_keys"] == [1]
+    (keys / "node-1.key_secret").write_text("not a key\n")
+    assert main(["check", str(config)]) == 2
+    assert "cannot load node-1's key" in capsys.readouterr().err

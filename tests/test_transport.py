@@ -102,6 +102,21 @@ def test_frames_survive_the_round_trip(opened: Opened) -> None:
     assert receive(box, len(frames)) == frames
 
 
+def test_a_mailbox_says_where_its_last_frame_came_from(opened: Opened, transport: str) -> None:
+    """ZeroMQ's Peer-Address: an IP address over tcp, the sending process over ipc; no
+    address inside one process."""
+    box = opened.mailbox(2)
+    assert box.sender() is None  # nothing received yet
+    links = opened.links_to({2: box.address})
+    assert links.send(2, b"frame")
+    assert receive(box, 1) == [b"frame"]
+    expected = {
+        "tcp": "127.0.0.1",
+        "ipc": f"process {os.getpid()} (uid {os.getuid()})",
+    }.get(transport)
+    assert box.sender() == expected
+
+
 def test_an_empty_mailbox_returns_none_at_once(opened: Opened) -> None:
     box = opened.mailbox(1)
     began = time.monotonic()

@@ -24,7 +24,14 @@ from ._builders import (
 from ._config import Config, FaultSpec, Overrides
 from ._errors import ConfigError, WiringError
 from ._registry import TOPOLOGIES, Topology
-from ._schema import DEFAULT_NODES, DETECTOR_DEFAULTS, MODES, SECURITY, TRANSPORT_NAMES
+from ._schema import (
+    DEFAULT_NODES,
+    DETECTOR_DEFAULTS,
+    MAX_SETTING,
+    MODES,
+    SECURITY,
+    TRANSPORT_NAMES,
+)
 from ._secrets import SECRET_ENV, make_keys, node_secret, run_secret, secret_env
 from ._validate import default_config, load_config
 from ._wiring import NodeSpec, Wiring
@@ -34,6 +41,7 @@ logging.getLogger(__name__).addHandler(logging.NullHandler())
 __all__ = [
     "DEFAULT_NODES",
     "DETECTOR_DEFAULTS",
+    "MAX_SETTING",
     "MODES",
     "SECRET_ENV",
     "SECURITY",

@@ -22,7 +22,7 @@ from transport import CurveKeys
 
 from ._registry import TOPOLOGIES
 from ._schema import DETECTOR_DEFAULTS
-from ._secrets import configured_secret, load_curve_keys
+from ._secrets import configured_secret, is_loopback, load_curve_keys
 from ._wiring import NodeSpec, Wiring
 
 __all__ = ["Config", "FaultSpec", "Overrides"]
@@ -169,6 +169,19 @@ class Config:
         if self.security != "curve" or self.keys is None:
             return None
         return load_curve_keys(self.keys, [n.id for n in self.nodes], hosted, self.source)
+
+    def secret_keys_here(self) -> list[int]:
+        """With ``security = "curve"``, load the key files as ``run`` and ``node`` do (a
+        :class:`ConfigError` names the first missing or bad one) and return the nodes
+        whose secret key is here: every node when all of them are on this machine, else
+        those whose ``node-ID.key_secret`` is in ``keys``.  ``[]`` without CURVE."""
+        if self.security != "curve" or self.keys is None:
+            return []
+        ids = [n.id for n in self.nodes]
+        if any(n.address is not None and not is_loopback(n.address) for n in self.nodes):
+            ids = [i for i in ids if (self.keys / f"node-{i}.key_secret").exists()]
+        self.curve_keys(ids)
+        return ids
 
     def secret(self) -> bytes | None:
         """The cluster secret: ``secret_file``, else ``$RINGLEADER_SECRET``, else ``None``."""

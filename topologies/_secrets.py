@@ -121,6 +121,8 @@ def load_curve_keys(
             public[node], _ = zmq.auth.load_certificate(path)
             if node in hosted:
                 own = keys / f"{name}.key_secret"
+                if not own.exists():
+                    raise ConfigError(source, "keys", f"{own} is missing", hint)
                 _, key = zmq.auth.load_certificate(own)
                 if key is None:
                     raise ValueError(f"{own} holds no secret key")

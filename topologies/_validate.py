@@ -332,10 +332,7 @@ class _Validator:
         return name, False
 
     def timeout(self) -> float:
-        value = self.data.get("timeout", DEFAULT_TIMEOUT)
-        if not _is_number(value) or value <= 0:
-            raise self.error("timeout", f"{value!r} is not a positive number of seconds")
-        return float(value)
+        return self.seconds("timeout", self.data.get("timeout", DEFAULT_TIMEOUT))
 
     def secret_file(self) -> Path | None:
         value = self.data.get("secret_file")

@@ -29,6 +29,12 @@ class Mailbox(Protocol):
         """The next frame, or ``None`` at once if there is none."""
         ...
 
+    def sender(self) -> str | None:
+        """Where the frame :meth:`receive` returned last came from, as the transport
+        knows it (an IP address over tcp, the sending process over ipc); ``None`` where
+        it does not say (inproc, memory)."""
+        ...
+
     def close(self) -> None:
         """Close the mailbox; frames still queued in it are dropped."""
         ...

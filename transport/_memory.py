@@ -56,6 +56,9 @@ class MemoryMailbox:
             log.debug("%s: signal already clear", self.address)
         return frames.popleft() if frames else None
 
+    def sender(self) -> str | None:
+        return None  # every frame comes from inside this process
+
     def close(self) -> None:
         if self._network is not None:
             self._network._forget(self.address)

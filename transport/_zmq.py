@@ -105,6 +105,10 @@ class ZmqMailbox:
         self.address = address
         self._sock = sock
         self._authenticated = authenticated
+        # Over tcp and ipc, keep the last frame (received without a copy) so that
+        # sender() can ask ZeroMQ where it came from; inproc has no peer address.
+        self._frames = authenticated or not address.startswith("inproc://")
+        self._last: zmq.Frame | None = None
         self.on_reject: Callable[[FrameRejected], None] | None = None
 
     @property
@@ -117,15 +121,30 @@ class ZmqMailbox:
         if not int(self._sock.getsockopt(zmq.EVENTS)) & zmq.POLLIN:
             return None
         try:
-            if not self._authenticated:
+            if not self._frames:
                 return self._sock.recv(zmq.NOBLOCK)
             while True:
                 frame = self._sock.recv(zmq.NOBLOCK, copy=False)
                 data = frame.bytes
-                if self._from_its_key(str(frame.get("User-Id")), data):
+                if not self._authenticated or self._from_its_key(str(frame.get("User-Id")), data):
+                    self._last = frame
                     return data
         except zmq.Again:
             return None
+
+    def sender(self) -> str | None:
+        """ZeroMQ's ``Peer-Address`` of the last frame: the IP address over tcp; over ipc
+        (``localhost:UID:GID:PID``), the sending process."""
+        if self._last is None:
+            return None
+        try:
+            peer = str(self._last.get("Peer-Address"))
+        except zmq.ZMQError:
+            return None
+        parts = peer.split(":")
+        if len(parts) == 4 and parts[0] == "localhost":  # ipc: the peer's credentials
+            return f"process {parts[3]} (uid {parts[1]})"
+        return peer
 
     def _from_its_key(self, user: str, data: bytes) -> bool:
         sender = sender_of(data)

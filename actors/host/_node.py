@@ -44,6 +44,11 @@ log = logging.getLogger(__name__)
 EPOCHS_KEPT = 256
 #: Links to operators' reply addresses a node keeps open (``ringleader status``).
 OPERATOR_LINKS = 4
+#: Addresses whose frames failing the signature a node counts apart; the rest together.
+ADDRESSES_KEPT = 64
+#: Where a frame came from when the transport does not say.
+UNKNOWN_ADDRESS = "an unknown address"
+OTHER_ADDRESSES = "other addresses"
 
 
 EventSink = Callable[[NodeEvent], None]
@@ -79,6 +84,7 @@ class NodeActor(pykka.ThreadingActor):
         self._sent: Counter[str] = Counter()
         self._received = 0
         self._rejected: Counter[str] = Counter()
+        self._bad_signatures: Counter[str] = Counter()  # address → frames
         self._send_failures = 0
         self._errors = 0
         self._last_activity: float | None = None
@@ -196,6 +202,7 @@ class NodeActor(pykka.ThreadingActor):
             started=self.member.started,
             timers=self.actor_inbox.timers,
             sent_by_epoch=dict(self._sent_by_epoch),
+            bad_signatures=dict(self._bad_signatures),
         )
 
     def _rejections(self) -> dict[str, int]:
@@ -217,7 +224,7 @@ class NodeActor(pykka.ThreadingActor):
         try:
             header, message = self._session.open(frame)
         except FrameRejected as rejected:
-            self._reject(rejected)
+            self._reject(rejected, self._mailbox.sender() if self._mailbox else None)
             return
         if header.sender == OPERATOR or header.kind in OPERATOR_KINDS:
             self._operator(header.sender, header.incarnation, message)
@@ -266,15 +273,31 @@ class NodeActor(pykka.ThreadingActor):
         if not links.send(OPERATOR, frame, wait=False):
             log.debug("%s: status answer to %s not sent yet", self, message.reply_to)
 
-    def _reject(self, rejected: FrameRejected) -> None:
+    def _reject(self, rejected: FrameRejected, address: str | None = None) -> None:
         reason = rejected.reason
         self._rejected[reason] += 1
-        if reason == "incompatible" and self._rejected[reason] == 1:
+        if reason == "bad_signature":
+            address = self._bad_signature(address or UNKNOWN_ADDRESS)
+        elif reason == "incompatible" and self._rejected[reason] == 1:
             log.warning("%s refuses a peer: %s", self, rejected.detail)
         else:
             log.debug("%s dropped a frame: %s", self, rejected)
         if self._events is not None:
-            self._events(self._event("rejected", detail=str(rejected)))
+            self._events(self._event("rejected", detail=str(rejected), address=address))
+
+    def _bad_signature(self, address: str) -> str:
+        """Count a frame that failed the signature under its address (returned: past
+        :data:`ADDRESSES_KEPT` addresses, a new one counts as :data:`OTHER_ADDRESSES`);
+        warn once per address: a peer that keeps sending them likely has another secret."""
+        counts = self._bad_signatures
+        if address not in counts and len(counts) >= ADDRESSES_KEPT:
+            address = OTHER_ADDRESSES
+        counts[address] += 1
+        if counts[address] == 1:
+            log.warning(
+                "%s: frames from %s fail the signature: does its secret differ?", self, address
+            )
+        return address
 
     def _timer(self, name: str) -> None:
         if self.trace is not None:
@@ -308,7 +331,12 @@ class NodeActor(pykka.ThreadingActor):
                 events(self._event("state"))
 
     def _event(
-        self, kind: str, subject: int | None = None, detail: str = "", epoch: int | None = None
+        self,
+        kind: str,
+        subject: int | None = None,
+        detail: str = "",
+        epoch: int | None = None,
+        address: str | None = None,
     ) -> NodeEvent:
         member = self.member
         return NodeEvent(
@@ -321,6 +349,7 @@ class NodeActor(pykka.ThreadingActor):
             self._session.incarnation,
             subject,
             detail,
+            address,
         )
 
     def _may_wait(self, peer: int) -> bool:

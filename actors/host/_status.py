@@ -17,7 +17,7 @@ class NodeEvent:
     ``"recovered"`` (its failure detector suspects ``subject``, or hears from it again),
     ``"election"`` (it starts election round ``epoch``; ``detail`` says why) or
     ``"rejected"`` (it dropped a frame; ``detail`` is the reason, e.g. ``bad_signature``,
-    then what was wrong).
+    then what was wrong; ``address`` where it came from, when the transport says).
     """
 
     node: int
@@ -29,6 +29,7 @@ class NodeEvent:
     incarnation: int = 1
     subject: int | None = None
     detail: str = ""
+    address: str | None = None
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,8 @@ class NodeStatus:
     started: bool = False
     timers: int = 0  # pending timers
     sent_by_epoch: dict[int, int] = field(default_factory=dict)  # election messages
+    #: Frames that failed the signature, by the address they came from.
+    bad_signatures: dict[str, int] = field(default_factory=dict)
 
     @property
     def sent_total(self) -> int:
