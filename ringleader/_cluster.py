@@ -5,16 +5,24 @@ supervisor drives (:class:`Cluster`), set-up on entering a ``with`` block
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from types import TracebackType
 from typing import Protocol, Self
 
 from actors.host import NodeStatus
 
-__all__ = ["Cluster", "Progress", "SetUpOnEnter"]
+__all__ = ["Cluster", "Progress", "SetUpOnEnter", "no_progress"]
+
 
 #: ``progress(phase, done, total)``: phases ``"connecting"``, ``"electing"``, ``"settling"``.
-Progress = Callable[[str, int, int], None]
+class Progress(Protocol):
+    """``progress(phase, done, total, messages)``: phases ``"connecting"``, ``"electing"``,
+    ``"settling"``; ``messages``: election messages sent so far, when known."""
+
+    def __call__(self, phase: str, done: int, total: int, messages: int | None = None) -> None: ...
+
+
+def no_progress(phase: str, done: int, total: int, messages: int | None = None) -> None:
+    """A :class:`Progress` that shows nothing."""
 
 
 class Cluster(Protocol):

@@ -21,13 +21,14 @@ from actors.host import (
     NodeEvent,
     NodeStatus,
     Start,
+    Tally,
     wire_kinds,
 )
 from ringleader.errors import TransportError
 from topologies import Config, run_secret
 from transport import Codec, Deadline, Network, open_network
 
-from ._cluster import Progress, SetUpOnEnter
+from ._cluster import Progress, SetUpOnEnter, no_progress
 from ._report import Report
 from ._termination import wait_quiet
 from ._tracing import RunTrace
@@ -35,6 +36,8 @@ from ._tracing import RunTrace
 __all__ = ["LocalCluster"]
 
 log = logging.getLogger(__name__)
+
+_REFRESH = 0.25  # s between progress updates while nobody decides
 
 
 class LocalCluster(SetUpOnEnter):
@@ -61,7 +64,9 @@ class LocalCluster(SetUpOnEnter):
         self.trace = trace
         self._traces: dict[int, NodeTrace] = {}  # each node's current life's
         self.algorithm = algorithm or config.algorithm_class
-        self._progress = progress or (lambda phase, done, total: None)
+        self._progress = progress or no_progress
+        self._tally = Tally(len(config.nodes))
+        self._slots = {spec.id: slot for slot, spec in enumerate(config.nodes)}
         self._deadline = Deadline(config.timeout)
         self._events: queue.SimpleQueue[NodeEvent] = queue.SimpleQueue()
         self._sink = events or self._events.put
@@ -133,6 +138,7 @@ class LocalCluster(SetUpOnEnter):
             incarnation=incarnation,
             events=self._sink,
             trace=trace,
+            tally=(self._tally, self._slots[member.id]),
         )
 
     @property
@@ -234,20 +240,24 @@ class LocalCluster(SetUpOnEnter):
         )
 
     def _wait_decided(self) -> bool:
+        """Until every node has decided; the progress shows them and the messages sent,
+        refreshed at least every ``_REFRESH`` s (a long LeLann run decides only at the end)."""
         n = self.config.n
         decided: set[int] = set()
-        self._progress("electing", 0, n)
+        tally = self._tally
+        self._progress("electing", 0, n, 0)
         while len(decided) < n:
             left = self._deadline.left()
             if left == 0:
                 return False
             try:
-                event = self._events.get(timeout=left)
+                event = self._events.get(timeout=min(left, _REFRESH))
             except queue.Empty:
-                return False
+                self._progress("electing", len(decided), n, tally.total())
+                continue
             if event.state != "undecided":
                 decided.add(event.node)
-                self._progress("electing", len(decided), n)
+                self._progress("electing", len(decided), n, tally.total())
         return True
 
     def _wait_quiet(self) -> bool:

@@ -8,12 +8,14 @@ from contextlib import contextmanager
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+from rich.progress import Progress as Progress_
 from rich.table import Table
 
 from actors import ALGORITHMS
 from topologies import SECRET_ENV, TOPOLOGIES, Config
 
+from ._cluster import Progress
 from ._report import Report
 
 __all__ = ["print_check", "print_report", "progress_bar"]
@@ -294,22 +296,30 @@ def print_check(console: Console, summary: dict[str, Any]) -> None:
 
 
 @contextmanager
-def progress_bar(console: Console) -> Iterator[Any]:
-    """A transient progress display; yields a ``progress(phase, done, total)`` callback."""
-    with Progress(
+def progress_bar(console: Console) -> Iterator[Progress]:
+    """A transient progress display; yields a :class:`~ringleader._cluster.Progress`:
+    each phase's bar, and while electing the messages sent so far and their rate."""
+    with Progress_(
         TextColumn("{task.description:>10}"),
         BarColumn(),
         MofNCompleteColumn(),
+        TextColumn("{task.fields[messages]}"),
         TimeElapsedColumn(),
         console=console,
         transient=True,
     ) as bar:
         tasks: dict[str, Any] = {}
+        began: dict[str, float] = {}
 
-        def update(phase: str, done: int, total: int) -> None:
+        def update(phase: str, done: int, total: int, messages: int | None = None) -> None:
             if phase not in tasks:
-                tasks[phase] = bar.add_task(phase, total=total)
-            bar.update(tasks[phase], completed=done, total=total)
+                tasks[phase] = bar.add_task(phase, total=total, messages="")
+                began[phase] = time.monotonic()
+            shown = ""
+            if messages is not None:
+                rate = messages / max(1e-3, time.monotonic() - began[phase])
+                shown = f"{messages:,} messages, {rate:,.0f} msg/s"
+            bar.update(tasks[phase], completed=done, total=total, messages=shown)
 
         yield update
 

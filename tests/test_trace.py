@@ -11,9 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.console import Console
 
 import ringleader
 from actors import ALGORITHMS, EVENTS, Fault, simulate, write_trace
+from ringleader._render import progress_bar
 from topologies import Overrides, load_config
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -146,3 +148,22 @@ def test_processes_merge_the_childrens_parts(tmp_path: Path) -> None:
     events = _events(path.read_text())
     check_trace(events, total=report["messages"]["total"])
     assert {"crash", "restart", "suspect", "state"} <= {e["event"] for e in events}
+
+
+def test_the_progress_shows_messages_and_their_rate() -> None:
+
+    console = Console(file=io.StringIO(), force_terminal=True, width=120)
+    seen: list[tuple[str, int, int, int | None]] = []
+    with progress_bar(console) as bar:
+
+        def progress(phase: str, done: int, total: int, messages: int | None = None) -> None:
+            seen.append((phase, done, total, messages))
+            bar(phase, done, total, messages)
+
+        config = load_config(ROOT / "examples/lelann.toml", Overrides(transport="memory"))
+        report = ringleader.run(config, progress=progress)
+    electing = [s for s in seen if s[0] == "electing"]
+    assert report.ok
+    assert electing[-1][1] == config.n and electing[-1][3] is not None
+    assert 0 < electing[-1][3] <= report.total  # counted as they were sent
+    assert "msg/s" in console.file.getvalue()  # type: ignore[attr-defined]

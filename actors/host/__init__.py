@@ -20,6 +20,7 @@ from ._inbox import Inbox, TimerFired
 from ._node import NodeActor
 from ._operator import OPERATOR, StatusAnswer, StatusQuery, wire_kinds
 from ._status import NodeEvent, NodeStatus
+from ._tally import Tally
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())
 
@@ -37,6 +38,7 @@ __all__ = [
     "Start",
     "StatusAnswer",
     "StatusQuery",
+    "Tally",
     "TimerFired",
     "wire_kinds",
 ]

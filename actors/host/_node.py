@@ -35,6 +35,7 @@ from ._control import Boot, Connect, Crash, GetStatus, Listen, Start
 from ._inbox import Inbox, TimerFired
 from ._operator import OPERATOR, OPERATOR_KINDS, StatusAnswer, StatusQuery
 from ._status import NodeEvent, NodeStatus
+from ._tally import Tally
 
 __all__ = ["NodeActor"]
 
@@ -67,10 +68,14 @@ class NodeActor(pykka.ThreadingActor):
         incarnation: int = 1,
         events: EventSink | None = None,
         trace: NodeTrace | None = None,
+        tally: tuple[Tally, int] | None = None,
     ) -> None:
         super().__init__()
         self.member = member
         self.trace = trace
+        # Where this node counts its election messages for a progress display, if asked.
+        self._tally: Tally | None = None if tally is None else tally[0]
+        self._slot = 0 if tally is None else tally[1]
         self.id = member.id
         self._network = network
         view = member.view
@@ -387,6 +392,8 @@ class NodeActor(pykka.ThreadingActor):
                 trace.send(to, send.message, send.epoch, key, at)
             self._sent[kind] += 1
             if not detector:
+                if self._tally is not None:
+                    self._tally.counts[self._slot] += 1  # this node's slot: only it writes
                 by_epoch = self._sent_by_epoch
                 if send.epoch not in by_epoch and len(by_epoch) >= EPOCHS_KEPT:
                     del by_epoch[min(by_epoch)]  # a long-lived node keeps the latest only
