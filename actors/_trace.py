@@ -29,6 +29,7 @@ import enum
 import heapq
 import itertools
 import json
+from array import array
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any
 
@@ -69,48 +70,160 @@ class TraceClock:
         self.order = itertools.count()
 
 
-class NodeTrace:
-    """One node's events as they happen; used by the node's thread only."""
+#: A node id that no node has (the operator's): "no leader" in a recorded state.
+_NOBODY = -(2**63)
+_EVENT_CODES = {name: code for code, name in enumerate(EVENTS)}
+_SEND, _RECEIVE = _EVENT_CODES["send"], _EVENT_CODES["receive"]
 
-    __slots__ = ("_now", "_order", "events", "node")
+
+class NodeTrace:
+    """One node's events as they happen; recorded by the node's thread only.
+
+    Kept column by column (arrays of numbers, a list of objects) rather than as a tuple
+    per event: a long run records a million events, and a million tuples kept alive make
+    the garbage collector walk them again and again (that, not the recording, was what
+    tracing cost).  :attr:`events` gives them back as records.
+    """
+
+    __slots__ = (
+        "_at",
+        "_code",
+        "_epoch",
+        "_inc",
+        "_now",
+        "_obj",
+        "_order",
+        "_peer",
+        "_seq",
+        "_t",
+        "node",
+    )
 
     def __init__(self, node: int, clock: TraceClock) -> None:
         self.node = node
-        self.events: list[Record] = []
         self._now = clock.now
         self._order = clock.order
+        self._t = array("d")
+        self._at = array("q")  # the run's order of events
+        self._code = array("b")
+        self._peer = array("q")
+        self._epoch = array("q")
+        self._inc = array("q")  # a message's sender's incarnation
+        self._seq = array("q")  # and its sequence number
+        self._obj: list[Any] = []  # the message, the timer's name, the state
 
-    def _record(self, event: str, *details: Any) -> None:
-        self.events.append((self._now(), next(self._order), self.node, event, *details))
+    def __len__(self) -> int:
+        return len(self._code)
+
+    def _record(
+        self,
+        event: str,
+        *,
+        at: tuple[float, int] | None = None,
+        peer: int = 0,
+        obj: Any = None,
+        epoch: int = 0,
+        inc: int = 0,
+        seq: int = 0,
+    ) -> None:
+        t, order = self.now() if at is None else at
+        self._t.append(t)
+        self._at.append(order)
+        self._code.append(_EVENT_CODES[event])
+        self._peer.append(peer)
+        self._obj.append(obj)
+        self._epoch.append(epoch)
+        self._inc.append(inc)
+        self._seq.append(seq)
 
     def now(self) -> tuple[float, int]:
         """The moment of an event still to be recorded (a send, once it has left)."""
         return self._now(), next(self._order)
 
     def send(
-        self, peer: int, message: Message, epoch: int, key: object, at: tuple[float, int]
+        self,
+        peer: int,
+        message: Message,
+        epoch: int,
+        *,
+        incarnation: int,
+        seq: int,
+        at: tuple[float, int],
     ) -> None:
-        """``message`` left for ``peer`` at ``at`` (taken with :meth:`now` before it did,
-        so that its receive, recorded by another thread, never comes first)."""
-        self.events.append((*at, self.node, "send", peer, message, epoch, key))
+        """``message`` left for ``peer`` (this node's ``incarnation``, its ``seq``-th frame
+        to ``peer``) at ``at``, taken with :meth:`now` before it left, so that its
+        receive, recorded by another thread, never comes first."""
+        self._record("send", at=at, peer=peer, obj=message, epoch=epoch, inc=incarnation, seq=seq)
 
-    def receive(self, peer: int, message: Message, epoch: int, key: object) -> None:
-        self._record("receive", peer, message, epoch, key)
+    def receive(
+        self, peer: int, message: Message, epoch: int, *, incarnation: int, seq: int
+    ) -> None:
+        """``message`` came from ``peer`` (its ``incarnation``, its ``seq``-th frame here)."""
+        self._message(_RECEIVE, self.now(), peer, message, epoch, incarnation, seq)
+
+    def _message(  # noqa: PLR0917 -- the hot path: one column each, no keywords
+        self,
+        code: int,
+        at: tuple[float, int],
+        peer: int,
+        message: Message,
+        epoch: int,
+        incarnation: int,
+        seq: int,
+    ) -> None:
+        self._t.append(at[0])
+        self._at.append(at[1])
+        self._code.append(code)
+        self._peer.append(peer)
+        self._obj.append(message)
+        self._epoch.append(epoch)
+        self._inc.append(incarnation)
+        self._seq.append(seq)
 
     def timer(self, name: str) -> None:
-        self._record("timer", name)
+        self._record("timer", obj=name)
 
     def state(self, state: str, elected: int | None, epoch: int) -> None:
-        self._record("state", state, elected, epoch)
+        self._record("state", peer=_NOBODY if elected is None else elected, obj=state, epoch=epoch)
 
     def suspect(self, peer: int, epoch: int) -> None:
-        self._record("suspect", peer, epoch)
+        self._record("suspect", peer=peer, epoch=epoch)
 
     def crash(self) -> None:
         self._record("crash")
 
     def restart(self) -> None:
         self._record("restart")
+
+    @property
+    def events(self) -> list[Record]:
+        """Every event recorded so far, as records."""
+        return self.records(0, len(self))
+
+    def records(self, start: int, end: int) -> list[Record]:
+        """Events ``start`` to ``end`` (recorded so far) as records: ``(t, order, node,
+        event, *details)``, messages keyed by their wire key."""
+        node = self.node
+        out: list[Record] = []
+        for k in range(start, end):
+            event, t, order = EVENTS[self._code[k]], self._t[k], self._at[k]
+            peer, obj, epoch = self._peer[k], self._obj[k], self._epoch[k]
+            if event == "send":
+                key = (node, self._inc[k], peer, self._seq[k])
+                out.append((t, order, node, event, peer, obj, epoch, key))
+            elif event == "receive":
+                key = (peer, self._inc[k], node, self._seq[k])
+                out.append((t, order, node, event, peer, obj, epoch, key))
+            elif event == "timer":
+                out.append((t, order, node, event, obj))
+            elif event == "state":
+                elected = None if peer == _NOBODY else peer
+                out.append((t, order, node, event, obj, elected, epoch))
+            elif event == "suspect":
+                out.append((t, order, node, event, peer, epoch))
+            else:
+                out.append((t, order, node, event))
+        return out
 
 
 def merge_runs(traces: Iterable[list[Record]]) -> Iterator[Record]:

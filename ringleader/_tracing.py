@@ -82,9 +82,8 @@ class PartWriter:
     def flush(self) -> None:
         """Write the events recorded so far."""
         with self._lock:
-            events = self.trace.events
-            end = len(events)  # the node's thread only appends: this much is complete
-            taken, self._taken = events[self._taken : end], end
+            end = len(self.trace)  # the node's thread only appends: this much is complete
+            taken, self._taken = self.trace.records(self._taken, end), end
             if taken:
                 self._writer.write(trace_events(taken, heartbeats=self._heartbeats))
                 self._out.flush()

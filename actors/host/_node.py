@@ -241,8 +241,9 @@ class NodeActor(pykka.ThreadingActor):
         if self._fresh is not None:
             self._heard_at[header.sender] = time.monotonic()
         if self.trace is not None:
-            key = (header.sender, header.incarnation, self.id, header.seq)
-            self.trace.receive(header.sender, message, header.epoch, key)
+            self.trace.receive(
+                header.sender, message, header.epoch, incarnation=header.incarnation, seq=header.seq
+            )
         self._after(self.member.handle_message(header.sender, message, header.epoch))
 
     def _operator(self, sender: int, incarnation: int, message: object) -> None:
@@ -388,8 +389,10 @@ class NodeActor(pykka.ThreadingActor):
         at = None if trace is None else trace.now()  # before it leaves: its receive is later
         if links.send(to, frame, wait=not detector and self._may_wait(to)):
             if trace is not None and at is not None:
-                key = (self.id, session.incarnation, to, session.last_seq(to))
-                trace.send(to, send.message, send.epoch, key, at)
+                seq = session.last_seq(to)
+                trace.send(
+                    to, send.message, send.epoch, incarnation=session.incarnation, seq=seq, at=at
+                )
             self._sent[kind] += 1
             if not detector:
                 if self._tally is not None:
