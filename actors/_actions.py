@@ -41,7 +41,8 @@ class CancelTimer:
 class Notice:
     """Something the host should report: ``kind`` is ``"suspect"`` (``node`` is
     suspected to have crashed), ``"recovered"`` (``node`` answers again) or
-    ``"election"`` (this node starts election round ``epoch``; ``detail`` says why)."""
+    ``"election"`` (this node starts election round ``epoch``; ``detail`` says why, and
+    ``node`` is the node whose crash or return set it off, if any)."""
 
     kind: str
     node: int | None = None

@@ -13,7 +13,7 @@ expired too early is not corrected, so Bully is only safe when T and T′ exceed
 delay (:attr:`Bully.assumption`).  Priority is ``(capacity, id)``.
 
 After a crash, a node proclaims itself only where the round's policy allows it (see
-``ProclaimInOwnRound`` in ``_crash_policy.py``); the slide here asks, and holds its own
+``proclaim_in_own_round`` in ``_bully_crashes.py``); the slide here asks, and holds its own
 round when told no.
 
 Counts (notes 002): the lowest node alone initiating, everyone alive: every node below

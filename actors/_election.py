@@ -65,7 +65,7 @@ class Around(Protocol):
 
     def may_proclaim(self, election: Election) -> bool:
         """Whether ``election`` may proclaim this node leader in its round now (Bully
-        asks: see :class:`~actors._crash_policy.ProclaimInOwnRound`)."""
+        asks: see :func:`~actors.proclaim_in_own_round`)."""
         ...
 
 

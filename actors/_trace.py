@@ -113,7 +113,9 @@ class NodeTrace:
         self._obj: list[Any] = []  # the message, the timer's name, the state
 
     def __len__(self) -> int:
-        return len(self._code)
+        # The column each event writes last: another thread reading this many finds
+        # every column of every one of them written.
+        return len(self._seq)
 
     def _record(
         self,

@@ -159,8 +159,8 @@ class LocalCluster(SetUpOnEnter):
         status = ref.ask(GetStatus(), timeout=self._deadline.left() + 1.0)
         assert isinstance(status, NodeStatus)
         ref.tell(Crash())
-        ref.actor_stopped.wait(5.0)
-        if node in self._traces:  # its actor has stopped: nobody else records there now
+        stopped = ref.actor_stopped.wait(5.0)
+        if stopped and node in self._traces:  # its actor has stopped: nobody records there
             self._traces[node].crash()
         return status
 

@@ -3,6 +3,7 @@ without a crash schedule."""
 
 from __future__ import annotations
 
+import logging
 import os
 
 import pykka
@@ -20,6 +21,8 @@ from ._supervisor import Supervise, SupervisorActor
 from ._tracing import RunTrace
 
 __all__ = ["run"]
+
+log = logging.getLogger(__name__)
 
 
 def run(
@@ -53,10 +56,17 @@ def run(
     if trace is not None:
         run_trace = RunTrace(trace, nodes=config.n, heartbeats=trace_heartbeats)
     try:
-        return _run(config, progress, algorithm, run_trace, trace_heartbeats)
-    finally:
-        if run_trace is not None:
-            run_trace.write()
+        report = _run(config, progress, algorithm, run_trace, trace_heartbeats)
+    except BaseException:
+        if run_trace is not None:  # what happened up to the failure, if it can be written
+            try:
+                run_trace.write()
+            except Exception:
+                log.exception("the trace of the failed run could not be written")
+        raise
+    if run_trace is not None:
+        run_trace.write()
+    return report
 
 
 def _run(

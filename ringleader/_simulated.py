@@ -34,6 +34,7 @@ from topologies import Config, FaultSpec
 
 from ._failover import FailoverMetrics
 from ._report import Report
+from ._tracing import open_trace
 
 __all__ = ["simulate_run"]
 
@@ -115,6 +116,8 @@ def simulate_run(
 ) -> Report:
     """Run ``config`` in the simulator with ``seed`` and report it as a real run is."""
     algorithm = algorithm or config.algorithm_class
+    if trace is not None:
+        open_trace(Path(trace)).close()  # a path that cannot be written: say so first
     views = config.wiring.views(config.settings)
     ids = [v.id for v in views]
 
@@ -194,7 +197,7 @@ def _play_schedule(
 
 
 def _write(result: SimulationResult, path: str | os.PathLike[str], nodes: int, beats: bool) -> None:
-    with Path(path).open("w", encoding="utf-8") as out:
+    with open_trace(Path(path)) as out:
         writer = TraceWriter(out, nodes=nodes)
         writer.write(trace_events(result.records or [], heartbeats=beats))
         writer.close()

@@ -9,14 +9,28 @@ to its file as they come (a crash loses at most the last fraction of a second).
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
 from pathlib import Path
+from typing import IO
 
 from actors import NodeTrace, TraceClock, TraceWriter, merge_runs, trace_events
 
-__all__ = ["PartWriter", "RunTrace"]
+from .errors import UsageError
+
+__all__ = ["PartWriter", "RunTrace", "open_trace"]
+
+log = logging.getLogger(__name__)
+
+
+def open_trace(path: Path) -> IO[str]:
+    """``path`` opened for a trace, or a :class:`UsageError` saying why it cannot be."""
+    try:
+        return path.open("w", encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"--trace: cannot write {path}: {exc.strerror or exc}") from None
 
 
 class RunTrace:
@@ -24,6 +38,7 @@ class RunTrace:
 
     def __init__(self, path: str | os.PathLike[str], *, nodes: int, heartbeats: bool = False):
         self.path = Path(path)
+        open_trace(self.path).close()  # before the run, not after it: say so at once
         self.nodes = nodes
         self.heartbeats = heartbeats
         self.clock = TraceClock(time.monotonic)
@@ -42,7 +57,7 @@ class RunTrace:
         """Write every life's events, in the order they happened; return how many."""
         with self._lock:
             lives = [trace.events for trace in self._lives]
-        with self.path.open("w", encoding="utf-8") as out:
+        with open_trace(self.path) as out:
             writer = TraceWriter(out, nodes=self.nodes)
             writer.write(
                 trace_events(merge_runs(lives), began=self.began, heartbeats=self.heartbeats)
@@ -65,7 +80,8 @@ class PartWriter:
         every: float = 0.1,
     ) -> None:
         self.trace = NodeTrace(node, TraceClock(time.time))  # wall clock: parts merge
-        self._out = Path(path).open("w", encoding="utf-8")  # noqa: SIM115 -- closed in close()
+        self.path = Path(path)
+        self._out = open_trace(self.path)
         self._writer = TraceWriter(self._out, nodes=nodes, part=True)
         self._heartbeats = heartbeats
         self._taken = 0
@@ -77,7 +93,11 @@ class PartWriter:
 
     def _run(self) -> None:
         while not self._stop.wait(self._every):
-            self.flush()
+            try:
+                self.flush()
+            except OSError as exc:
+                log.warning("cannot write the trace to %s: %s", self.path, exc)
+                return
 
     def flush(self) -> None:
         """Write the events recorded so far."""
@@ -91,7 +111,9 @@ class PartWriter:
     def close(self) -> None:
         self._stop.set()
         self._thread.join(5.0)
-        self.flush()
-        with self._lock:
-            self._writer.close()
+        try:
+            self.flush()
+            with self._lock:
+                self._writer.close()
+        finally:
             self._out.close()

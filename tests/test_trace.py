@@ -7,6 +7,8 @@ import io
 import json
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +16,17 @@ import pytest
 from rich.console import Console
 
 import ringleader
-from actors import ALGORITHMS, EVENTS, Fault, simulate, write_trace
+from actors import (
+    ALGORITHMS,
+    EVENTS,
+    Candidate,
+    ElectionMessage,
+    Fault,
+    NodeTrace,
+    TraceClock,
+    simulate,
+    write_trace,
+)
 from ringleader._render import progress_bar
 from topologies import Overrides, load_config
 
@@ -167,3 +179,51 @@ def test_the_progress_shows_messages_and_their_rate() -> None:
     assert electing[-1][1] == config.n and electing[-1][3] is not None
     assert 0 < electing[-1][3] <= report.total  # counted as they were sent
     assert "msg/s" in console.file.getvalue()  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("extra", [[], ["--simulate"]])
+def test_a_trace_that_cannot_be_written_is_one_line_before_the_run(
+    extra: list[str], tmp_path: Path
+) -> None:
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ringleader",
+            "run",
+            "--nodes",
+            "3",
+            "--trace",
+            str(tmp_path),
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and "--trace: cannot write" in result.stderr
+    assert result.stdout == ""  # said before anything ran
+
+
+def test_a_part_read_while_it_is_written_is_never_half_an_event() -> None:
+    trace = NodeTrace(1, TraceClock(time.monotonic))
+    message = ElectionMessage(Candidate(1, 1))
+    done = threading.Event()
+
+    def record() -> None:
+        for seq in range(200_000):
+            trace.receive(2, message, 1, incarnation=1, seq=seq)
+        done.set()
+
+    writer = threading.Thread(target=record)
+    writer.start()
+    taken = 0
+    while not done.is_set() or taken < len(trace):
+        end = len(trace)
+        for event in trace.records(taken, end):
+            assert event[3] == "receive" and event[5] is message
+        taken = end
+    writer.join()
+    assert taken == 200_000

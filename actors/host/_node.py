@@ -377,7 +377,8 @@ class NodeActor(pykka.ThreadingActor):
         if self._links is None:
             raise TransportError(f"{self} has no links yet: Connect before Start")
         links, to = self._links, send.to
-        if to not in links:
+        new = to not in links
+        if new:  # a link made now (a ring repaired round a crash): let it connect
             links.add(to, self._directory[to])
         kind = send.message.kind
         detector = kind in DETECTOR_KINDS
@@ -387,7 +388,7 @@ class NodeActor(pykka.ThreadingActor):
         frame = session.seal(to, kind, send.epoch, send.message, to_incarnation=to_life)
         trace = self.trace
         at = None if trace is None else trace.now()  # before it leaves: its receive is later
-        if links.send(to, frame, wait=not detector and self._may_wait(to)):
+        if links.send(to, frame, wait=not detector and (new or self._may_wait(to))):
             if trace is not None and at is not None:
                 seq = session.last_seq(to)
                 trace.send(
