@@ -236,7 +236,12 @@ class _Simulation:
     def act(self, now: float, slot: _Node, actions: list[Action]) -> None:
         node, life, records = slot.id, slot.life, self.records
         events, order, counts = self.events, self.order, self.counts
+        # A change of state before the sends (a handler decides, or enters a round, then
+        # sends) and after what set it off (a suspicion).
+        changed = True
         for action in actions:
+            if changed and not isinstance(action, Notice):
+                changed = self.observe(now, slot)
             if isinstance(action, Send):
                 to, message, epoch = action.to, action.message, action.epoch
                 arrival = now + (self.low + self.span * self.random())
@@ -276,13 +281,19 @@ class _Simulation:
                 slot.timers[name] = generation = slot.timers.get(name, 0) + 1
                 if isinstance(action, SetTimer):
                     self.push(now + action.delay, _TIMER, slot, name, generation, life)
+        if changed:
+            self.observe(now, slot)
+
+    def observe(self, now: float, slot: _Node) -> bool:
+        """Report ``slot``'s change of state, if any; ``False`` (done) either way."""
         election = slot.member.election
         state, elected, epoch = election.state, election.elected, election.epoch
         if state is not slot.state or elected != slot.elected or epoch != slot.epoch:
             slot.state, slot.elected, slot.epoch = state, elected, epoch
-            self.safety.observe(node, life, epoch, str(state), elected, now)
-            if records is not None:
-                self.record(now, node, "state", str(state), elected, epoch)
+            self.safety.observe(slot.id, slot.life, epoch, str(state), elected, now)
+            if self.records is not None:
+                self.record(now, slot.id, "state", str(state), elected, epoch)
+        return False
 
     def fault(self, now: float, node: int, action: str) -> None:
         crashed, slot = self.result.crashed, self.slots[node]

@@ -315,7 +315,14 @@ class NodeActor(pykka.ThreadingActor):
         member = self.member
         self._last_activity = time.monotonic()
         events = self._events
+        now = (member.state, member.elected, member.epoch)
+        changed = now != self._reported
+        # The trace shows a change of state after what set it off (a suspicion) and before
+        # the sends (a handler decides, or enters a round, then sends).
+        untraced = changed and self.trace is not None
         for action in actions:
+            if untraced and type(action) is not Notice:
+                untraced = self._trace_state()
             if type(action) is Send:
                 self._send(action)
             elif type(action) is SetTimer:
@@ -328,13 +335,19 @@ class NodeActor(pykka.ThreadingActor):
                     self.trace.suspect(action.node, action.epoch)  # type: ignore[arg-type]
                 if events is not None:
                     events(self._event(action.kind, action.node, action.detail, action.epoch))
-        now = (member.state, member.elected, member.epoch)
-        if now != self._reported:
+        if untraced:
+            self._trace_state()
+        if changed:
             self._reported = now
-            if self.trace is not None:
-                self.trace.state(str(member.state), member.elected, member.epoch)
             if events is not None:
                 events(self._event("state"))
+
+    def _trace_state(self) -> bool:
+        """Record the node's state in its trace; ``False`` (done)."""
+        member = self.member
+        assert self.trace is not None
+        self.trace.state(str(member.state), member.elected, member.epoch)
+        return False
 
     def _event(
         self,
