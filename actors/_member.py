@@ -186,7 +186,7 @@ class Member:
             election.initiator = True
             election.ensure_started()
             if self.detector is not None:
-                self._stepped()
+                self._rewatch()
         return self.flush()
 
     def handle_message(self, sender: int, message: Message, epoch: int = 1) -> list[Action]:
@@ -211,7 +211,7 @@ class Member:
             election = self.election
         election.receive(sender, message)
         if detector is not None:
-            self._stepped()
+            self._rewatch()
         return self.flush()
 
     def handle_timer(self, name: str) -> list[Action]:
@@ -219,7 +219,7 @@ class Member:
         if ":" not in name:
             self.election.timeout(name)
             if self.detector is not None:
-                self._stepped()
+                self._rewatch()
         elif name == HEARTBEAT:
             self._tick()
         elif name.startswith(SUSPECT):
@@ -274,10 +274,6 @@ class Member:
         self.new_round(f"no leader after {stall:g} s")
         self._stall = stall * 2
         self._arm_stall()
-        self._rewatch()
-
-    def _stepped(self) -> None:
-        """After the election handled something (detector on): watch whom it needs now."""
         self._rewatch()
 
     # -- the failure detector -----------------------------------------------------------

@@ -40,6 +40,7 @@ __all__ = [
     "EVENTS",
     "VECTOR_LIMIT",
     "NodeTrace",
+    "Record",
     "TraceClock",
     "TraceWriter",
     "merge_parts",

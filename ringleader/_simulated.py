@@ -23,12 +23,11 @@ from actors import (
     DETECTOR_KINDS,
     Election,
     Fault,
+    Record,
     SimulationResult,
-    TraceWriter,
     simulate,
-    trace_events,
+    write_trace,
 )
-from actors._trace import Record
 from actors.host import NodeStatus
 from topologies import Config, FaultSpec
 
@@ -185,7 +184,7 @@ def _play_schedule(
         until *= 2
         if until > limit:
             return run(faults, limit), faults, False
-        agreements = [a for a in _Timeline(run(faults, until).records or [], ids).agreements()]
+        agreements = _Timeline(run(faults, until).records or [], ids).agreements()
     first = agreements[0][0]
     last = max(last, place([f for f in config.faults if f.after == "leader"], first))
     # On until the cluster has agreed after the last fault and run_for is over, then a
@@ -198,9 +197,7 @@ def _play_schedule(
 
 def _write(result: SimulationResult, path: str | os.PathLike[str], nodes: int, beats: bool) -> None:
     with open_trace(Path(path)) as out:
-        writer = TraceWriter(out, nodes=nodes)
-        writer.write(trace_events(result.records or [], heartbeats=beats))
-        writer.close()
+        write_trace(result.records or [], out, nodes=nodes, heartbeats=beats)
 
 
 def _report(

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import IO
 
-from actors import NodeTrace, TraceClock, TraceWriter, merge_runs, trace_events
+from actors import NodeTrace, TraceClock, TraceWriter, merge_runs, trace_events, write_trace
 
 from .errors import UsageError
 
@@ -58,12 +58,13 @@ class RunTrace:
         with self._lock:
             lives = [trace.events for trace in self._lives]
         with open_trace(self.path) as out:
-            writer = TraceWriter(out, nodes=self.nodes)
-            writer.write(
-                trace_events(merge_runs(lives), began=self.began, heartbeats=self.heartbeats)
+            return write_trace(
+                merge_runs(lives),
+                out,
+                began=self.began,
+                nodes=self.nodes,
+                heartbeats=self.heartbeats,
             )
-            writer.close()
-        return writer.written
 
 
 class PartWriter:
