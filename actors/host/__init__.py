@@ -7,6 +7,7 @@ This is where the network stack comes in (Pykka, ZeroMQ, the codec); the electio
   session, handed to the election; the election's actions sealed and sent.
 - :class:`Listen`, :class:`Connect`, :class:`Boot`, :class:`Start`, :class:`Crash`,
   :class:`GetStatus`: what whoever runs the cluster tells or asks a node.
+- :class:`Leadership`: the node's leader, epoch and lease, published for other threads.
 - :class:`NodeEvent` (as it happens) and :class:`NodeStatus` (when asked): what a node
   reports.
 - :data:`OPERATOR`, :class:`StatusQuery`, :class:`StatusAnswer`: the operator's question
@@ -17,6 +18,7 @@ import logging
 
 from ._control import Boot, Connect, Crash, GetStatus, Listen, Start
 from ._inbox import Inbox, TimerFired
+from ._leadership import Leadership
 from ._node import NodeActor
 from ._operator import OPERATOR, StatusAnswer, StatusQuery, wire_kinds
 from ._status import NodeEvent, NodeStatus
@@ -31,6 +33,7 @@ __all__ = [
     "Crash",
     "GetStatus",
     "Inbox",
+    "Leadership",
     "Listen",
     "NodeActor",
     "NodeEvent",

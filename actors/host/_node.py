@@ -33,6 +33,7 @@ from .._member import Member
 from .._trace import NodeTrace
 from ._control import Boot, Connect, Crash, GetStatus, Listen, Start
 from ._inbox import Inbox, TimerFired
+from ._leadership import Leadership
 from ._operator import OPERATOR, OPERATOR_KINDS, StatusAnswer, StatusQuery
 from ._status import NodeEvent, NodeStatus
 from ._tally import Tally
@@ -69,6 +70,7 @@ class NodeActor(pykka.ThreadingActor):
         events: EventSink | None = None,
         trace: NodeTrace | None = None,
         tally: tuple[Tally, int] | None = None,
+        leadership: Leadership | None = None,
     ) -> None:
         super().__init__()
         self.member = member
@@ -103,6 +105,9 @@ class NodeActor(pykka.ThreadingActor):
             member.elected,
             member.epoch,
         )
+        # Read by other threads (``ringleader.Node.is_leader``) without asking this actor.
+        self.leadership = leadership
+        self._publish()
 
     def __str__(self) -> str:
         return f"node {self.id}"
@@ -141,6 +146,8 @@ class NodeActor(pykka.ThreadingActor):
         return None
 
     def on_stop(self) -> None:
+        if self.leadership is not None:  # a stopped node leads nothing
+            self.leadership.publish(None, self.member.epoch, 0.0)
         for links in self._operator_links.values():
             links.close(abrupt=True)
         self._operator_links.clear()
@@ -339,8 +346,16 @@ class NodeActor(pykka.ThreadingActor):
             self._trace_state()
         if changed:
             self._reported = now
+            self._publish()
             if events is not None:
                 events(self._event("state"))
+
+    def _publish(self) -> None:
+        """Publish the node's leader and epoch (the leader ``None`` while undecided)."""
+        if self.leadership is not None:
+            member = self.member
+            leader = None if member.state is NodeState.UNDECIDED else member.elected
+            self.leadership.publish(leader, member.epoch)
 
     def _trace_state(self) -> bool:
         """Record the node's state in its trace; ``False`` (done)."""
