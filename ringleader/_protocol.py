@@ -63,6 +63,8 @@ def event_dict(event: NodeEvent) -> dict[str, Any]:
         data["trigger"] = event.detail
         if event.subject is not None:  # the node whose crash or return set it off
             data["peer"] = event.subject
+    elif event.kind == "lost":
+        data["reason"] = event.detail
     elif event.kind == "rejected":
         reason, _, detail = event.detail.partition(": ")
         data["reason"] = reason
@@ -75,7 +77,9 @@ def node_event(data: dict[str, Any]) -> NodeEvent:
     """The inverse of :func:`event_dict`: a line back into the event it came from."""
     kind = _KINDS.get(data["event"], data["event"])
     detail = data.get("trigger", "")
-    if kind == "rejected":
+    if kind == "lost":
+        detail = data["reason"]
+    elif kind == "rejected":
         detail = f"{data['reason']}: {data['detail']}"
     return NodeEvent(
         node=data["node"],

@@ -363,3 +363,28 @@ def test_a_crash_schedule_turns_the_detector_on(tmp_path: Path) -> None:
     )
     assert config.detector and config.faults == (FaultSpec(0.3, "leader", 0.8),)
     assert config.settings["heartbeat"] == 0.05 and config.settings["suspect_after"] == 0.3
+
+
+def test_a_leader_superseded_reports_lost_before_the_new_state() -> None:
+    """Bully: 4 leads while 5 is down; when 5 comes back, 4 says it lost its epoch."""
+    import queue
+
+    from actors.host import NodeEvent
+
+    config = crash_config("inproc", "full_mesh", [])
+    events: queue.SimpleQueue[NodeEvent] = queue.SimpleQueue()
+
+    def next_event(wanted: Callable[[NodeEvent], bool]) -> NodeEvent:
+        while True:
+            event = events.get(timeout=10)
+            if wanted(event):
+                return event
+
+    with ringleader.LocalCluster(config, events=events.put) as cluster:
+        cluster.start_initiators()
+        next_event(lambda e: e.node == 4 and e.kind == "state" and e.elected == 5)
+        cluster.crash(5)
+        led = next_event(lambda e: e.node == 4 and e.kind == "state" and e.state == "leader")
+        cluster.restart(5)
+        lost = next_event(lambda e: e.node == 4 and e.kind in ("lost", "state"))
+        assert (lost.kind, lost.epoch, lost.detail) == ("lost", led.epoch, "superseded")

@@ -345,9 +345,14 @@ class NodeActor(pykka.ThreadingActor):
         if untraced:
             self._trace_state()
         if changed:
+            was = self._reported
             self._reported = now
             self._publish()
             if events is not None:
+                if was[0] is NodeState.LEADER and (
+                    now[0] is not NodeState.LEADER or now[2] != was[2]
+                ):
+                    events(self._event("lost", detail="superseded", epoch=was[2]))
                 events(self._event("state"))
 
     def _publish(self) -> None:

@@ -15,7 +15,9 @@ class NodeEvent:
 
     ``kind`` is ``"state"`` (its state or leader changed), ``"suspect"`` /
     ``"recovered"`` (its failure detector suspects ``subject``, or hears from it again),
-    ``"election"`` (it starts election round ``epoch``; ``detail`` says why) or
+    ``"election"`` (it starts election round ``epoch``; ``detail`` says why),
+    ``"lost"`` (it no longer leads round ``epoch``; ``detail`` says why: ``superseded``
+    by a newer round or another leader — reported before the ``"state"`` that shows it) or
     ``"rejected"`` (it dropped a frame; ``detail`` is the reason, e.g. ``bad_signature``,
     then what was wrong; ``address`` where it came from, when the transport says).
     """
