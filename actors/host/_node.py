@@ -17,6 +17,7 @@ counted, and the node carries on.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
@@ -31,6 +32,7 @@ from .._detector import DETECTOR_KINDS
 from .._election import NodeState
 from .._member import Member
 from .._trace import NodeTrace
+from .._view import NodeView
 from ._control import Boot, Connect, Crash, GetStatus, Listen, Start
 from ._inbox import Inbox, TimerFired
 from ._leadership import Leadership
@@ -54,6 +56,31 @@ OTHER_ADDRESSES = "other addresses"
 
 
 EventSink = Callable[[NodeEvent], None]
+
+#: Clusters whose senders' set is kept, shared by their nodes (see _senders).
+SENDER_SETS_KEPT = 8
+_sender_sets: dict[int, tuple[tuple[int, ...], frozenset[int]]] = {}
+_sender_sets_lock = threading.Lock()
+
+
+def _senders(view: NodeView) -> frozenset[int]:
+    """Who may send to the node of ``view``: any member of the cluster (to repair a
+    ring), else its in-neighbours; and the operator.
+
+    The views of one cluster share one ``members`` tuple, so its nodes share one set:
+    a set per node would hold n² entries (1.6 GB for 5,000 nodes).  Kept by the tuple's
+    identity, the tuple held alongside so that its id cannot be reused meanwhile.
+    """
+    if not view.members:
+        return frozenset((*view.inbound, OPERATOR))
+    key = id(view.members)
+    with _sender_sets_lock:
+        kept = _sender_sets.get(key)
+        if kept is None or kept[0] is not view.members:
+            if len(_sender_sets) >= SENDER_SETS_KEPT:
+                del _sender_sets[next(iter(_sender_sets))]
+            kept = _sender_sets[key] = (view.members, frozenset((*view.members, OPERATOR)))
+    return kept[1]
 
 
 class NodeActor(pykka.ThreadingActor):
@@ -81,8 +108,7 @@ class NodeActor(pykka.ThreadingActor):
         self.id = member.id
         self._network = network
         view = member.view
-        peers = (*(view.members or view.inbound), OPERATOR)
-        self._session = Session(codec, self.id, incarnation, peers=peers)
+        self._session = Session(codec, self.id, incarnation, peers=_senders(view))
         self._directory: Mapping[int, str] = {}
         self._sent_by_epoch: Counter[int] = Counter()
         self._events = events
