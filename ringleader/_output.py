@@ -9,6 +9,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from actors.host import leave_signals_to_main
+
 __all__ = ["EventWriter", "describe"]
 
 
@@ -55,6 +57,7 @@ class EventWriter:
         self._thread.join(timeout)
 
     def _write(self) -> None:
+        leave_signals_to_main()
         last: dict[str, Any] = {}
         while True:
             data = self._queue.get()

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import IO
 
 from actors import merge_parts, read_trace
-from actors.host import NodeEvent, NodeStatus
+from actors.host import NodeEvent, NodeStatus, leave_signals_to_main
 from ringleader.errors import TransportError
 from topologies import Config, secret_env
 from transport import Deadline
@@ -79,6 +79,7 @@ class _Child:
         self._reader.start()
 
     def _read(self) -> None:
+        leave_signals_to_main()
         stdout: IO[str] | None = self.process.stdout
         assert stdout is not None
         for line in stdout:

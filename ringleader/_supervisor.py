@@ -22,7 +22,7 @@ from typing import Any
 import pykka
 
 from actors import Election, SafetyChecker
-from actors.host import Inbox, NodeEvent, NodeStatus, TimerFired
+from actors.host import Inbox, NodeEvent, NodeStatus, TimerFired, leave_signals_to_main
 from topologies import DETECTOR_DEFAULTS, Config
 from transport import Deadline
 
@@ -87,6 +87,9 @@ class SupervisorActor(pykka.ThreadingActor):
         self.cluster = cluster
 
     # -- messages -------------------------------------------------------------------
+
+    def on_start(self) -> None:
+        leave_signals_to_main()
 
     def on_receive(self, message: Any) -> Any:
         if isinstance(message, NodeEvent):

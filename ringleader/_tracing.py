@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import IO
 
 from actors import NodeTrace, TraceClock, TraceWriter, merge_runs, trace_events, write_trace
+from actors.host import leave_signals_to_main
 
 from .errors import UsageError
 
@@ -93,6 +94,7 @@ class PartWriter:
         self._thread.start()
 
     def _run(self) -> None:
+        leave_signals_to_main()
         while not self._stop.wait(self._every):
             try:
                 self.flush()

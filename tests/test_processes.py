@@ -521,3 +521,36 @@ def test_a_reader_that_stops_reading_never_stalls_the_node() -> None:
     shown = [e["k"] for e in events if e["event"] == "leader"]
     assert sum(dropped) + len(shown) == 50 and sum(dropped) >= 40
     assert shown == sorted(shown) and shown[0] == 0
+
+
+def test_sigterm_right_after_sigcont_ends_a_local_run_at_once(tmp_path: Path) -> None:
+    """``ringleader run`` waits on its cluster for ``run_for`` (30 s here); a SIGTERM the
+    kernel hands to a node's thread after a SIGCONT used to wait for the end of it.  The
+    threads that host nodes leave the signals to the main thread, whose wait they cut."""
+    config = tmp_path / "long.toml"
+    config.write_text(
+        'topology = "full_mesh"\ntransport = "inproc"\nrun_for = 30\ntimeout = 60\n'
+        "heartbeat = 0.05\nsuspect_after = 0.3\nnodes = [{ id = 1 }, { id = 2 }, { id = 3 }]\n",
+        encoding="utf-8",
+    )
+    command = [sys.executable, "-m", "ringleader", "run", str(config)]
+    for attempt in range(3):
+        run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            pid = run.pid
+            # Its nodes' threads (three nodes, the supervisor) are up: the run is under way.
+            assert eventually(lambda: len(_threads(pid)) >= 5, 20.0), _threads(pid)  # noqa: B023
+            os.kill(pid, signal.SIGSTOP)
+            assert eventually(lambda: _state(pid) == "T", 5.0), _state(pid)  # noqa: B023
+            os.kill(pid, signal.SIGCONT)
+            os.kill(pid, signal.SIGTERM)
+            try:
+                _, err = run.communicate(timeout=3.0)
+            except subprocess.TimeoutExpired:
+                pytest.fail(f"try {attempt + 1}: still running 3 s after SIGCONT + SIGTERM")
+            assert run.returncode == 130, err
+            assert "interrupted" in err and "Traceback" not in err
+        finally:
+            if run.poll() is None:
+                run.kill()
+            run.communicate()

@@ -21,6 +21,7 @@ from ._inbox import Inbox, TimerFired
 from ._leadership import Leadership
 from ._node import NodeActor
 from ._operator import OPERATOR, StatusAnswer, StatusQuery, wire_kinds
+from ._signals import PROCESS_SIGNALS, leave_signals_to_main
 from ._status import NodeEvent, NodeStatus
 from ._tally import Tally
 
@@ -28,6 +29,7 @@ logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 __all__ = [
     "OPERATOR",
+    "PROCESS_SIGNALS",
     "Boot",
     "Connect",
     "Crash",
@@ -43,5 +45,6 @@ __all__ = [
     "StatusQuery",
     "Tally",
     "TimerFired",
+    "leave_signals_to_main",
     "wire_kinds",
 ]

@@ -37,6 +37,7 @@ from ._control import Boot, Connect, Crash, GetStatus, Listen, Start
 from ._inbox import Inbox, TimerFired
 from ._leadership import Leadership
 from ._operator import OPERATOR, OPERATOR_KINDS, StatusAnswer, StatusQuery
+from ._signals import leave_signals_to_main
 from ._status import NodeEvent, NodeStatus
 from ._tally import Tally
 
@@ -170,6 +171,9 @@ class NodeActor(pykka.ThreadingActor):
             return self._connect(message.peers, message.timeout, message.directory)
         log.warning("%s ignored an unexpected %r", self, message)
         return None
+
+    def on_start(self) -> None:
+        leave_signals_to_main()
 
     def on_stop(self) -> None:
         if self.leadership is not None:  # a stopped node leads nothing
