@@ -81,7 +81,9 @@ def _figure(events: list[Event], nodes: list[Any], left_out: list[str], title: s
         axes.axhline(y, color="#bbbbbb", linewidth=0.8, zorder=0)
     axes.set_yticks(list(row.values()), [label(n) for n in nodes])
     axes.set_ylim(len(nodes) - 0.4, -0.6)  # the lowest id on top
-    axes.set_xlim(-1, steps)
+    # Steps per point of the axes' width (about 70 % of the figure's, the rest is legend).
+    per_point = (steps + 1) / (width * 72 * 0.7)
+    axes.set_xlim(-1, steps + 8 * _CHAR_PT * per_point)  # room for the last labels
     kinds = colours(events)
     sent: dict[Any, tuple[int, Event]] = {}
     received: set[Any] = set()
@@ -118,7 +120,7 @@ def _figure(events: list[Event], nodes: list[Any], left_out: list[str], title: s
             axes.plot(
                 [x0, x0 + 1.5], [y0, y0 + (y1 - y0) * 0.35], ls=":", color=kinds[send["kind"]]
             )
-    _marks(axes, events, row)
+    _marks(axes, events, row, per_point)
     ticks = list(range(0, steps, max(1, round(steps / (width / 1.1)))))
     axes.set_xticks(ticks, [f"{x}\n{events[x]['t']:.4g} s" for x in ticks], fontsize=7)
     axes.set_xlabel("events in the order they happened (step, and t in seconds) →")
@@ -152,8 +154,17 @@ def _state_mark(event: Event) -> str:
     return event["state"] if event["state"] in ("leader", "not_leader") else "other"
 
 
-def _marks(axes: Any, events: list[Event], row: dict[Any, int]) -> None:
+#: Where a mark's label goes, in points from the mark: below the line, above it, lower.
+_LANES = ((3, -9), (3, 4), (3, -16))
+#: A label's width in points per character (fontsize 6), and its margin.
+_CHAR_PT, _MARGIN_PT = 3.4, 4.0
+
+
+def _marks(axes: Any, events: list[Event], row: dict[Any, int], per_point: float) -> None:
+    """Mark crashes, restarts, suspicions and changes of view on the nodes' lines, each
+    labelled in the first lane of its line where the label overlaps no earlier one."""
     last: dict[Any, tuple[str, Any]] = {}
+    ends: dict[Any, list[float]] = {}  # node → where each lane's last label ends (steps)
     for x, event in enumerate(events):
         kind, y = event["event"], row[event["node"]]
         text = ""
@@ -175,7 +186,13 @@ def _marks(axes: Any, events: list[Event], row: dict[Any, int]) -> None:
             continue
         marker, colour, _ = _MARKS[key]
         axes.plot([x], [y], marker=marker, mfc=colour, mec="black", ms=9, ls="", zorder=3)
-        axes.annotate(text, (x, y), xytext=(3, -9), textcoords="offset points", fontsize=6)
+        lanes = ends.setdefault(event["node"], [-1.0] * len(_LANES))
+        lane = next((i for i, end in enumerate(lanes) if end < x), None)
+        if lane is None:
+            lane = min(range(len(lanes)), key=lanes.__getitem__)
+        lanes[lane] = x + (len(text) * _CHAR_PT + _MARGIN_PT) * per_point
+        offset = _LANES[lane]
+        axes.annotate(text, (x, y), xytext=offset, textcoords="offset points", fontsize=6)
 
 
 def draw_diagram(trace: Trace, out: str | Path) -> None:
