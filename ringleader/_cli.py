@@ -28,6 +28,7 @@ from topologies import (
 )
 
 from . import __version__
+from ._metrics import parse_address
 from ._operator import ask_status, status_summary
 from ._output import EventWriter, describe
 from ._render import check_summary, print_check, print_report, print_status, progress_bar
@@ -196,7 +197,7 @@ def build_parser() -> argparse.ArgumentParser:
         "secret is required when any address is not on this machine.",
         epilog="With --json, one JSON object per line on stdout: listening, ready, "
         "leader (whenever this node's view of the leader changes), election, suspect, "
-        "recovered, rejected_frame, stopped.",
+        "recovered, lost, rejected_frame, stopped.",
     )
     node_parser.add_argument("config", metavar="CONFIG", help="the cluster's TOML config")
     node_parser.add_argument(
@@ -214,6 +215,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --supervised: a member of a cluster started all at once (election 1, "
         "initiated on the start command) rather than one joining a running cluster",
+    )
+    node_parser.add_argument(
+        "--metrics",
+        metavar="HOST:PORT",
+        help="serve Prometheus metrics over HTTP there (port 0: any free one, shown in the "
+        "listening line)",
     )
     _add_trace_arguments(node_parser, "this node's events (its part of the run's trace)")
     status_parser = commands.add_parser(
@@ -362,6 +369,8 @@ def _node(args: argparse.Namespace) -> int:
     if args.fresh and not args.supervised:
         raise UsageError("--fresh needs --supervised (a node started by hand joins by itself)")
     config = load_config(args.config)
+    if args.metrics is not None:
+        parse_address(args.metrics)  # a bad value is one line and exit 2, before anything runs
     stop = threading.Event()
     output = EventWriter(sys.stdout, json.dumps if args.json else describe, on_closed=stop.set)
 
@@ -384,6 +393,7 @@ def _node(args: argparse.Namespace) -> int:
             fresh=args.fresh,
             trace=args.trace,
             trace_heartbeats=args.trace_heartbeats,
+            metrics=args.metrics,
         )
     finally:
         output.close()

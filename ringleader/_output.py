@@ -110,7 +110,8 @@ def describe(data: dict[str, Any]) -> str:  # noqa: PLR0911 -- one case per even
     if event == "rejected_frame":
         return f"{head}  dropped a frame: {data['reason']} {data['detail']}".rstrip()
     if event == "listening":
-        return f"{head}  listening on {data['address']} (incarnation {data['incarnation']})"
+        served = f", metrics on http://{data['metrics']}/" if data.get("metrics") else ""
+        return f"{head}  listening on {data['address']} (incarnation {data['incarnation']}){served}"
     if event == "stopped":
         return f"{head}  stopped"
     if event == "dropped_output":
