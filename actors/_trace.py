@@ -143,9 +143,7 @@ class NodeTrace:
         """``message`` came from ``peer`` (its ``incarnation``, its ``seq``-th frame here)."""
         self.received(peer, message, epoch, incarnation, seq)
 
-    def received(  # noqa: PLR0917 -- the hot path: positional, one append per column
-        self, peer: int, message: Message, epoch: int, incarnation: int, seq: int
-    ) -> None:
+    def received(self, peer: int, message: Message, epoch: int, incarnation: int, seq: int) -> None:
         """:meth:`receive` with every argument positional (the node's hot path)."""
         self._t.append(self._now())
         self._obj.append(message)

@@ -97,9 +97,9 @@ _PICKLE_PROTOCOL = 5
 _MAX_KEY = 64
 
 
-def _by_value_modules() -> bool:
-    """Whether the user asked cloudpickle to pickle some module by value."""
-    return bool(getattr(cloudpickle.cloudpickle, "_PICKLE_BY_VALUE_MODULES", ()))
+#: The modules the user asked cloudpickle to pickle by value (its own set, changed in
+#: place by ``register_pickle_by_value``; a set that stays empty if it ever moves).
+_BY_VALUE: set[str] = getattr(cloudpickle.cloudpickle, "_PICKLE_BY_VALUE_MODULES", set())
 
 
 class _Pickler(cloudpickle.Pickler):  # type: ignore[misc]
@@ -180,7 +180,7 @@ class Codec:
         module the user registered with ``cloudpickle.register_pickle_by_value``, go to
         cloudpickle, which pickles them by value.
         """
-        if not _by_value_modules():
+        if not _BY_VALUE:
             try:
                 data = pickle.dumps(message, _PICKLE_PROTOCOL)
             except Exception:  # noqa: BLE001 -- whatever it cannot pickle, cloudpickle may

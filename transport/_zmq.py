@@ -173,7 +173,7 @@ class ZmqMailbox:
         # EVENTS is read with the GIL held; recv releases it.  Asking first saves a GIL
         # hand-off (and an exception) every time the mailbox is empty.
         # (Plain ints, not pyzmq's enums: an enum operation costs a Python call.)
-        if not self._sock.getsockopt(_EVENTS) & _POLLIN:
+        if not self._sock.getsockopt(_EVENTS) & _POLLIN:  # type: ignore[operator]
             return None
         try:
             if not self._frames:
