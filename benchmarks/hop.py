@@ -101,16 +101,18 @@ def part_one(hops: int, repeats: int) -> None:
     bare = [bare_pingpong(hops, 160) for _ in range(repeats)]
     ours = [token_hop(2, hops, "tcp")[0] for _ in range(repeats)]
     memory = [token_hop(2, hops, "memory")[0] for _ in range(repeats)]
+    inproc = [token_hop(2, hops, "inproc")[0] for _ in range(repeats)]
     with tempfile.TemporaryDirectory() as tmp:
         make_keys(Path(tmp), [1, 2])
         curve = [token_hop(2, hops, "tcp", Path(tmp))[0] for _ in range(repeats)]
-    b, o, m, c = min(bare), min(ours), min(memory), min(curve)
+    b, o, m, c, i = min(bare), min(ours), min(memory), min(curve), min(inproc)
     median = statistics.median
     rows = [
         ("bare pyzmq ping-pong, tcp", b, median(bare)),
         ("ringleader actor→actor, tcp", o, median(ours)),
         ("ringleader, tcp + CURVE", c, median(curve)),
         ("ringleader, memory transport", m, median(memory)),
+        ("ringleader, inproc", i, median(inproc)),
     ]
     for label, fastest, mid in rows:
         print(f"  {label:32s} {fastest * 1e6:7.1f} µs/hop  (median {mid * 1e6:.1f})")
