@@ -1,6 +1,6 @@
 """Traces: every event of a run, as JSON lines, in the order they happened.
 
-A host records what each node does as it happens — cheaply, a tuple per event, on the
+A host records what each node does as it happens — cheaply, one append per column, on the
 node's own thread (:class:`NodeTrace`) — and writes the run's events once it is over
 (:func:`write_trace`): in the order they happened, messages numbered, each event stamped
 with its node's Lamport clock and (up to :data:`VECTOR_LIMIT` nodes) its vector clock,
@@ -75,69 +75,46 @@ class TraceClock:
 _NOBODY = -(2**63)
 _EVENT_CODES = {name: code for code, name in enumerate(EVENTS)}
 _SEND, _RECEIVE = _EVENT_CODES["send"], _EVENT_CODES["receive"]
+_WIDTH = 6  # numbers packed per event
 
 
 class NodeTrace:
     """One node's events as they happen; recorded by the node's thread only.
 
-    Kept column by column (arrays of numbers, a list of objects) rather than as a tuple
-    per event: a long run records a million events, and a million tuples kept alive make
-    the garbage collector walk them again and again (that, not the recording, was what
-    tracing cost).  :attr:`events` gives them back as records.
+    Kept in three flat columns rather than as a tuple per event: a long run records a
+    million events, and a million tuples kept alive make the garbage collector walk them
+    again and again.  Each event appends once to each column: its time to an array of
+    floats, its message (timer name, state) to a list, and six numbers, packed, to an
+    array of integers (its order in the run, event code, peer, epoch, and a message's
+    sender incarnation and sequence number).  :attr:`events` gives them back as records.
     """
 
-    __slots__ = (
-        "_at",
-        "_code",
-        "_epoch",
-        "_inc",
-        "_now",
-        "_obj",
-        "_order",
-        "_peer",
-        "_seq",
-        "_t",
-        "node",
-    )
+    __slots__ = ("_ints", "_now", "_obj", "_order", "_t", "node")
 
     def __init__(self, node: int, clock: TraceClock) -> None:
         self.node = node
         self._now = clock.now
         self._order = clock.order
         self._t = array("d")
-        self._at = array("q")  # the run's order of events
-        self._code = array("b")
-        self._peer = array("q")
-        self._epoch = array("q")
-        self._inc = array("q")  # a message's sender's incarnation
-        self._seq = array("q")  # and its sequence number
         self._obj: list[Any] = []  # the message, the timer's name, the state
+        self._ints = array("q")  # _WIDTH per event: order, code, peer, epoch, inc, seq
 
     def __len__(self) -> int:
-        # The column each event writes last: another thread reading this many finds
-        # every column of every one of them written.
-        return len(self._seq)
+        # The column each event writes last, in one call: another thread reading this
+        # many finds every column of every one of them written.
+        return len(self._ints) // _WIDTH
 
     def _record(
         self,
         event: str,
         *,
-        at: tuple[float, int] | None = None,
         peer: int = 0,
         obj: Any = None,
         epoch: int = 0,
-        inc: int = 0,
-        seq: int = 0,
     ) -> None:
-        t, order = self.now() if at is None else at
-        self._t.append(t)
-        self._at.append(order)
-        self._code.append(_EVENT_CODES[event])
-        self._peer.append(peer)
+        self._t.append(self._now())
         self._obj.append(obj)
-        self._epoch.append(epoch)
-        self._inc.append(inc)
-        self._seq.append(seq)
+        self._ints.extend((next(self._order), _EVENT_CODES[event], peer, epoch, 0, 0))
 
     def now(self) -> tuple[float, int]:
         """The moment of an event still to be recorded (a send, once it has left)."""
@@ -156,17 +133,24 @@ class NodeTrace:
         """``message`` left for ``peer`` (this node's ``incarnation``, its ``seq``-th frame
         to ``peer``) at ``at``, taken with :meth:`now` before it left, so that its
         receive, recorded by another thread, never comes first."""
-        self._record("send", at=at, peer=peer, obj=message, epoch=epoch, inc=incarnation, seq=seq)
+        self._t.append(at[0])
+        self._obj.append(message)
+        self._ints.extend((at[1], _SEND, peer, epoch, incarnation, seq))
 
     def receive(
         self, peer: int, message: Message, epoch: int, *, incarnation: int, seq: int
     ) -> None:
         """``message`` came from ``peer`` (its ``incarnation``, its ``seq``-th frame here)."""
-        self._message(_RECEIVE, self.now(), peer, message, epoch, incarnation, seq)
+        self.received(peer, message, epoch, incarnation, seq)
 
-    def _message(  # noqa: PLR0917 -- the hot path: one column each, no keywords
+    def received(self, peer: int, message: Message, epoch: int, incarnation: int, seq: int) -> None:
+        """:meth:`receive` with every argument positional (the node's hot path)."""
+        self._t.append(self._now())
+        self._obj.append(message)
+        self._ints.extend((next(self._order), _RECEIVE, peer, epoch, incarnation, seq))
+
+    def sent(  # noqa: PLR0917 -- the hot path: positional, one append per column
         self,
-        code: int,
         at: tuple[float, int],
         peer: int,
         message: Message,
@@ -174,14 +158,10 @@ class NodeTrace:
         incarnation: int,
         seq: int,
     ) -> None:
+        """:meth:`send` with every argument positional (the node's hot path)."""
         self._t.append(at[0])
-        self._at.append(at[1])
-        self._code.append(code)
-        self._peer.append(peer)
         self._obj.append(message)
-        self._epoch.append(epoch)
-        self._inc.append(incarnation)
-        self._seq.append(seq)
+        self._ints.extend((at[1], _SEND, peer, epoch, incarnation, seq))
 
     def timer(self, name: str) -> None:
         self._record("timer", obj=name)
@@ -206,16 +186,16 @@ class NodeTrace:
     def records(self, start: int, end: int) -> list[Record]:
         """Events ``start`` to ``end`` (recorded so far) as records: ``(t, order, node,
         event, *details)``, messages keyed by their wire key."""
-        node = self.node
+        node, ints = self.node, self._ints
         out: list[Record] = []
         for k in range(start, end):
-            event, t, order = EVENTS[self._code[k]], self._t[k], self._at[k]
-            peer, obj, epoch = self._peer[k], self._obj[k], self._epoch[k]
+            order, code, peer, epoch, inc, seq = ints[k * _WIDTH : (k + 1) * _WIDTH]
+            event, t, obj = EVENTS[code], self._t[k], self._obj[k]
             if event == "send":
-                key = (node, self._inc[k], peer, self._seq[k])
+                key = (node, inc, peer, seq)
                 out.append((t, order, node, event, peer, obj, epoch, key))
             elif event == "receive":
-                key = (peer, self._inc[k], node, self._seq[k])
+                key = (peer, inc, node, seq)
                 out.append((t, order, node, event, peer, obj, epoch, key))
             elif event == "timer":
                 out.append((t, order, node, event, obj))

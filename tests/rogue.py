@@ -8,6 +8,7 @@ attack per case (:data:`CASES`).
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import itertools
 import pickle
@@ -42,6 +43,7 @@ IDS = [1, 2, 3]
 TARGET = 2  # the node under attack: it survives the leader's death and leads next
 LEADER = 3
 MIN_FRAME = _HEAD.size + 1 + MAC_SIZE  # a header, one kind byte, a tag
+RL_NOW = b"RL" + bytes([FORMAT_VERSION])  # the magic and the format spoken now
 MAX_FRAME = 1 << 16  # the codec's max_frame_size, and the mailbox's ZMQ_MAXMSGSIZE
 FUZZ_SEED = 20261123
 FUZZ_FRAMES = 3000
@@ -55,7 +57,10 @@ INCARNATIONS = itertools.count(time.time_ns())
 
 
 def sign(secret: bytes, body: bytes) -> bytes:
-    return hmac.new(secret, body, "sha256").digest()
+    """Keyed BLAKE2b (a secret over 64 bytes is first hashed to 64)."""
+    if len(secret) > 64:
+        secret = hashlib.blake2b(secret, digest_size=64).digest()
+    return hashlib.blake2b(body, key=secret, digest_size=MAC_SIZE).digest()
 
 
 @dataclass(frozen=True)
@@ -319,13 +324,13 @@ def fuzz_frames(
         ]
     ]
     frames: list[tuple[bytes, str]] = [
-        (b"RL\x02" + rng.randbytes(MAX_FRAME - 3), "bad_signature"),  # as big as it may be
+        (RL_NOW + rng.randbytes(MAX_FRAME - 3), "bad_signature"),  # as big as it may be
         (rng.randbytes(MAX_FRAME), "bad_magic"),
         (canary, "bad_magic"),
     ]
     if t.oversize:
         frames += [
-            (b"RL\x02" + rng.randbytes(MAX_FRAME), "oversize"),
+            (RL_NOW + rng.randbytes(MAX_FRAME), "oversize"),
             (bytes(2 * MAX_FRAME), "oversize"),
         ]
     operator = _Operator()
@@ -337,7 +342,7 @@ def fuzz_frames(
             if reason is None:  # the mutation undid itself
                 continue
         elif roll < 0.6:
-            prefix = rng.choice([b"", b"RL", b"RL\x02", b"RL" + rng.randbytes(1)])
+            prefix = rng.choice([b"", b"RL", RL_NOW, b"RL" + rng.randbytes(1)])
             frame = prefix + rng.randbytes(rng.randint(0, 300))
             reason = unsigned_reason(frame, f.secret) or "admitted?"
         elif roll < 0.9:
@@ -574,7 +579,7 @@ def random_bytes(a: Attack) -> Counter[str]:
     rng = random.Random(1)
     sizes = [0, 1, 2, 3, 65, 66, 98, 99, 100, 257, 4096, 65536]
     frames = [rng.randbytes(n) for n in sizes]
-    frames += [prefix + rng.randbytes(200) for prefix in (b"RL", b"RL\x01", b"RL\x02", b"RL\xff")]
+    frames += [prefix + rng.randbytes(200) for prefix in (b"RL", b"RL\x01", RL_NOW, b"RL\xff")]
     a.probe.send(*frames)
     expected = a.unsigned(frames)
     assert set(expected) == {"truncated", "bad_magic", "bad_version", "bad_signature"}
@@ -586,7 +591,7 @@ def zmtp1_raw_tcp(a: Attack) -> Counter[str]:
     such peers, so its well-formed messages reach the node as frames; malformed ones and
     an over-long one make the node hang up."""
     endpoint = a.mesh.endpoint(TARGET)
-    frames = [b"hello", b"X" * 150, b"RL\x02" + bytes(150), b"RL\x09" + bytes(150), a.canary]
+    frames = [b"hello", b"X" * 150, RL_NOW + bytes(150), b"RL\x09" + bytes(150), a.canary]
     with socket.create_connection(endpoint, timeout=10) as raw:
         raw.sendall(b"\x01\x00" + b"".join(zmtp1(f) for f in frames))  # empty identity first
         # The count is asked on the same connection: answered after all of them.
@@ -614,7 +619,7 @@ def zmtp3_raw_tcp(a: Attack) -> Counter[str]:
         with socket.create_connection(endpoint, timeout=10) as raw:
             raw.sendall(junk)
             wait_hung_up(raw)
-    frames = [b"", b"RL", b"RL\x02" + bytes(400), a.canary, bytes(MIN_FRAME)]
+    frames = [b"", b"RL", RL_NOW + bytes(400), a.canary, bytes(MIN_FRAME)]
     with socket.create_connection(endpoint, timeout=10) as raw:
         raw.sendall(GREETING)
         assert read_greeting(raw)[:1] == b"\xff"
@@ -663,12 +668,12 @@ def oversize(a: Attack) -> Counter[str]:
     Python: ZeroMQ hangs up on the sender, uncounted, and the node carries on."""
     target = a.mesh.nodes[TARGET]
     push = a.probe.push
-    push.send(b"RL\x02" + bytes(MAX_FRAME - 3))
+    push.send(RL_NOW + bytes(MAX_FRAME - 3))
     target.wait_for(lambda e: e.get("reason") == "bad_signature")  # handled before what follows
     monitor = push.get_monitor_socket(zmq.EVENT_DISCONNECTED)
     try:
         for size in (MAX_FRAME + 1, 4 * MAX_FRAME):
-            push.send(b"RL\x02" + bytes(size - 3))
+            push.send(RL_NOW + bytes(size - 3))
             assert monitor.poll(10_000), f"a {size}-byte frame did not make the node hang up"
             assert recv_monitor_message(monitor)["event"] == zmq.EVENT_DISCONNECTED
     finally:

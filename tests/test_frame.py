@@ -64,12 +64,44 @@ def test_a_sealed_frame_opens_to_the_same_message() -> None:
     assert c.load(got, payload) == MESSAGE
 
 
-def test_the_payload_is_exactly_cloudpickle() -> None:
+def test_the_payload_is_pickle_where_it_names_everything_else_cloudpickle() -> None:
     c = codec()
-    values = [MESSAGE, [1, {"a": (2.5, None)}], lambda x: x + 1, Candidate(1, 2)]
-    for value in values:
+    for value in [MESSAGE, [1, {"a": (2.5, None)}], Candidate(1, 2), _Probe(1, "x")]:
+        assert c.dumps(value) == pickle.dumps(value, protocol=5)
+        assert pickle.loads(c.dumps(value)) == value
+    # What the standard pickler cannot name, or would name in __main__, goes by value.
+    main = type("InMain", (), {"__module__": "__main__"})
+    for value in [lambda x: x + 1, main]:
         assert c.dumps(value) == cloudpickle.dumps(value, protocol=5)
         assert c.dumps(value) == cloudpickle.dumps(value, protocol=5)  # twice: memo cleared
+
+
+def test_a_module_registered_by_value_goes_to_cloudpickle() -> None:
+    import tests.nodes as module
+
+    c = codec()
+    cloudpickle.register_pickle_by_value(module)
+    try:
+        assert c.dumps(MESSAGE) == cloudpickle.dumps(MESSAGE, protocol=5)
+    finally:
+        cloudpickle.unregister_pickle_by_value(module)
+    assert c.dumps(MESSAGE) == pickle.dumps(MESSAGE, protocol=5)
+
+
+def test_a_frame_of_the_previous_format_is_refused_as_such() -> None:
+    c = codec()
+    frame = bytearray(c.seal(header(), MESSAGE))
+    frame[2] = 2  # format 2: HMAC-SHA256
+    with pytest.raises(FrameRejected) as info:
+        c.open(bytes(frame))
+    assert info.value.reason == "bad_version"
+    assert "format 2, expected 3" in str(info.value)
+
+
+def test_a_secret_longer_than_a_blake2b_key_is_folded() -> None:
+    long = codec(b"k" * 100)
+    assert long.open(long.seal(header(), MESSAGE))[0] == header()
+    assert reason(codec(b"k" * 64).open, long.seal(header(), MESSAGE)) == "bad_signature"
 
 
 def test_a_message_pickles_as_its_class_and_fields() -> None:

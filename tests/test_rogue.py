@@ -49,6 +49,7 @@ from tests.rogue import (
     INCARNATIONS,
     MAX_FRAME,
     MESH,
+    RL_NOW,
     SECRET,
     TARGET,
     WRONG_SECRET,
@@ -210,7 +211,7 @@ def test_one_rogue_connection_cannot_make_a_busy_node_hold_more_than_its_bound(
         session = Session(m.codec, OPERATOR, next(INCARNATIONS))
         stall = StatusQuery(nobody)
         p.send(*(session.seal(TARGET, stall.kind, 0, stall) for _ in range(30)))
-        big = zmq.Frame(b"RL\x02" + bytes(options.max_frame_size - 3))
+        big = zmq.Frame(RL_NOW + bytes(options.max_frame_size - 3))
         for _ in range(flood):
             p.push.send(big, copy=False)
         after = p.status(timeout=60)

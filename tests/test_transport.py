@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
 import time
 from collections.abc import Iterator
 
@@ -304,3 +305,35 @@ class TestInboxTimers:
         with pytest.raises(ValueError, match="is not a delay"):
             inbox.schedule("t", delay)
         assert inbox.timers == 0
+
+
+class TestInboxWaitsInRecv:
+    """On a ZeroMQ mailbox the actor blocks in one recv; a control message wakes it."""
+
+    def test_a_control_message_wakes_an_actor_blocked_in_recv(self, opened: Opened) -> None:
+        inbox = Inbox()
+        box = opened.mailbox(1)
+        inbox.attach(box)
+        got: list[object] = []
+        reader = threading.Thread(target=lambda: got.append(inbox.get()), daemon=True)
+        reader.start()  # most often blocked in recv by the time of the put
+        inbox.put("hello")
+        reader.join(5.0)
+        assert got == ["hello"]
+        inbox.detach()
+
+    def test_a_wake_up_is_never_taken_for_a_frame(self, opened: Opened) -> None:
+        inbox = Inbox()
+        box = opened.mailbox(1)
+        inbox.attach(box)
+        links = opened.links_to({1: box.address})
+        for _ in range(3):
+            inbox.put("control")
+        assert links.send(1, b"")  # even an empty frame is delivered as a frame
+        assert links.send(1, b"frame")
+        messages = [inbox.get() for _ in range(3)]
+        assert messages == ["control"] * 3
+        frames = [inbox.get().message for _ in range(2)]
+        assert frames == [b"", b"frame"]
+        assert receive(box, 1, timeout=0.1) == []  # the wake-ups were skipped
+        inbox.detach()

@@ -35,11 +35,12 @@ class Demand:
 def estimate(scheme: str, nodes: int, links: int) -> Demand:
     """Sockets and file descriptors for ``nodes`` PULL and ``links`` PUSH sockets.
 
-    Every ZeroMQ socket owns an eventfd, and so does every node's inbox.  Over tcp and
+    Every ZeroMQ socket owns an eventfd, and so does every node's inbox; each mailbox
+    has a second socket, over inproc, that wakes its reader.  Over tcp and
     ipc each mailbox also has a listening socket and each link a connection, whose two
     ends are both in this process when all nodes are local.
     """
-    sockets = nodes + links
+    sockets = 2 * nodes + links  # a mailbox's PULL and the PUSH that wakes its reader
     files = sockets + nodes + _BASE_FILES
     if scheme in BETWEEN_PROCESSES:
         files += nodes + 2 * links

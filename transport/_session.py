@@ -44,17 +44,11 @@ class Session:
     ) -> bytes:
         seq = self._next_seq.get(to, 0) + 1
         self._next_seq[to] = seq
-        header = Header(
-            cluster=self.codec.cluster,
-            sender=self.node,
-            receiver=to,
-            incarnation=self.incarnation,
-            receiver_incarnation=to_incarnation,
-            epoch=epoch,
-            seq=seq,
-            kind=kind,
+        codec = self.codec
+        node, incarnation = self.node, self.incarnation
+        return codec.seal_fields(
+            codec.cluster, node, to, incarnation, to_incarnation, epoch, seq, kind, message
         )
-        return self.codec.seal(header, message)
 
     def last_seq(self, peer: int) -> int:
         """The sequence number of the last frame sealed for ``peer`` (0 if none yet)."""

@@ -7,8 +7,10 @@ round-robins between its peers, it does not broadcast.  The same code serves ``t
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import logging
+import os
 import shutil
 import socket
 import tempfile
@@ -32,7 +34,10 @@ __all__ = ["SocketOptions", "ZmqLinks", "ZmqMailbox", "ZmqNetwork"]
 log = logging.getLogger(__name__)
 
 _networks = itertools.count(1)
+_wakers = itertools.count(1)
 _RELINK_EVERY = 0.02  # s
+_EVENTS, _POLLIN, _NOBLOCK = int(zmq.EVENTS), int(zmq.POLLIN), int(zmq.NOBLOCK)
+_RCVTIMEO = int(zmq.RCVTIMEO)
 
 
 @dataclass(frozen=True)
@@ -100,7 +105,12 @@ class ZmqMailbox:
     """
 
     def __init__(
-        self, sock: zmq.Socket[bytes], address: str, *, authenticated: bool = False
+        self,
+        sock: zmq.Socket[bytes],
+        address: str,
+        *,
+        authenticated: bool = False,
+        waker: zmq.Socket[bytes] | None = None,
     ) -> None:
         self.address = address
         self._sock = sock
@@ -110,6 +120,50 @@ class ZmqMailbox:
         self._frames = authenticated or not address.startswith("inproc://")
         self._last: zmq.Frame | None = None
         self.on_reject: Callable[[FrameRejected], None] | None = None
+        # A PUSH into this very socket (over inproc): wake() sends it a token no one else
+        # knows, so that every other frame, even an empty one, is delivered as before.
+        self._waker = waker
+        self._token = os.urandom(16)
+        self._waker_lock = threading.Lock()
+        self._timeout = -1  # the socket's RCVTIMEO now
+
+    @property
+    def wakeable(self) -> bool:
+        """Whether :meth:`wait` and :meth:`wake` may be used (not under CURVE)."""
+        return self._waker is not None
+
+    def wake(self) -> None:
+        """Any thread: end a :meth:`wait` in progress (or the next one) at once."""
+        with self._waker_lock:  # the PUSH is used by one thread at a time, and not closed
+            if self._waker is not None:
+                with contextlib.suppress(zmq.Again):  # a thousand queued: one is enough
+                    self._waker.send(self._token, _NOBLOCK)
+
+    def wait(self, timeout_ms: int) -> bytes | None:
+        """Block in ``recv`` for the next frame, up to ``timeout_ms`` (-1: for ever).
+
+        ``None``: the time is up, or :meth:`wake` was called.  One blocking ``recv`` costs
+        less than ``zmq_poll`` on the socket and an eventfd, then a ``recv``: this is the
+        node's hot path (see ``actors/host/_inbox.py``).
+        """
+        sock = self._sock
+        if timeout_ms != self._timeout:
+            sock.setsockopt(_RCVTIMEO, timeout_ms)
+            self._timeout = timeout_ms
+        try:
+            if not self._frames:
+                data = sock.recv()
+                return None if data == self._token else data
+            frame = sock.recv(copy=False)
+        except zmq.Again:
+            return None
+        data = frame.bytes
+        if data == self._token:
+            return None
+        if self._authenticated and not self._from_its_key(str(frame.get("User-Id")), data):
+            return None
+        self._last = frame
+        return data
 
     @property
     def waitable(self) -> zmq.Socket[bytes]:
@@ -118,14 +172,20 @@ class ZmqMailbox:
     def receive(self) -> bytes | None:
         # EVENTS is read with the GIL held; recv releases it.  Asking first saves a GIL
         # hand-off (and an exception) every time the mailbox is empty.
-        if not int(self._sock.getsockopt(zmq.EVENTS)) & zmq.POLLIN:
+        # (Plain ints, not pyzmq's enums: an enum operation costs a Python call.)
+        if not self._sock.getsockopt(_EVENTS) & _POLLIN:  # type: ignore[operator]
             return None
         try:
             if not self._frames:
-                return self._sock.recv(zmq.NOBLOCK)
+                while True:
+                    data = self._sock.recv(_NOBLOCK)
+                    if data != self._token:  # a wake-up is skipped
+                        return data
             while True:
-                frame = self._sock.recv(zmq.NOBLOCK, copy=False)
+                frame = self._sock.recv(_NOBLOCK, copy=False)
                 data = frame.bytes
+                if data == self._token:
+                    continue
                 if not self._authenticated or self._from_its_key(str(frame.get("User-Id")), data):
                     self._last = frame
                     return data
@@ -159,6 +219,10 @@ class ZmqMailbox:
         return False
 
     def close(self) -> None:
+        with self._waker_lock:
+            if self._waker is not None:
+                self._waker.close(linger=0)
+                self._waker = None
         self._sock.close(linger=0)
 
 
@@ -331,7 +395,21 @@ class ZmqNetwork:
         except zmq.ZMQError as exc:
             sock.close(linger=0)
             raise TransportError(f"node {node}: cannot bind {address}: {exc}") from exc
-        return ZmqMailbox(sock, bound, authenticated=self.curve is not None)
+        waker = None if keys is not None else self._waker(sock)
+        return ZmqMailbox(sock, bound, authenticated=keys is not None, waker=waker)
+
+    def _waker(self, sock: zmq.Socket[bytes]) -> zmq.Socket[bytes]:
+        """A PUSH connected to ``sock`` over inproc: it wakes the node's actor thread from
+        a blocking ``recv`` when a control message comes (see :meth:`ZmqMailbox.wake`).
+
+        Not under CURVE: a CURVE server socket would want a handshake on this link too.
+        """
+        endpoint = f"inproc://ringleader-wake-{self._id}-{next(_wakers)}"
+        sock.bind(endpoint)
+        waker = self._ctx.socket(zmq.PUSH)
+        waker.setsockopt(zmq.LINGER, 0)
+        waker.connect(endpoint)
+        return waker
 
     def connect(self, peers: Mapping[int, str], *, node: int | None = None) -> ZmqLinks:
         if self._closed:

@@ -268,20 +268,19 @@ class NodeActor(pykka.ThreadingActor):
         except FrameRejected as rejected:
             self._reject(rejected, self._mailbox.sender() if self._mailbox else None)
             return
-        if header.sender == OPERATOR or header.kind in OPERATOR_KINDS:
-            self._operator(header.sender, header.incarnation, message)
+        sender, epoch = header.sender, header.epoch
+        if sender == OPERATOR or header.kind in OPERATOR_KINDS:
+            self._operator(sender, header.incarnation, message)
             return
         # Admitted: written by a cluster member for this node, in order, never seen
         # before.  Counted as received even if the algorithm drops it for a stale epoch,
         # so that sent and received frames balance once the cluster is quiet.
         self._received += 1
         if self._fresh is not None:
-            self._heard_at[header.sender] = time.monotonic()
+            self._heard_at[sender] = time.monotonic()
         if self.trace is not None:
-            self.trace.receive(
-                header.sender, message, header.epoch, incarnation=header.incarnation, seq=header.seq
-            )
-        self._after(self.member.handle_message(header.sender, message, header.epoch))
+            self.trace.received(sender, message, epoch, header.incarnation, header.seq)
+        self._after(self.member.handle_message(sender, message, epoch))
 
     def _operator(self, sender: int, incarnation: int, message: object) -> None:
         """Answer an operator's :class:`StatusQuery` on a link of its own.
@@ -454,9 +453,7 @@ class NodeActor(pykka.ThreadingActor):
         if links.send(to, frame, wait=not detector and (new or self._may_wait(to))):
             if trace is not None and at is not None:
                 seq = session.last_seq(to)
-                trace.send(
-                    to, send.message, send.epoch, incarnation=session.incarnation, seq=seq, at=at
-                )
+                trace.sent(at, to, send.message, send.epoch, session.incarnation, seq)
             self._sent[kind] += 1
             if not detector:
                 if self._tally is not None:
