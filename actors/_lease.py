@@ -146,7 +146,7 @@ class Lease:
         # Followers not heard from in a while stop counting; one never heard from counts
         # as heard at the start of this leadership.
         horizon = self.seq - self.settings.silent_beats
-        start = max(self._start, 1)
+        start = self._start
         basis: int | None = self.seq
         for peer in self.peers:
             if self._answered.get(peer, start) < horizon:

@@ -375,8 +375,9 @@ class NodeActor(pykka.ThreadingActor):
         if events is None:
             return
         if was[0] is NodeState.LEADER and (now[0] is not NodeState.LEADER or now[2] != was[2]):
-            # A pause ended the lease when it ran out, not when the node woke.
-            end = min(time.monotonic(), held) if reason == "paused" else None
+            # Its leadership ended when this was published, or when its lease ran out if
+            # that was earlier (a pause ends it then, not when the node wakes).
+            end = min(time.monotonic(), held)
             events(self._event("lost", detail=reason, epoch=was[2], at=end))
         events(self._event("state"))
 
