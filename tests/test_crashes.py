@@ -388,3 +388,36 @@ def test_a_leader_superseded_reports_lost_before_the_new_state() -> None:
         cluster.restart(5)
         lost = next_event(lambda e: e.node == 4 and e.kind in ("lost", "state"))
         assert (lost.kind, lost.epoch, lost.detail) == ("lost", led.epoch, "superseded")
+
+
+@pytest.mark.timeout(60)
+def test_a_leader_that_resigns_says_so_and_another_takes_over() -> None:
+    import queue
+
+    from actors.host import NodeEvent, Resign
+
+    config = crash_config("inproc", "full_mesh", [])
+    events: queue.SimpleQueue[NodeEvent] = queue.SimpleQueue()
+
+    def next_event(wanted: Callable[[NodeEvent], bool]) -> NodeEvent:
+        while True:
+            event = events.get(timeout=10)
+            if wanted(event):
+                return event
+
+    with ringleader.LocalCluster(config, events=events.put) as cluster:
+        cluster.start_initiators()
+        leased = next_event(lambda e: e.node == 5 and e.kind == "lease")
+        cluster._refs[5].tell(Resign())  # what ringleader.Node.resign() sends
+        lost = next_event(lambda e: e.node == 5 and e.kind in ("lost", "state"))
+        assert (lost.kind, lost.epoch, lost.detail) == ("lost", leased.epoch, "resigned")
+        assert lost.at >= leased.at
+        # Node 4 leads next, with a lease; node 5 follows it instead of winning again.
+        seen: list[NodeEvent] = []
+        four = next_event(lambda e: seen.append(e) or (e.node == 4 and e.kind == "lease"))
+        follows = [e for e in seen if e.node == 5 and e.kind == "state" and e.elected]
+        if not follows:
+            follows = [next_event(lambda e: e.node == 5 and e.kind == "state" and e.elected)]
+        assert (follows[0].state, follows[0].elected) == ("not_leader", 4)
+        assert follows[0].epoch <= four.epoch
+        assert not [e for e in seen if e.node == 5 and e.kind == "lease"]
