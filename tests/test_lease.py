@@ -356,3 +356,10 @@ def check_disjoint(spans: dict[int, list[tuple[float, float, int]]]) -> None:
             f"nodes {last[2]} (epoch {last[1]}) and {node} (epoch {epoch}) led at once: {spans}"
         )
         last = max(last, (end, epoch, node))
+
+
+def test_the_human_output_says_who_holds_a_lease() -> None:
+    from ringleader._output import describe
+
+    line = describe({"event": "lease", "node": 3, "epoch": 7, "t": 1.5})
+    assert line.endswith("node 3  holds the leader's lease of epoch 7")
