@@ -363,3 +363,36 @@ def test_the_human_output_says_who_holds_a_lease() -> None:
 
     line = describe({"event": "lease", "node": 3, "epoch": 7, "t": 1.5})
     assert line.endswith("node 3  holds the leader's lease of epoch 7")
+
+
+# --- the simulator runs the same parts in virtual time ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("algorithm", "quorum"), [("bully", False), ("bully", True), ("chang_roberts", False)]
+)
+def test_the_simulator_ends_with_one_leader_holding_a_lease(algorithm: str, quorum: bool) -> None:
+    from actors import Fault, simulate
+
+    ids = (1, 2, 3, 4, 5)
+    ring = algorithm == "chang_roberts"
+    settings = {**SETTINGS, "quorum": float(quorum)}
+    views = [
+        NodeView(
+            i,
+            i,
+            (ids[(k + 1) % 5],) if ring else tuple(p for p in ids if p != i),
+            (ids[k - 1],) if ring else tuple(p for p in ids if p != i),
+            {n: n for n in ids},
+            settings,
+            ids,
+        )
+        for k, i in enumerate(ids)
+    ]
+    faults = [Fault(1.0, "crash", 5), Fault(2.0, "restart", 5)]
+    result = simulate(ALGORITHMS[algorithm], views, [1], faults=faults, until=4.0, seed=3)
+    assert result.safety is not None and result.safety.violations == []
+    [leader] = result.leaders
+    lease_of = result.nodes[leader].lease
+    assert lease_of is not None and lease_of.epoch == result.nodes[leader].epoch
+    assert lease_of.basis is not None and not lease_of.expired
