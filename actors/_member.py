@@ -382,13 +382,20 @@ class Member:
 
     def _adopt(self, leader: int, epoch: int) -> None:
         """Heard the heartbeat of ``leader`` of a newer round ``epoch``: follow it, as a
-        node that missed that round (paused, restarted, resigned) learns it."""
+        node that missed that round (paused, partitioned, resigned) learns it.  A node
+        that would win against that leader then starts a round above it at once (the
+        notes' algorithms elect the largest candidate: Bully's top node takes over), but
+        not one that has just resigned."""
+        resigned = self._sitting_out
         self._enter(epoch)
         election = self.election
         election.state = NodeState.NOT_LEADER
         election.elected = leader
-        self._sitting_out = False
-        self._out.append(CancelTimer(SIT_OUT))
+        if resigned:
+            self._sitting_out = False
+            self._out.append(CancelTimer(SIT_OUT))
+        elif self.view.candidate > self.view.neighbour(leader):
+            self.new_round(f"above leader {leader}", leader)
         self._rewatch()
 
     def _sat_out(self) -> None:

@@ -180,7 +180,7 @@ def test_a_paused_leader_steps_down_and_gives_its_peers_a_fresh_window() -> None
     assert any(isinstance(a, SetTimer) and a.name == HEARTBEAT for a in out)
 
 
-def test_a_resumed_node_follows_the_newer_leader_it_hears() -> None:
+def test_a_resumed_node_learns_the_newer_round_before_it_claims_anything() -> None:
     cluster = Cluster("bully", (1, 2, 3))
     cluster.start()
     cluster.beat()
@@ -189,15 +189,20 @@ def test_a_resumed_node_follows_the_newer_leader_it_hears() -> None:
         cluster.fire(node, f"{SUSPECT}3")
     two = cluster.members[2]
     assert two.state is NodeState.LEADER and two.epoch > 1
+    newer = two.epoch
     cluster.cut = set()
     three = cluster.members[3]
     cluster.run(3, three.handle_stall(2.0))
-    assert three.demoted == "paused"
-    cluster.beat(2)  # the new leader's heartbeat: node 3 learns its round and follows
-    assert three.state is NodeState.NOT_LEADER
-    assert (three.elected, three.epoch) == (2, two.epoch)
+    assert three.demoted == "paused" and three.state is NodeState.UNDECIDED
+    assert three.epoch < newer
+    # The new leader's heartbeat: node 3 learns its round, and (the top node, Bully)
+    # takes over in a round above it, never in an older one.
     cluster.beat(2)
-    assert two.lease is not None and two.lease.basis is not None
+    assert three.state is NodeState.LEADER and three.epoch > newer
+    assert (two.state, two.elected, two.epoch) == (NodeState.NOT_LEADER, 3, three.epoch)
+    assert three.lease is not None and three.lease.basis is None
+    cluster.beat(3)
+    assert three.lease.basis is not None
 
 
 def test_a_stale_leader_never_gets_a_lease() -> None:

@@ -377,7 +377,8 @@ class NodeActor(pykka.ThreadingActor):
         if was[0] is NodeState.LEADER and (now[0] is not NodeState.LEADER or now[2] != was[2]):
             # Its leadership ended when this was published, or when its lease ran out if
             # that was earlier (a pause ends it then, not when the node wakes).
-            end = min(time.monotonic(), held)
+            clock = time.monotonic()
+            end = min(clock, held) if held > 0 else clock  # (0: it never held a lease)
             events(self._event("lost", detail=reason, epoch=was[2], at=end))
         events(self._event("state"))
 
