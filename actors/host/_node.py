@@ -402,10 +402,12 @@ class NodeActor(pykka.ThreadingActor):
         #: When the next heartbeat is due (once the detector runs): a timer that fires
         #: far later than that means this node itself stood still.
         self._beat_due = None
+        # Past this, a peer's suspicion timer may have come due during the stall (its
+        # last frame came at most a heartbeat before the last heartbeat of this node).
         self._stall_after = (
             math.inf
             if settings is None
-            else max(settings.heartbeat, (settings.suspect_after - settings.heartbeat) / 2)
+            else max(settings.heartbeat, settings.suspect_after - 2 * settings.heartbeat)
         )
 
     def _leased(self, at: float, changed: bool) -> bool:
