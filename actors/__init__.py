@@ -34,6 +34,7 @@ from ._detector import DETECTOR_DEFAULTS, DETECTOR_KINDS, DetectorSettings
 from ._echo import Echo
 from ._election import Around, Election, NodeState
 from ._hirschberg_sinclair import HirschbergSinclair
+from ._lease import Lease, LeaseSettings
 from ._lelann import Elect, LeLann
 from ._member import Member, crash_policy
 from ._message import Message
@@ -99,6 +100,8 @@ __all__ = [
     "Graph",
     "HirschbergSinclair",
     "LeLann",
+    "Lease",
+    "LeaseSettings",
     "Member",
     "Message",
     "NodeState",

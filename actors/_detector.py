@@ -28,17 +28,20 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class Ping(Message):
-    """The failure detector's ``ping``: are you alive?  (Carries no field: the frame's
-    epoch says which election round the sender is in.)"""
+    """The failure detector's ``ping``: are you alive?  (The frame's epoch says which
+    election round the sender is in.)  ``seq``: a leader's numbered heartbeat, for its
+    lease (``_lease.py``); 0 from anyone else."""
 
     kind = "ping"
+    seq: int = 0
 
 
 @dataclass(frozen=True, slots=True)
 class Pong(Message):
-    """The answer to a ``ping``."""
+    """The answer to a ``ping``, with its ``seq``."""
 
     kind = "pong"
+    seq: int = 0
 
 
 PING, PONG = Ping(), Pong()
@@ -142,3 +145,9 @@ class FailureDetector:
         self.watched.discard(peer)
         self.suspected.add(peer)
         return True
+
+    def fresh(self) -> None:
+        """This node itself stalled (a pause, not a peer's silence): a fresh window for
+        every watched peer, and no suspicion for the pause."""
+        for peer in sorted(self.watched):
+            self._out.append(SetTimer(self._timer(peer), self.settings.suspect_after))

@@ -31,9 +31,12 @@ from ._detector import (
     SUSPECT,
     DetectorSettings,
     FailureDetector,
+    Ping,
+    Pong,
 )
 from ._election import Election, NodeState
 from ._hirschberg_sinclair import HirschbergSinclair
+from ._lease import Lease, LeaseSettings
 from ._message import Message
 from ._recovery import REJOIN, Recovery
 from ._ring import RingElection
@@ -42,6 +45,10 @@ from ._rounds import BEHIND, STALL, Rounds
 from ._view import NodeView
 
 __all__ = ["Member", "crash_policy"]
+
+#: The timer of a leader that resigned: how long it sits out, unless a new leader's
+#: heartbeat reaches it first.
+SIT_OUT = "lease:sit_out"
 
 _EMPTY: Set[int] = frozenset()
 
@@ -70,12 +77,15 @@ class Member:
     __slots__ = (
         "_behind",
         "_out",
+        "_sitting_out",
         "_stall",
         "_stalling",
         "algorithm",
+        "demoted",
         "detector",
         "election",
         "id",
+        "lease",
         "policy",
         "recovery",
         "rounds",
@@ -107,6 +117,14 @@ class Member:
         self._stall = 0.0 if self.settings is None else self.settings.reelect_after
         self._stalling = False  # a "rounds:stall" timer is pending
         self._behind = False  # a "rounds:behind" timer is pending
+        lease = LeaseSettings.of(view.settings) if self.detector is not None else None
+        #: The leader's lease (``_lease.py``), when the detector runs and a lease is set.
+        peers = [m for m in view.members if m != self.id]
+        self.lease = None if lease is None else Lease(lease, peers)
+        #: Why this node last stopped leading by itself ("paused", "lease expired",
+        #: "resigned"); the host reads it and sets it back to ``None``.
+        self.demoted: str | None = None
+        self._sitting_out = False  # resigned: silent until a new leader is heard
         self.election = self._election(self.rounds.epoch, initiator)
 
     def _election(self, epoch: int, initiator: bool) -> Election:
@@ -197,7 +215,10 @@ class Member:
         if detector is not None and detector.heard(sender):
             self._recovered(sender)
         if message.kind in DETECTOR_KINDS:
-            self._detector_message(sender, message.kind, epoch)
+            self._detector_message(sender, message, epoch)
+            return self.flush()
+        if self._sitting_out:
+            rounds.stale += 1  # resigned: out of this round
             return self.flush()
         if self.recovery is not None and not self.recovery.admits(epoch):
             rounds.stale += 1  # perhaps meant for this node's previous life
@@ -223,13 +244,16 @@ class Member:
         elif name == HEARTBEAT:
             self._tick()
         elif name.startswith(SUSPECT):
-            self._suspect(int(name[len(SUSPECT) :]))
+            if not self._sitting_out:
+                self._suspect(int(name[len(SUSPECT) :]))
+        elif name == SIT_OUT:
+            self._sat_out()
         elif name == STALL:
             self._stalling = False
             self._stalled()
         elif name == BEHIND:
             self._behind = False
-            if self.epoch < self.rounds.seen and self.recovery is None:
+            if self.epoch < self.rounds.seen and self.recovery is None and not self._sitting_out:
                 self.new_round(f"behind epoch {self.rounds.seen}")
                 self._rewatch()
         elif name == REJOIN:
@@ -244,9 +268,45 @@ class Member:
             self._out.append(CancelTimer(STALL))
             assert self.settings is not None
             self._stall = self.settings.reelect_after
+        lease = self.lease
+        if lease is not None:
+            if self.election.state is NodeState.LEADER:
+                if lease.epoch != self.election.epoch:  # from its next heartbeat on
+                    lease.begin(self.election.epoch)
+            elif lease.epoch is not None:
+                lease.end()
         out = self._out[:]
         self._out.clear()
         return out
+
+    def handle_stall(self, seconds: float) -> list[Action]:
+        """This node itself stood still for ``seconds`` (its host saw a timer fire that
+        much too late: the process was stopped, or starved).  Its peers were not silent,
+        it was: each gets a fresh suspicion window, and a leader steps down ("paused")
+        before it acts on anything else: its lease ran out meanwhile, and its followers
+        may have elected another.  Then a heartbeat, so that they hear from it at once.
+        """
+        detector = self.detector
+        if detector is None:
+            return self.flush()
+        detector.fresh()
+        if self.state is NodeState.LEADER:
+            self._demote("paused")
+        if not self._sitting_out:
+            self._tick()
+        return self.flush()
+
+    def resign(self) -> list[Action]:
+        """The leader steps down at once ("resigned") and sits out: it answers nothing
+        and sends nothing, so its followers suspect it and elect another without it,
+        until a new leader's heartbeat reaches it (it follows that one) or
+        ``reelect_after`` has passed.  Not leading, it does nothing."""
+        if self.state is NodeState.LEADER:
+            self._demote("resigned", rejoin=False)
+            if self.settings is not None:
+                self._sitting_out = True
+                self._out.append(SetTimer(SIT_OUT, self.settings.reelect_after))
+        return self.flush()
 
     # -- rounds ------------------------------------------------------------------------
 
@@ -281,10 +341,74 @@ class Member:
     def _tick(self) -> None:
         detector = self.detector
         assert detector is not None
+        if self._sitting_out:
+            self._out.append(SetTimer(HEARTBEAT, detector.settings.heartbeat))
+            return
         self._rewatch()
         policy = self.policy
         ping = policy.ping(self, detector.watched) | (policy.probe(self) & detector.suspected)
+        lease = self.lease
+        if lease is not None and lease.epoch is not None:
+            lease.refresh()
+            if lease.expired:
+                self._demote("lease expired")
+            else:
+                ping -= self._beat(lease)
         detector.tick(ping, self.epoch)
+
+    # -- the lease ---------------------------------------------------------------------
+
+    def _beat(self, lease: Lease) -> set[int]:
+        """A leader's numbered heartbeat to every other member; returns them."""
+        seq, epoch = lease.beat(), self.epoch
+        ping = Ping(seq)
+        for peer in lease.peers:
+            self._out.append(Send(peer, ping, epoch))
+        return set(lease.peers)
+
+    def _demote(self, reason: str, *, rejoin: bool = True) -> None:
+        """Stop leading, undecided in the same round; ``rejoin``: if no leader is heard
+        of within ``suspect_after``, start a round."""
+        election = self.election
+        election.cancel_timers()
+        election.state = NodeState.UNDECIDED
+        election.elected = None
+        self.demoted = reason
+        if self.lease is not None:
+            self.lease.end()
+        if rejoin and self.settings is not None:
+            self._stall = self.settings.suspect_after
+            self._arm_stall()
+
+    def _adopt(self, leader: int, epoch: int) -> None:
+        """Heard the heartbeat of ``leader`` of a newer round ``epoch``: follow it, as a
+        node that missed that round (paused, partitioned, resigned) learns it.  A node
+        that would win against that leader then starts a round above it at once (the
+        notes' algorithms elect the largest candidate: Bully's top node takes over), but
+        not one that has just resigned."""
+        resigned = self._sitting_out
+        self._enter(epoch)
+        election = self.election
+        election.state = NodeState.NOT_LEADER
+        election.elected = leader
+        if resigned:
+            self._sitting_out = False
+            self._out.append(CancelTimer(SIT_OUT))
+        elif self.view.candidate > self.view.neighbour(leader):
+            self.new_round(f"above leader {leader}", leader)
+        self._rewatch()
+
+    def _sat_out(self) -> None:
+        """A resigned node's time out is over and no new leader reached it."""
+        if not self._sitting_out:
+            return
+        self._sitting_out = False
+        assert self.detector is not None and self.settings is not None
+        self.detector.fresh()
+        if self.state is NodeState.UNDECIDED:
+            self._stall = self.settings.suspect_after
+            self._arm_stall()
+        self._tick()
 
     def _rewatch(self) -> None:
         detector = self.detector
@@ -303,12 +427,26 @@ class Member:
 
     def _recovered(self, node: int) -> None:
         self._out.append(Notice("recovered", node, self.epoch))
+        if self._sitting_out:
+            return
         self.policy.on_recovered(self, node)
         self._rewatch()
 
-    def _detector_message(self, sender: int, kind: str, epoch: int) -> None:
+    def _detector_message(self, sender: int, message: Message, epoch: int) -> None:
+        kind = message.kind
+        seq = message.seq if isinstance(message, Ping | Pong) else 0
+        if seq > 0 and kind == "ping" and self.recovery is None:  # a leader's heartbeat
+            if epoch > self.epoch:
+                self._adopt(sender, epoch)
+            if not self._sitting_out:
+                self._out.append(Send(sender, Pong(seq), self.epoch))
+            return
+        if seq > 0 and self.lease is not None:
+            self.lease.answer(sender, seq, epoch)
+        if self._sitting_out:
+            return
         if kind == "ping":
-            self._out.append(Send(sender, PONG, self.epoch))
+            self._out.append(Send(sender, PONG if seq == 0 else Pong(seq), self.epoch))
         recovery = self.recovery
         if recovery is not None and epoch > 0:  # not another restarted node's
             recovery.learn(epoch)

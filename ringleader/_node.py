@@ -40,6 +40,7 @@ from actors.host import (
     NodeActor,
     NodeEvent,
     NodeStatus,
+    Resign,
     Start,
     wire_kinds,
 )
@@ -60,6 +61,8 @@ Emit = Callable[[dict[str, Any]], None]
 STOP_TIMEOUT = 10.0
 
 ELECTED, LOST, LEADER = "elected", "lost", "leader"
+#: How often :meth:`Node.wait_for_leader` looks whether this node's own lease is granted.
+LEASE_POLL = 0.02
 #: ``on_lost``'s reason when the service stops a node that leads.
 STOPPED = "stopped"
 
@@ -109,7 +112,9 @@ class Node:
     :attr:`epoch` wherever the service needs them, :meth:`stop` it when done.  The
     callbacks, all optional, run on the node's callbacks thread, one at a time, in order:
 
-    - ``on_elected(epoch)``: this node now leads; ``epoch`` is its fencing token;
+    - ``on_elected(epoch)``: this node now leads (with a lease, the default: once its
+      followers have acknowledged it, when :attr:`is_leader` turns true); ``epoch`` is
+      its fencing token;
     - ``on_lost(epoch, reason)``: it no longer leads ``epoch``: ``"superseded"`` (a newer
       round or another leader), ``"stopped"`` (:meth:`stop` was called);
     - ``on_leader_change(leader, epoch)``: its view of the leader changed (``leader``
@@ -176,6 +181,9 @@ class Node:
         self._ended = False  # no more changes: consumers end at once
         self._seen: tuple[int | None, int] | None = None  # (leader, epoch) last told
         self._leading: int | None = None  # the epoch this node was last told it leads
+        # With a lease, a node leads (on_elected, is_leader) once its followers have
+        # acknowledged it: from its "lease" event, not from its change of state.
+        self._leased = bool(config.node_settings().get("lease"))
 
     # -- reading, from any thread ---------------------------------------------------------
 
@@ -209,8 +217,9 @@ class Node:
         return None if self._metrics is None else self._metrics.address
 
     def wait_for_leader(self, timeout: float | None = None) -> int:
-        """Wait up to ``timeout`` s (``None``: for ever) until this node knows a leader;
-        return its id.  Raises :class:`TimeoutError` when the time runs out, and
+        """Wait up to ``timeout`` s (``None``: for ever) until this node knows a leader
+        (itself: once :attr:`is_leader` is true, its lease granted); return its id.
+        Raises :class:`TimeoutError` when the time runs out, and
         :class:`~ringleader.TransportError` if the node is not running."""
         deadline = None if timeout is None else time.monotonic() + timeout
         with self._decided:
@@ -218,11 +227,15 @@ class Node:
                 if not self._running:
                     raise TransportError(f"node {self.id} is not running")
                 leader = self._leadership.read()[0]
-                if leader is not None:
+                granting = leader == self.id and not self._leadership.is_leader()
+                if leader is not None and not granting:
                     return leader
                 left = None if deadline is None else deadline - time.monotonic()
                 if left is not None and left <= 0:
                     raise TimeoutError(f"node {self.id}: no leader within {timeout} s")
+                # Its own lease comes with a heartbeat's answers: look again soon.
+                if granting:
+                    left = LEASE_POLL if left is None else min(left, LEASE_POLL)
                 self._decided.wait(left)
 
     def status(self, timeout: float = 10.0) -> NodeStatus:
@@ -232,8 +245,10 @@ class Node:
         return status
 
     def resign(self) -> None:
-        """Step down: the next node takes over (not yet: needs the ``Resign`` message)."""
-        raise NotImplementedError("resign() needs actors.host.Resign (the lease work)")
+        """Step down if this node leads: ``on_lost(epoch, "resigned")``, and it sits out
+        until another node leads (or ``reelect_after`` passes), so that the next one
+        takes over.  Nothing happens on a node that does not lead."""
+        self._tell(Resign())
 
     async def changes(self) -> AsyncIterator[LeaderChange]:
         """Each change this node sees, in order, for ``async for`` in asyncio.
@@ -435,7 +450,7 @@ class Node:
             self._emit(event_dict(event))
         if self._metrics is not None:
             self._metrics.observe(event)
-        if event.kind in ("state", "lost"):
+        if event.kind in ("state", "lost", "lease"):
             with self._decided:
                 self._decided.notify_all()
             self._calls.put(event)
@@ -444,13 +459,16 @@ class Node:
         """The callbacks thread: each event's callbacks, in order, until stopped."""
         while (event := self._calls.get()) is not None:
             if event.kind == "lost":
-                self._lost(event.epoch, event.detail)
+                if self._leading == event.epoch:  # not an epoch it never held a lease in
+                    self._lost(event.epoch, event.detail)
                 continue
             leader = None if event.state == "undecided" else event.elected
-            if (leader, event.epoch) != self._seen:
-                self._tell_change(LeaderChange(LEADER, leader, event.epoch, leader == self.id))
+            if event.kind == "state" and (leader, event.epoch) != self._seen:
+                mine = leader == self.id and not self._leased  # else at its lease
+                self._tell_change(LeaderChange(LEADER, leader, event.epoch, mine))
                 self._callback(self._on_leader_change, leader, event.epoch)
-            if event.state == "leader" and self._leading != event.epoch:
+            leads = event.kind == ("lease" if self._leased else "state")
+            if leads and event.state == "leader" and self._leading != event.epoch:
                 self._leading = event.epoch
                 self._tell_change(LeaderChange(ELECTED, self.id, event.epoch, True))
                 self._callback(self._on_elected, event.epoch)

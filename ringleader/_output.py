@@ -99,6 +99,8 @@ def describe(data: dict[str, Any]) -> str:  # noqa: PLR0911 -- one case per even
         return f"{head}  {verb} node {data['peer']}"
     if event == "lost":
         return f"{head}  no longer leads epoch {data['epoch']}: {data['reason']}"
+    if event == "lease":
+        return f"{head}  holds the leader's lease of epoch {data['epoch']}"
     if event == "election":
         return f"{head}  starts election {data['epoch']}: {data['trigger']}"
     if event == "rejected_frame" and data["reason"] == "bad_signature":

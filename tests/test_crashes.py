@@ -388,3 +388,39 @@ def test_a_leader_superseded_reports_lost_before_the_new_state() -> None:
         cluster.restart(5)
         lost = next_event(lambda e: e.node == 4 and e.kind in ("lost", "state"))
         assert (lost.kind, lost.epoch, lost.detail) == ("lost", led.epoch, "superseded")
+
+
+@pytest.mark.timeout(60)
+def test_a_leader_that_resigns_says_so_and_another_takes_over() -> None:
+    import queue
+
+    from actors.host import NodeEvent, Resign
+
+    config = crash_config("inproc", "full_mesh", [])
+    # The resigned node sits out until the new leader's heartbeat, or reelect_after.
+    slow = {"heartbeat": 0.05, "suspect_after": 0.5, "reelect_after": 30.0}  # a loaded machine
+    config = config.replace(settings={**config.settings, **slow})
+    events: queue.SimpleQueue[NodeEvent] = queue.SimpleQueue()
+
+    def next_event(wanted: Callable[[NodeEvent], bool]) -> NodeEvent:
+        while True:
+            event = events.get(timeout=20)
+            if wanted(event):
+                return event
+
+    with ringleader.LocalCluster(config, events=events.put) as cluster:
+        cluster.start_initiators()
+        leased = next_event(lambda e: e.node == 5 and e.kind == "lease")
+        cluster._refs[5].tell(Resign())  # what ringleader.Node.resign() sends
+        lost = next_event(lambda e: e.node == 5 and e.kind in ("lost", "state"))
+        assert (lost.kind, lost.epoch, lost.detail) == ("lost", leased.epoch, "resigned")
+        assert lost.at >= leased.at
+        # Another node leads next, with a lease (node 4, unless a loaded machine made
+        # its peers suspect it); node 5 follows instead of winning again.
+        seen: list[NodeEvent] = []
+        new = next_event(lambda e: seen.append(e) or (e.kind == "lease"))
+        assert new.node != 5
+        follows = [e for e in seen if e.node == 5 and e.kind == "state" and e.elected]
+        if not follows:
+            follows = [next_event(lambda e: e.node == 5 and e.kind == "state" and e.elected)]
+        assert follows[0].state == "not_leader" and follows[0].elected != 5

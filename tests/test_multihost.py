@@ -29,6 +29,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import eventually
 from tests.nodes import NodeProcess, wait_agreement
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="network namespaces are Linux's")
@@ -554,3 +555,62 @@ def test_bully_late_frames_of_a_partition_must_not_split_the_brain(
     ]
     if problems:
         raise SplitBrain("; ".join(problems))
+
+
+# -- a majority (quorum = true) ------------------------------------------------------------
+
+
+@pytest.fixture
+def lab5() -> Iterator[Lab]:
+    """Five hosts on one switch, for a 2|3 split; torn down whatever happens."""
+    network = Lab(5)
+    try:
+        network.build()
+        yield network
+    finally:
+        network.destroy()
+
+
+def _leases_since(nodes: dict[int, NodeProcess], since: float) -> dict[int, list[int]]:
+    """The epochs each node took a lease in after the monotonic instant ``since``."""
+    return {
+        node: [e["epoch"] for e in p.drain() if e["event"] == "lease" and e["mono"] > since]
+        for node, p in nodes.items()
+    }
+
+
+@pytest.mark.timeout(120)
+def test_bully_with_a_quorum_leads_only_on_the_side_of_three(
+    lab5: Lab, tmp_path: Path, secret: Path, record_property: Callable[[str, object], None]
+) -> None:
+    from tests.test_lease import check_disjoint, intervals
+
+    ids = [1, 2, 3, 4, 5]
+    body = 'topology = "full_mesh"\nquorum = true\n'
+    config = _config(lab5, tmp_path / "mesh.toml", body, secret, ids)
+    nodes = _start_all(lab5, config, ids)
+    wait_agreement(nodes, ids, 5, DEADLINE)
+    nodes[5].wait_for(lambda e: e["event"] == "lease", DEADLINE)
+
+    seen = len(nodes[5].drain())
+    lab5.split([4, 5], apart=True)  # {1, 2, 3} | {4, 5}
+    lost = nodes[5].wait_for(
+        lambda e: e["event"] == "lost" and nodes[5].events.index(e) >= seen, DEADLINE
+    )
+    assert lost["reason"] == "lease expired", lost
+    nodes[3].wait_for(lambda e: e["event"] == "lease", DEADLINE)  # the majority's leader
+    split = time.monotonic()
+    time.sleep(2.0)  # many lease periods: the minority elects, and never holds a lease
+    leases = _leases_since(nodes, split)
+    _report(record_property, "2|3: leases during the split", leases)
+    assert leases[4] == leases[5] == []
+    _all_running(nodes)
+
+    lab5.split([4, 5], apart=False)
+    healed = time.monotonic()
+    wait_agreement(nodes, ids, 5, DEADLINE)
+    eventually(lambda: _leases_since(nodes, healed)[5], DEADLINE)
+    _report(record_property, "2|3: healed after", time.monotonic() - healed)
+    _all_running(nodes)
+    _one_leader_per_epoch(nodes)
+    check_disjoint({node: intervals(p.drain()) for node, p in nodes.items()})

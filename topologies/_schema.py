@@ -42,6 +42,8 @@ KEYS = (
     "heartbeat",
     "suspect_after",
     "reelect_after",
+    "lease",
+    "quorum",
     "mode",
     "run_for",
     "faults",

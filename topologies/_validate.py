@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from actors import ALGORITHMS, DetectorSettings
+from actors import ALGORITHMS, DetectorSettings, LeaseSettings
 from transport import BETWEEN_PROCESSES
 
 from ._config import Config, FaultSpec, Overrides
@@ -137,6 +137,7 @@ class _Validator:
             raise self.error("run_for", f"{run_for!r} is not a number of seconds in [0, 86400]")
         settings = self.settings()
         detector = self.detector()
+        detector.update(self.lease(detector, nodes))
         if faults or run_for is not None:
             settings.update(detector)
         config = Config(
@@ -226,6 +227,45 @@ class _Validator:
                 "make it at least 3 heartbeats",
             )
         return settings
+
+    def lease(self, detector: dict[str, float], nodes: tuple[NodeSpec, ...]) -> dict[str, float]:
+        """``lease`` (seconds, 0 = none) and ``quorum`` (1.0 or 0.0), checked against the
+        detector: the lease must run out before any follower can suspect the leader."""
+        heartbeat = detector["heartbeat"]
+        suspect_after = min(
+            [detector["suspect_after"], *(n.suspect_after for n in nodes if n.suspect_after)]
+        )
+        quorum = self.data.get("quorum", False)
+        if not isinstance(quorum, bool):
+            raise self.error("quorum", f"{quorum!r} is not true or false", "quorum = true")
+        if "lease" not in self.data:
+            lease = LeaseSettings.default_lease(heartbeat, suspect_after)
+        else:
+            lease = self.seconds("lease", self.data["lease"], zero=True)
+            top = suspect_after - heartbeat
+            if lease and lease > top + 1e-9:
+                raise self.error(
+                    "lease",
+                    f"{lease:g} s must be below suspect_after {suspect_after:g} s minus a "
+                    f"heartbeat ({heartbeat:g} s), or a follower may elect another leader "
+                    "while this one still holds its lease",
+                    f"lease = {LeaseSettings.default_lease(heartbeat, suspect_after) or top:g}",
+                )
+            if lease and lease < 2 * heartbeat - 1e-9:
+                raise self.error(
+                    "lease",
+                    f"{lease:g} s is shorter than two heartbeats ({2 * heartbeat:g} s): "
+                    "the leader could not renew it in time",
+                    "raise it, lower heartbeat, or lease = 0 for none",
+                )
+        if quorum and not lease:
+            raise self.error(
+                "quorum",
+                "a quorum needs a lease (suspect_after must leave room for one: "
+                f"at least 2 heartbeats below it, now {suspect_after:g} s)",
+                "set lease, or raise suspect_after",
+            )
+        return {"lease": lease, "quorum": 1.0 if quorum else 0.0}
 
     def faults(self, nodes: tuple[NodeSpec, ...], topology: str) -> tuple[FaultSpec, ...]:
         value = self.data.get("faults")

@@ -5,7 +5,7 @@ This is where the network stack comes in (Pykka, ZeroMQ, the codec); the electio
 
 - :class:`NodeActor` hosts one node: frames in through its :class:`Inbox`, opened by its
   session, handed to the election; the election's actions sealed and sent.
-- :class:`Listen`, :class:`Connect`, :class:`Boot`, :class:`Start`, :class:`Crash`,
+- :class:`Listen`, :class:`Connect`, :class:`Boot`, :class:`Start`, :class:`Crash`, :class:`Resign`,
   :class:`GetStatus`: what whoever runs the cluster tells or asks a node.
 - :class:`Leadership`: the node's leader, epoch and lease, published for other threads.
 - :class:`NodeEvent` (as it happens) and :class:`NodeStatus` (when asked): what a node
@@ -16,7 +16,7 @@ This is where the network stack comes in (Pykka, ZeroMQ, the codec); the electio
 
 import logging
 
-from ._control import Boot, Connect, Crash, GetStatus, Listen, Start
+from ._control import Boot, Connect, Crash, GetStatus, Listen, Resign, Start
 from ._inbox import Inbox, TimerFired
 from ._leadership import Leadership
 from ._node import NodeActor
@@ -40,6 +40,7 @@ __all__ = [
     "NodeActor",
     "NodeEvent",
     "NodeStatus",
+    "Resign",
     "Start",
     "StatusAnswer",
     "StatusQuery",

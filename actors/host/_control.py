@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-__all__ = ["Boot", "Connect", "Crash", "GetStatus", "Listen", "Start"]
+__all__ = ["Boot", "Connect", "Crash", "GetStatus", "Listen", "Resign", "Start"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,3 +44,9 @@ class Crash:
 @dataclass(frozen=True, slots=True)
 class GetStatus:
     """Ask: returns the node's :class:`~actors.host.NodeStatus`."""
+
+
+@dataclass(frozen=True, slots=True)
+class Resign:
+    """Tell: if this node leads, step down at once (a ``lost`` event, reason
+    ``resigned``) and sit out until another leads (see ``Member.resign``)."""

@@ -17,6 +17,7 @@ counted, and the node carries on.
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from collections import Counter
@@ -28,12 +29,12 @@ import pykka
 from transport import Codec, FrameRejected, Links, Mailbox, Network, Session, TransportError
 
 from .._actions import Action, CancelTimer, Notice, Send, SetTimer
-from .._detector import DETECTOR_KINDS
+from .._detector import DETECTOR_KINDS, HEARTBEAT, SUSPECT
 from .._election import NodeState
 from .._member import Member
 from .._trace import NodeTrace
 from .._view import NodeView
-from ._control import Boot, Connect, Crash, GetStatus, Listen, Start
+from ._control import Boot, Connect, Crash, GetStatus, Listen, Resign, Start
 from ._inbox import Inbox, TimerFired
 from ._leadership import Leadership
 from ._operator import OPERATOR, OPERATOR_KINDS, StatusAnswer, StatusQuery
@@ -132,6 +133,9 @@ class NodeActor(pykka.ThreadingActor):
             member.elected,
             member.epoch,
         )
+        # The lease (see _lease_init): when each numbered heartbeat left, and until when
+        # this node may count itself leader.
+        self._lease_init()
         # Read by other threads (``ringleader.Node.is_leader``) without asking this actor.
         self.leadership = leadership
         self._publish()
@@ -142,12 +146,16 @@ class NodeActor(pykka.ThreadingActor):
     # -- Pykka hooks ---------------------------------------------------------------
 
     actor_inbox: Inbox
+    _beat_due: float | None  # when the next heartbeat is due (see _lease_init)
+    _leased_epoch: int | None
 
     @staticmethod
     def _create_actor_inbox() -> Inbox:
         return Inbox()
 
     def on_receive(self, message: Any) -> Any:  # noqa: PLR0911 -- a dispatcher
+        if self._beat_due is not None and self._check_stall(message):
+            return None
         if type(message) is bytes:  # a frame from the mailbox (or anyone: it is checked)
             self._guarded(self._inbound, message)
             return None
@@ -162,6 +170,9 @@ class NodeActor(pykka.ThreadingActor):
             return None
         if isinstance(message, Crash):
             self._crash()
+            return None
+        if isinstance(message, Resign):
+            self._guarded(self._resign)
             return None
         if isinstance(message, GetStatus):
             return self.status()
@@ -349,10 +360,11 @@ class NodeActor(pykka.ThreadingActor):
     def _after(self, actions: list[Action]) -> None:
         """Do what the algorithm asked for and report a change of state."""
         member = self.member
-        self._last_activity = time.monotonic()
+        self._last_activity = at = time.monotonic()
         events = self._events
         now = (member.state, member.elected, member.epoch)
         changed = now != self._reported
+        held, leased = self._lease_until, self._lease is not None and self._leased(at, changed)
         # The trace shows a change of state after what set it off (a suspicion) and before
         # the sends (a handler decides, or enters a round, then sends).
         untraced = changed and self.trace is not None
@@ -363,6 +375,8 @@ class NodeActor(pykka.ThreadingActor):
                 self._send(action)
             elif type(action) is SetTimer:
                 self.actor_inbox.schedule(action.name, action.delay)
+                if action.name == HEARTBEAT:
+                    self._beat_due = self._last_activity + action.delay
             elif type(action) is CancelTimer:
                 self.actor_inbox.cancel(action.name)
             elif type(action) is Notice:
@@ -374,22 +388,111 @@ class NodeActor(pykka.ThreadingActor):
         if untraced:
             self._trace_state()
         if changed:
-            was = self._reported
-            self._reported = now
+            self._changed(now, held)
+        if leased and events is not None and self._lease_until > at:
+            self._leasing(at)
+
+    def _changed(self, now: tuple[NodeState, int | None, int], held: float) -> None:
+        """Report a change of state (``held``: the end of the lease before it)."""
+        member, events = self.member, self._events
+        was = self._reported
+        self._reported = now
+        if self._lease is None:
             self._publish()
-            if events is not None:
-                if was[0] is NodeState.LEADER and (
-                    now[0] is not NodeState.LEADER or now[2] != was[2]
-                ):
-                    events(self._event("lost", detail="superseded", epoch=was[2]))
-                events(self._event("state"))
+        reason = member.demoted or "superseded"
+        member.demoted = None
+        if events is None:
+            return
+        if was[0] is NodeState.LEADER and (now[0] is not NodeState.LEADER or now[2] != was[2]):
+            # Its leadership ended when this was published, or when its lease ran out if
+            # that was earlier (a pause ends it then, not when the node wakes).
+            clock = time.monotonic()
+            end = min(clock, held) if held > 0 else clock  # (0: it never held a lease)
+            events(self._event("lost", detail=reason, epoch=was[2], at=end))
+        events(self._event("state"))
+
+    def _leasing(self, at: float) -> None:
+        """A ``lease`` event, at ``at`` (before its publication), once per epoch led."""
+        epoch = self.member.epoch
+        if self._leased_epoch != epoch and self._events is not None:
+            self._leased_epoch = epoch
+            self._events(self._event("lease", at=at))
+
+    # -- the lease and the node's own stalls ---------------------------------------------
+
+    def _lease_init(self) -> None:
+        member = self.member
+        self._lease = member.lease
+        self._beats: dict[int, float] = {}  # heartbeat number → a moment before it left
+        self._beat_seq = 0  # the last heartbeat number recorded
+        self._lease_until = 0.0 if self._lease is not None else math.inf
+        self._leased_epoch = None  # the last epoch a "lease" event was for
+        settings = member.settings
+        #: When the next heartbeat is due (once the detector runs): a timer that fires
+        #: far later than that means this node itself stood still.
+        self._beat_due = None
+        # Past this, a peer's suspicion timer may have come due during the stall (its
+        # last frame came at most a heartbeat before the last heartbeat of this node).
+        self._stall_after = (
+            math.inf
+            if settings is None
+            else max(settings.heartbeat, settings.suspect_after - 2 * settings.heartbeat)
+        )
+
+    def _leased(self, at: float, changed: bool) -> bool:
+        """Record the heartbeats the member numbered since the last call as sent at
+        ``at`` (before they left) and recompute the lease; True if its end moved.  A
+        change of lease or state is published here, before any send: a follower may act
+        on one at once (a new leader's lease must never begin before the old one ends)."""
+        lease = self._lease
+        assert lease is not None
+        beats = self._beats
+        while self._beat_seq < lease.seq:
+            self._beat_seq += 1
+            beats[self._beat_seq] = at
+        basis = lease.basis
+        if lease.epoch is None or basis is None or self.member.state is not NodeState.LEADER:
+            until = 0.0
+        else:
+            # Heartbeat 0 is none at all: a node with nobody to ask leads from now on.
+            until = beats.get(basis, at) + lease.settings.lease
+            for old in [k for k in beats if k < basis]:
+                del beats[old]
+        moved = until != self._lease_until
+        self._lease_until = until
+        if moved or changed:
+            self._publish()
+        return moved
+
+    def _check_stall(self, message: Any) -> bool:
+        """Whether this node stood still (its heartbeat is overdue by more than the
+        stall threshold); if so, tell the member before anything else, and return True
+        when ``message`` is a detector timer that the stall made stale (to be dropped)."""
+        assert self._beat_due is not None
+        late = time.monotonic() - self._beat_due
+        if late <= self._stall_after:
+            return False
+        log.warning("%s stood still for %.3f s: a fresh start for its detector", self, late)
+        self._beat_due = None
+        self._guarded(self._stalled, late)
+        if type(message) is TimerFired:
+            name = message.name
+            return name == HEARTBEAT or name.startswith(SUSPECT)
+        return False
+
+    def _stalled(self, late: float) -> None:
+        self._after(self.member.handle_stall(late))
+
+    def _resign(self) -> None:
+        self._after(self.member.resign())
 
     def _publish(self) -> None:
-        """Publish the node's leader and epoch (the leader ``None`` while undecided)."""
+        """Publish the node's leader, epoch and lease (the leader ``None`` while
+        undecided)."""
         if self.leadership is not None:
             member = self.member
             leader = None if member.state is NodeState.UNDECIDED else member.elected
-            self.leadership.publish(leader, member.epoch)
+            self.leadership.publish(leader, member.epoch, self._lease_until)
 
     def _trace_state(self) -> bool:
         """Record the node's state in its trace; ``False`` (done)."""
@@ -405,6 +508,8 @@ class NodeActor(pykka.ThreadingActor):
         detail: str = "",
         epoch: int | None = None,
         address: str | None = None,
+        *,
+        at: float | None = None,
     ) -> NodeEvent:
         member = self.member
         return NodeEvent(
@@ -413,7 +518,7 @@ class NodeActor(pykka.ThreadingActor):
             str(member.state),
             member.elected,
             member.epoch if epoch is None else epoch,
-            time.monotonic(),
+            time.monotonic() if at is None else at,
             self._session.incarnation,
             subject,
             detail,

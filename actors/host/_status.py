@@ -17,7 +17,10 @@ class NodeEvent:
     ``"recovered"`` (its failure detector suspects ``subject``, or hears from it again),
     ``"election"`` (it starts election round ``epoch``; ``detail`` says why),
     ``"lost"`` (it no longer leads round ``epoch``; ``detail`` says why: ``superseded``
-    by a newer round or another leader — reported before the ``"state"`` that shows it) or
+    by a newer round or another leader, ``lease expired``, ``paused`` (it stood still
+    itself) or ``resigned`` — reported before the ``"state"`` that shows it; ``at`` is
+    when its leadership ended, the end of its lease if that came first), ``"lease"`` (a
+    leader's lease begins in round ``epoch``; ``at`` read before it was published) or
     ``"rejected"`` (it dropped a frame; ``detail`` is the reason, e.g. ``bad_signature``,
     then what was wrong; ``address`` where it came from, when the transport says).
     """

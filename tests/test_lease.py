@@ -1,0 +1,403 @@
+"""The leader's lease, own-stall detection, epoch learning and resign (``_lease.py``,
+``Member.handle_stall``, ``Member.resign``): the part alone, members in virtual time,
+the config keys, and ``ringleader node`` processes stopped with SIGSTOP.
+
+**Leadership interval** of a node process, from its ``--json`` lines: from the ``mono``
+of a ``lease`` event (read before the lease was published, so never later than the
+moment the node could first report ``is_leader``) to the ``mono`` of the next ``lost``
+event (read after the demotion was published; for reason ``paused`` the moment its lease
+ran out, which is when it stopped counting as leader).  Each interval contains the time
+the node's ``Leadership.is_leader()`` was true, so intervals of different processes that
+do not overlap (one machine, one monotonic clock) prove that no two led at once.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from actors import ALGORITHMS, Lease, LeaseSettings, Member, NodeState, NodeView, Send
+from actors._actions import Action, SetTimer
+from actors._detector import HEARTBEAT, SUSPECT, Ping, Pong
+from tests.conftest import eventually
+from tests.nodes import Event, NodeProcess, running, wait_agreement, write_config
+from topologies import ConfigError, load_config
+
+SETTINGS = {"heartbeat": 0.05, "suspect_after": 0.3}
+
+# --- the part alone ----------------------------------------------------------------------
+
+
+def lease(peers: tuple[int, ...] = (1, 2, 4), *, quorum: bool = False) -> Lease:
+    settings = LeaseSettings.of({**SETTINGS, "quorum": float(quorum)})
+    assert settings is not None
+    return Lease(settings, peers)
+
+
+def test_default_lease_leaves_two_heartbeats_below_suspect_after() -> None:
+    settings = LeaseSettings.of(SETTINGS)
+    assert settings is not None and settings.lease == pytest.approx(0.2)
+    assert settings.beats == 4
+    assert LeaseSettings.of({"heartbeat": 0.1, "suspect_after": 0.3}) is None  # no room
+    assert LeaseSettings.of({"suspect_after": 0.3}) is None  # no detector
+    assert LeaseSettings.of({**SETTINGS, "lease": 0.0}) is None
+
+
+def test_lease_runs_from_the_newest_heartbeat_every_follower_acknowledged() -> None:
+    held = lease()
+    held.begin(7)
+    assert held.basis is None
+    first, second = held.beat(), held.beat()
+    assert not held.answer(1, first, 7)
+    assert not held.answer(2, second, 7)
+    assert held.answer(4, second, 7)  # everyone has acknowledged heartbeat 1 now
+    assert held.basis == first
+    assert held.answer(1, second, 7) and held.basis == second
+
+
+def test_an_answer_from_another_epoch_does_not_acknowledge() -> None:
+    held = lease((1,))
+    held.begin(4)
+    seq = held.beat()
+    assert not held.answer(1, seq, 83)  # a follower in a newer round: no lease
+    assert held.basis is None
+    for _ in range(held.settings.beats + 2):
+        held.beat()
+        held.answer(1, held.seq, 83)
+        held.refresh()
+    assert held.expired
+
+
+def test_a_silent_follower_stops_holding_the_lease_back() -> None:
+    held = lease((1, 2))
+    held.begin(3)
+    for _ in range(held.settings.silent_beats + 1):
+        seq = held.beat()
+        held.answer(1, seq, 3)  # node 2 crashed: never answers
+        held.refresh()
+    assert held.basis is not None and not held.expired
+
+
+def test_with_a_quorum_a_majority_is_needed_and_enough() -> None:
+    held = lease((1, 2, 4, 5), quorum=True)  # five members: the leader and two more
+    held.begin(9)
+    seq = held.beat()
+    assert not held.answer(1, seq, 9)
+    assert held.answer(2, seq, 9) and held.basis == seq
+    minority = lease((1, 2, 4, 5), quorum=True)
+    minority.begin(9)
+    for _ in range(minority.settings.beats + 2):
+        minority.answer(1, minority.beat(), 9)  # one follower: two of five
+        minority.refresh()
+    assert minority.basis is None and minority.expired
+
+
+# --- members in virtual time -----------------------------------------------------------
+
+
+class Cluster:
+    """Members of a full mesh that hand each other their sends at once, in order; timers
+    are recorded and fired by hand.  ``cut`` nodes neither send nor receive."""
+
+    def __init__(self, algorithm: str, ids: tuple[int, ...]) -> None:
+        self.members = {
+            i: Member(
+                ALGORITHMS[algorithm],
+                NodeView(
+                    i,
+                    i,
+                    tuple(p for p in ids if p != i),
+                    tuple(p for p in ids if p != i),
+                    {n: n for n in ids},
+                    SETTINGS,
+                    ids,
+                ),
+            )
+            for i in ids
+        }
+        self.timers: dict[int, set[str]] = {i: set() for i in ids}
+        self.cut: set[int] = set()
+        self.sent: list[tuple[int, Send]] = []
+
+    def run(self, node: int, actions: list[Action]) -> None:
+        queue = deque((node, a) for a in actions)
+        while queue:
+            at, action = queue.popleft()
+            if isinstance(action, SetTimer):
+                self.timers[at].add(action.name)
+            elif isinstance(action, Send):
+                self.sent.append((at, action))
+                if at in self.cut or action.to in self.cut:
+                    continue
+                member = self.members[action.to]
+                out = member.handle_message(at, action.message, action.epoch)
+                queue.extend((action.to, a) for a in out)
+
+    def start(self) -> None:
+        for i, member in self.members.items():
+            self.run(i, member.handle_boot())
+        for i, member in self.members.items():
+            self.run(i, member.handle_start())
+
+    def fire(self, node: int, name: str) -> None:
+        self.run(node, self.members[node].handle_timer(name))
+
+    def beat(self, *nodes: int) -> None:
+        for node in nodes or tuple(self.members):
+            if node not in self.cut:
+                self.fire(node, HEARTBEAT)
+
+
+def test_a_leader_holds_a_lease_once_its_followers_answer_its_heartbeat() -> None:
+    cluster = Cluster("bully", (1, 2, 3))
+    cluster.start()
+    leader = cluster.members[3]
+    assert leader.state is NodeState.LEADER and leader.lease is not None
+    assert leader.lease.basis is None  # not before its first heartbeat is answered
+    cluster.beat(3)
+    pings = [s for at, s in cluster.sent if at == 3 and isinstance(s.message, Ping)]
+    assert {s.to for s in pings} == {1, 2} and all(s.message.seq == 1 for s in pings)
+    assert leader.lease.basis == 1
+
+
+def test_a_paused_leader_steps_down_and_gives_its_peers_a_fresh_window() -> None:
+    cluster = Cluster("bully", (1, 2, 3))
+    cluster.start()
+    cluster.beat()
+    leader = cluster.members[3]
+    out = leader.handle_stall(2.0)
+    assert leader.state is NodeState.UNDECIDED and leader.demoted == "paused"
+    assert leader.lease is not None and leader.lease.epoch is None
+    # No suspicion for its own pause: every watched peer's timer starts again.
+    fresh = {a.name for a in out if isinstance(a, SetTimer) and a.name.startswith(SUSPECT)}
+    assert fresh == {f"{SUSPECT}{p}" for p in leader.detector.watched}  # type: ignore[union-attr]
+    assert any(isinstance(a, SetTimer) and a.name == HEARTBEAT for a in out)
+
+
+def test_a_resumed_node_learns_the_newer_round_before_it_claims_anything() -> None:
+    cluster = Cluster("bully", (1, 2, 3))
+    cluster.start()
+    cluster.beat()
+    cluster.cut = {3}  # stopped: it hears nothing, and says nothing
+    for node in (1, 2):
+        cluster.fire(node, f"{SUSPECT}3")
+    two = cluster.members[2]
+    assert two.state is NodeState.LEADER and two.epoch > 1
+    newer = two.epoch
+    cluster.cut = set()
+    three = cluster.members[3]
+    cluster.run(3, three.handle_stall(2.0))
+    assert three.demoted == "paused" and three.state is NodeState.UNDECIDED
+    assert three.epoch < newer
+    # The new leader's heartbeat: node 3 learns its round, and (the top node, Bully)
+    # takes over in a round above it, never in an older one.
+    cluster.beat(2)
+    assert three.state is NodeState.LEADER and three.epoch > newer
+    assert (two.state, two.elected, two.epoch) == (NodeState.NOT_LEADER, 3, three.epoch)
+    assert three.lease is not None and three.lease.basis is None
+    cluster.beat(3)
+    assert three.lease.basis is not None
+
+
+def test_a_stale_leader_never_gets_a_lease() -> None:
+    cluster = Cluster("bully", (1, 2, 3))
+    cluster.start()
+    leader = cluster.members[3]
+    leader.rounds.epoch = leader.election.epoch = 1
+    for member in (cluster.members[1], cluster.members[2]):
+        member.election.epoch = member.rounds.epoch = 83  # a live cluster far ahead
+    for _ in range(leader.lease.settings.beats + 3):  # type: ignore[union-attr]
+        cluster.beat(3)
+    assert leader.lease is not None and leader.lease.basis is None
+    assert leader.demoted == "lease expired" and leader.state is NodeState.UNDECIDED
+
+
+def test_a_resigned_leader_sits_out_until_a_new_leader_is_heard() -> None:
+    cluster = Cluster("bully", (1, 2, 3))
+    cluster.start()
+    cluster.beat()
+    three = cluster.members[3]
+    cluster.run(3, three.resign())
+    assert three.state is NodeState.UNDECIDED and three.demoted == "resigned"
+    before = len(cluster.sent)
+    cluster.beat(3)  # sitting out: no heartbeat
+    assert not [s for at, s in cluster.sent[before:] if at == 3]
+    cluster.run(1, [Send(3, Ping(), 1)])
+    assert not [s for at, s in cluster.sent[before:] if at == 3]  # and no answer
+    for node in (1, 2):
+        cluster.fire(node, f"{SUSPECT}3")
+    two = cluster.members[2]
+    assert two.state is NodeState.LEADER
+    cluster.beat(2)
+    assert (three.state, three.elected) == (NodeState.NOT_LEADER, 2)
+    cluster.beat(2)
+    assert any(isinstance(s.message, Pong) for at, s in cluster.sent if at == 3)
+
+
+def test_resigning_when_not_leading_does_nothing() -> None:
+    cluster = Cluster("bully", (1, 2, 3))
+    cluster.start()
+    assert cluster.members[1].resign() == []
+    assert cluster.members[1].demoted is None
+
+
+# --- the config ---------------------------------------------------------------------------
+
+
+def config(tmp_path: Path, body: str) -> Any:
+    path = tmp_path / "c.toml"
+    path.write_text('topology = "full_mesh"\nnodes = 3\n' + body, encoding="utf-8")
+    return load_config(str(path))
+
+
+def test_lease_defaults_and_round_trips(tmp_path: Path) -> None:
+    settings = config(tmp_path, "").detector_settings
+    assert settings["lease"] == pytest.approx(0.2) and settings["quorum"] == 0.0
+    chosen = config(tmp_path, "lease = 0.15\nquorum = true\n")
+    assert chosen.detector_settings["lease"] == 0.15 and chosen.detector_settings["quorum"] == 1
+    assert "quorum = true" in chosen.to_toml()
+    assert config(tmp_path, "heartbeat = 0.1\n").detector_settings["lease"] == 0.0
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        ("lease = 0.3\n", "lease: 0.3 s must be below suspect_after 0.3 s minus a heartbeat"),
+        ("lease = 0.06\n", "lease: 0.06 s is shorter than two heartbeats"),
+        ("lease = -1\n", "lease: -1 is not a number of seconds"),
+        ("quorum = 1\n", "quorum: 1 is not true or false"),
+        ("lease = 0\nquorum = true\n", "quorum: a quorum needs a lease"),
+        ("suspect_after = 0.4\n[[nodes]]\nid = 9\nsuspect_after = 0.2\nlease = 0.3\n", "lease"),
+    ],
+)
+def test_bad_lease_settings_are_one_line_errors(tmp_path: Path, body: str, words: str) -> None:
+    path = tmp_path / "c.toml"
+    if "[[nodes]]" in body:
+        head, nodes = body.split("[[nodes]]", 1)
+        node, rest = nodes.split("lease", 1)
+        path.write_text(f'topology = "full_mesh"\n{head}lease{rest}[[nodes]]{node}')
+    else:
+        path.write_text('topology = "full_mesh"\nnodes = 3\n' + body, encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load_config(str(path))
+    message = str(caught.value)
+    assert "\n" not in message and "c.toml" in message and words in message
+
+
+# --- processes: SIGSTOP the leader --------------------------------------------------------
+
+
+def intervals(events: list[Event]) -> list[tuple[float, float, int]]:
+    """A process's leadership intervals (see the module's docstring): (begin, end, epoch)."""
+    spans, begun = [], None
+    for event in events:
+        if event["event"] == "lease":
+            begun = (event["mono"], event["epoch"])
+        elif event["event"] == "lost" and begun is not None:
+            spans.append((begun[0], event["mono"], begun[1]))
+            begun = None
+    if begun is not None:
+        spans.append((begun[0], float("inf"), begun[1]))
+    return spans
+
+
+def _state(pid: int) -> str:
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+
+
+@pytest.mark.timeout(90)
+@pytest.mark.parametrize("algorithm", ["bully", "chang_roberts"])
+def test_a_stopped_leader_never_leads_alongside_its_successor(
+    tmp_path: Path, algorithm: str
+) -> None:
+    topology = "full_mesh" if algorithm == "bully" else "unidirectional_ring"
+    ids = [1, 2, 3]
+    path = write_config(
+        tmp_path / "c.toml", f'topology = "{topology}"\nalgorithm = "{algorithm}"\n', ids
+    )
+    with running(path, ids) as nodes:
+        wait_agreement(nodes, ids, 3)
+        eventually(lambda: any(e["event"] == "lease" for e in nodes[3].drain()), 10.0)
+        pid = nodes[3].process.pid
+        os.kill(pid, signal.SIGSTOP)
+        assert eventually(lambda: _state(pid) == "T", 5.0)
+        nodes[2].wait_for(lambda e: e["event"] == "lease", 20.0)  # a successor leads
+        time.sleep(0.5)  # the scenario: the old leader stays stopped a while longer
+        seen = len(nodes[3].drain())
+        resumed = time.monotonic()
+        os.kill(pid, signal.SIGCONT)
+        lost = nodes[3].wait_for(
+            lambda e: e["event"] == "lost" and nodes[3].events.index(e) >= seen, 20.0
+        )
+        assert lost["reason"] == "paused", nodes[3].drain()
+        # Its lease had run out before it was resumed: not even a read at once sees it.
+        assert lost["mono"] <= resumed
+        wait_for_one_leader(nodes, ids)
+        spans = {i: intervals(nodes[i].drain()) for i in ids}
+    check_disjoint(spans)
+    assert len(spans[2]) >= 1
+
+
+def wait_for_one_leader(nodes: dict[int, NodeProcess], ids: list[int]) -> None:
+    def settled() -> bool:
+        views = {nodes[i].leader() for i in ids}
+        return len(views) == 1 and None not in views and next(iter(views))[0] is not None
+
+    assert eventually(settled, 20.0), {i: nodes[i].leader() for i in ids}
+
+
+def check_disjoint(spans: dict[int, list[tuple[float, float, int]]]) -> None:
+    """No two of these leadership intervals overlap."""
+    every = sorted((b, e, epoch, node) for node, s in spans.items() for b, e, epoch in s)
+    last = (float("-inf"), 0, 0)  # the latest end so far, its epoch and node
+    for begin, end, epoch, node in every:
+        assert last[0] <= begin, (
+            f"nodes {last[2]} (epoch {last[1]}) and {node} (epoch {epoch}) led at once: {spans}"
+        )
+        last = max(last, (end, epoch, node))
+
+
+def test_the_human_output_says_who_holds_a_lease() -> None:
+    from ringleader._output import describe
+
+    line = describe({"event": "lease", "node": 3, "epoch": 7, "t": 1.5})
+    assert line.endswith("node 3  holds the leader's lease of epoch 7")
+
+
+# --- the simulator runs the same parts in virtual time ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("algorithm", "quorum"), [("bully", False), ("bully", True), ("chang_roberts", False)]
+)
+def test_the_simulator_ends_with_one_leader_holding_a_lease(algorithm: str, quorum: bool) -> None:
+    from actors import Fault, simulate
+
+    ids = (1, 2, 3, 4, 5)
+    ring = algorithm == "chang_roberts"
+    settings = {**SETTINGS, "quorum": float(quorum)}
+    views = [
+        NodeView(
+            i,
+            i,
+            (ids[(k + 1) % 5],) if ring else tuple(p for p in ids if p != i),
+            (ids[k - 1],) if ring else tuple(p for p in ids if p != i),
+            {n: n for n in ids},
+            settings,
+            ids,
+        )
+        for k, i in enumerate(ids)
+    ]
+    faults = [Fault(1.0, "crash", 5), Fault(2.0, "restart", 5)]
+    result = simulate(ALGORITHMS[algorithm], views, [1], faults=faults, until=4.0, seed=3)
+    assert result.safety is not None and result.safety.violations == []
+    [leader] = result.leaders
+    lease_of = result.nodes[leader].lease
+    assert lease_of is not None and lease_of.epoch == result.nodes[leader].epoch
+    assert lease_of.basis is not None and not lease_of.expired
