@@ -171,6 +171,8 @@ class Node:
         # The callbacks thread, and what it hands to changes() consumers under _consumers.
         self._calls: queue.SimpleQueue[NodeEvent | None] = queue.SimpleQueue()
         self._caller: threading.Thread | None = None
+        self._callbacks_thread: threading.Thread | None = None  # kept after stop, see stop()
+        self._closing = False  # a stop is under way (or done)
         self._consumers_lock = threading.Lock()
         self._consumers: list[tuple[asyncio.AbstractEventLoop, asyncio.Queue[Any]]] = []
         self._ended = False  # no more changes: consumers end at once
@@ -283,8 +285,10 @@ class Node:
         """The first half of :meth:`start` (for a supervisor): start the node's actor and
         threads, bind its address, start linking to its out-neighbours, serve metrics."""
         with self._lifecycle:
-            if self._ref is not None or self._ended:
+            if self._ref is not None:
                 raise TransportError(f"node {self.id} was already started")
+            if self._closing:
+                raise TransportError(f"node {self.id} was stopped: make a new Node")
             try:
                 self._open()
             except BaseException:
@@ -314,6 +318,7 @@ class Node:
         self._caller = threading.Thread(
             target=self._call, name=f"ringleader-node-{node_id}-callbacks", daemon=True
         )
+        self._callbacks_thread = self._caller
         self._caller.start()
         trace = self._trace
         self._ref = NodeActor.start(
@@ -354,10 +359,22 @@ class Node:
         """Stop the node: its actor, sockets, metrics server and callbacks thread (after
         the callbacks still waiting, and ``on_lost(epoch, "stopped")`` if it led).  Safe
         to call twice, and from a callback (then it does not wait for that thread)."""
+        if threading.current_thread() is self._callbacks_thread:
+            # Another thread's stop() may hold the lock while it waits for this thread
+            # (on_lost(epoch, "stopped") calling stop()): then that stop is enough.
+            while not self._lifecycle.acquire(timeout=0.05):
+                if self._closing:
+                    return
+            try:
+                self._close()
+            finally:
+                self._lifecycle.release()
+            return
         with self._lifecycle:
             self._close()
 
     def _close(self) -> None:
+        self._closing = True
         ref, self._ref = self._ref, None
         if ref is not None:
             try:
