@@ -485,7 +485,7 @@ class Node:
             return
         try:
             callback(*args)
-        except Exception:
+        except BaseException:  # SystemExit too: it would end this thread, and every callback
             log.exception("node %s: callback %r failed; the node carries on", self.id, callback)
 
     def _tell_change(self, change: LeaderChange) -> None:

@@ -3,6 +3,8 @@ callback, stopping before starting, the README's example taken literally, …"""
 
 from __future__ import annotations
 
+import logging
+import sys
 import threading
 import time
 from pathlib import Path
@@ -77,3 +79,27 @@ def test_stop_before_start_then_start_says_what_to_do(tmp_path: Path) -> None:
     with pytest.raises(ringleader.TransportError, match="was stopped: make a new Node"):
         node.start()
     assert pykka.ActorRegistry.get_all() == []
+
+
+def test_a_callback_calling_sys_exit_does_not_end_the_callbacks(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``sys.exit()`` in a callback ends only the thread it runs on, silently: the node
+    must log it as any failing callback, and go on calling the others."""
+    elected = threading.Event()
+
+    def leader_changed(leader: int | None, epoch: int) -> None:
+        sys.exit(3)
+
+    with (
+        caplog.at_level(logging.ERROR, logger="ringleader"),
+        ringleader.Node(
+            _config(tmp_path, [1]),
+            1,
+            on_leader_change=leader_changed,
+            on_elected=lambda epoch: elected.set(),
+        ) as node,
+    ):
+        assert node.wait_for_leader(20) == 1
+        assert elected.wait(20), "on_elected never ran after on_leader_change called sys.exit"
+    assert "SystemExit" in caplog.text
