@@ -4,6 +4,9 @@ callback, stopping before starting, the README's example taken literally, …"""
 from __future__ import annotations
 
 import logging
+import queue
+import signal
+import subprocess
 import sys
 import threading
 import time
@@ -17,6 +20,8 @@ from tests.conftest import eventually
 from tests.nodes import write_config
 
 FAST = 'topology = "full_mesh"\nalgorithm = "bully"\nheartbeat = 0.05\nsuspect_after = 0.3\n'
+
+ROOT = Path(__file__).resolve().parent.parent
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -103,3 +108,72 @@ def test_a_callback_calling_sys_exit_does_not_end_the_callbacks(
         assert node.wait_for_leader(20) == 1
         assert elected.wait(20), "on_elected never ran after on_leader_change called sys.exit"
     assert "SystemExit" in caplog.text
+
+
+def _readme_example() -> str:
+    """The Python example of README's "Use it in your service", as printed there."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Use it in your service") :]
+    start = section.index("```python\n") + len("```python\n")
+    return section[start : section.index("\n```", start)]
+
+
+class _Script:
+    """``python -W error SCRIPT ARG`` with its output lines in a queue."""
+
+    def __init__(self, script: Path, arg: str) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-W", "error", str(script), arg],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            cwd=ROOT,
+        )
+        self.lines: queue.SimpleQueue[str] = queue.SimpleQueue()
+        self.seen: list[str] = []
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.put(line)
+
+    def wait_for(self, text: str, timeout: float = 30.0) -> str:
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                line = self.lines.get(timeout=left)
+            except queue.Empty:
+                break
+            self.seen.append(line)
+            if text in line:
+                return line
+        raise AssertionError(f"no {text!r} within {timeout} s: {''.join(self.seen)}")
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.wait(10)
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+
+
+def test_the_readme_example_runs_as_printed_in_three_processes(tmp_path: Path) -> None:
+    """Copied from README, run three times: one leader, and the next after Ctrl-C."""
+    example = _readme_example()
+    assert '"examples/service/cluster.toml"' in example
+    config = write_config(tmp_path / "cluster.toml", FAST, [1, 2, 3])
+    script = tmp_path / "leader.py"
+    script.write_text(example.replace("examples/service/cluster.toml", str(config)))
+    scripts = [_Script(script, str(i)) for i in (1, 2, 3)]
+    try:
+        scripts[2].wait_for("node 3 leads now")
+        epoch = int(scripts[2].wait_for("working in epoch").split()[-1])
+        scripts[2].process.send_signal(signal.SIGINT)  # Ctrl-C
+        assert scripts[2].process.wait(20) != 0
+        line = scripts[1].wait_for("node 2 leads now")
+        assert int(line.split()[-1]) > epoch
+        scripts[1].wait_for("working in epoch")
+        assert all(s.process.poll() is None for s in scripts[:2]), "an example process failed"
+    finally:
+        for s in scripts:
+            s.kill()
