@@ -18,11 +18,13 @@ asking the actor: they come from the :class:`~actors.host.Leadership` it publish
 from __future__ import annotations
 
 import asyncio
+import atexit
 import logging
 import os
 import queue
 import threading
 import time
+import weakref
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from types import TracebackType
@@ -82,6 +84,29 @@ def check_standalone(config: Config) -> None:
                 "every node needs a fixed address, so that its peers can find it",
                 'e.g. address = "tcp://192.0.2.10:7001"',
             )
+
+
+class _ServiceActor(NodeActor):
+    """A node's actor on a daemon thread: a service that ends (or crashes) without
+    :meth:`Node.stop` must exit, not hang on it; :func:`_stop_at_exit` stops it first."""
+
+    use_daemon_thread = True
+
+
+#: The nodes started and not yet stopped, stopped when the interpreter exits.
+_started: weakref.WeakSet[Node] = weakref.WeakSet()
+
+
+def _stop_at_exit() -> None:
+    for node in list(_started):
+        node.stop()
+
+
+def _stop_them_at_exit() -> None:
+    """(Re)registered whenever a node's actor starts: after the ``weakref.finalize`` exit
+    hook that closes its inbox, so that it runs before that hook (last in, first out)."""
+    atexit.unregister(_stop_at_exit)
+    atexit.register(_stop_at_exit)
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +187,7 @@ class Node:
         self._secret = secret
         self._trace = trace
         self._leadership = Leadership(node_id)
-        self._ref: pykka.ActorRef[NodeActor] | None = None
+        self._ref: pykka.ActorRef[_ServiceActor] | None = None
         self._network: ZmqNetwork | None = None
         self._metrics: NodeMetrics | None = None
         self._running = False
@@ -321,7 +346,8 @@ class Node:
         self._callbacks_thread = self._caller
         self._caller.start()
         trace = self._trace
-        self._ref = NodeActor.start(
+        _started.add(self)
+        self._ref = _ServiceActor.start(
             member,
             network=self._network,
             codec=codec,
@@ -330,6 +356,7 @@ class Node:
             trace=None if trace is None else trace.trace,
             leadership=self._leadership,
         )
+        _stop_them_at_exit()
         self._running = True
         address = self._ask(Listen(self.address))
         peers = {p: config.addresses[p] for p in config.wiring.out[node_id]}
@@ -375,6 +402,7 @@ class Node:
 
     def _close(self) -> None:
         self._closing = True
+        _started.discard(self)
         ref, self._ref = self._ref, None
         if ref is not None:
             try:

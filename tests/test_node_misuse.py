@@ -177,3 +177,41 @@ def test_the_readme_example_runs_as_printed_in_three_processes(tmp_path: Path) -
     finally:
         for s in scripts:
             s.kill()
+
+
+FORGETFUL = """
+import sys
+import ringleader
+
+def lost(epoch, reason):
+    print("lost", epoch, reason, flush=True)
+
+node = ringleader.Node(sys.argv[1], 1, on_lost=lost).start()
+print("leader", node.wait_for_leader(20), flush=True)
+if sys.argv[2] == "raise":
+    raise RuntimeError("the service crashed")
+"""
+
+
+@pytest.mark.parametrize(("end", "code"), [("return", 0), ("raise", 1)])
+def test_a_service_that_never_calls_stop_still_exits(tmp_path: Path, end: str, code: int) -> None:
+    """A script that starts a Node and ends (or crashes) without stop(): it must exit,
+    stopping the node on the way (it hung for ever on the actor's thread)."""
+    script = tmp_path / "forgetful.py"
+    script.write_text(FORGETFUL)
+    config = _config(tmp_path, [1])
+    process = subprocess.Popen(
+        [sys.executable, "-W", "error", str(script), str(config), end],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    try:
+        out, err = process.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        out, err = process.communicate(timeout=10)
+        pytest.fail(f"the process did not exit: {out}{err}")
+    assert process.returncode == code, err
+    assert "leader 1" in out and "stopped" in out, out + err
