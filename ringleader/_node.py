@@ -165,6 +165,12 @@ class Node:
         fresh: bool = False,
         trace: PartWriter | None = None,
     ) -> None:
+        if isinstance(node_id, bool) or not isinstance(node_id, int):
+            raise TypeError(f"node_id must be an int, one of the config's ids, not {node_id!r}")
+        if metrics is not None and not isinstance(metrics, str):
+            raise TypeError(
+                f'metrics must be a str "HOST:PORT" (e.g. "127.0.0.1:9100"), not {metrics!r}'
+            )
         if not isinstance(config, Config):
             config = load_config(config)
         ids = [n.id for n in config.nodes]

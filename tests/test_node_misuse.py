@@ -215,3 +215,15 @@ def test_a_service_that_never_calls_stop_still_exits(tmp_path: Path, end: str, c
         pytest.fail(f"the process did not exit: {out}{err}")
     assert process.returncode == code, err
     assert "leader 1" in out and "stopped" in out, out + err
+
+
+def test_an_id_or_metrics_of_the_wrong_type_says_so(tmp_path: Path) -> None:
+    """``Node(path, sys.argv[1])`` said "there is no node 2 (ids: 1, 2)"; ``metrics=9100``
+    an AttributeError; ``True`` was taken for node 1."""
+    path = _config(tmp_path, [1, 2])
+    with pytest.raises(TypeError, match=r"node_id must be an int.*not '2'"):
+        ringleader.Node(path, "2")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="node_id must be an int"):
+        ringleader.Node(path, True)
+    with pytest.raises(TypeError, match='metrics must be a str "HOST:PORT"'):
+        ringleader.Node(path, 1, metrics=9100)  # type: ignore[arg-type]
