@@ -17,7 +17,7 @@ import pytest
 
 import ringleader
 from tests.conftest import eventually
-from tests.nodes import write_config
+from tests.nodes import free_ports, write_config
 
 FAST = 'topology = "full_mesh"\nalgorithm = "bully"\nheartbeat = 0.05\nsuspect_after = 0.3\n'
 
@@ -121,9 +121,9 @@ def _readme_example() -> str:
 class _Script:
     """``python -W error SCRIPT ARG`` with its output lines in a queue."""
 
-    def __init__(self, script: Path, arg: str) -> None:
+    def __init__(self, script: Path, *args: str) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-W", "error", str(script), arg],
+            [sys.executable, "-W", "error", str(script), *args],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
@@ -227,3 +227,25 @@ def test_an_id_or_metrics_of_the_wrong_type_says_so(tmp_path: Path) -> None:
         ringleader.Node(path, True)
     with pytest.raises(TypeError, match='metrics must be a str "HOST:PORT"'):
         ringleader.Node(path, 1, metrics=9100)  # type: ignore[arg-type]
+
+
+def test_the_example_worker_waits_for_a_store_that_is_down(tmp_path: Path) -> None:
+    """examples/service/worker.py leading while its store is down: it says so and goes
+    on (its thread died with a ConnectionRefusedError traceback, the process with it)."""
+    config = _config(tmp_path, [1])
+    store = free_ports(1)[0]  # nothing listens there
+    worker = _Script(
+        ROOT / "examples/service/worker.py",
+        str(config),
+        "--id",
+        "1",
+        "--store",
+        f"127.0.0.1:{store}",
+    )
+    try:
+        worker.wait_for("I lead now")
+        worker.wait_for("cannot reach the store")
+        worker.wait_for("cannot reach the store")
+        assert worker.process.poll() is None
+    finally:
+        worker.kill()
