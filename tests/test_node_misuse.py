@@ -249,3 +249,43 @@ def test_the_example_worker_waits_for_a_store_that_is_down(tmp_path: Path) -> No
         assert worker.process.poll() is None
     finally:
         worker.kill()
+
+
+WAITING = """
+import sys
+import ringleader
+
+node = ringleader.Node(sys.argv[1], 1).start()
+print("waiting", flush=True)
+try:
+    node.wait_for_leader()
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+"""
+
+
+def _state(pid: int) -> str:
+    """The process's state letter in /proc (``T``: stopped)."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return stat.rsplit(")", 1)[1].split()[0]
+
+
+def test_ctrl_c_interrupts_wait_for_leader_even_after_sigcont(tmp_path: Path) -> None:
+    """After SIGSTOP/SIGCONT the kernel gives the next signal to another thread than the
+    main one; wait_for_leader() without a timeout never woke to run the handler."""
+    body = 'topology = "full_mesh"\nalgorithm = "bully"\nheartbeat = 1.0\nsuspect_after = 600\n'
+    config = write_config(tmp_path / "cluster.toml", body, [1, 2, 3])  # alone: no leader
+    script = tmp_path / "waiting.py"
+    script.write_text(WAITING)
+    waiting = _Script(script, str(config))
+    try:
+        waiting.wait_for("waiting")
+        waiting.process.send_signal(signal.SIGSTOP)
+        assert eventually(lambda: _state(waiting.process.pid) == "T", 10)
+        waiting.process.send_signal(signal.SIGCONT)
+        assert eventually(lambda: _state(waiting.process.pid) != "T", 10)
+        waiting.process.send_signal(signal.SIGINT)
+        waiting.wait_for("interrupted", timeout=20)
+        assert waiting.process.wait(20) == 0
+    finally:
+        waiting.kill()
