@@ -140,7 +140,8 @@ class Node:
     - ``on_leader_change(leader, epoch)``: its view of the leader changed (``leader``
       ``None`` while an election is under way).
 
-    A callback that raises is logged with its traceback; the node carries on.
+    A callback that raises is logged with its traceback; the node carries on.  A process
+    that ends without :meth:`stop` still exits: its nodes are stopped on the way out.
     ``metrics``: ``"HOST:PORT"`` to serve Prometheus metrics there (port 0: any free
     one, see :attr:`metrics_address`).  ``secret``: the cluster's secret, instead of the
     one the config names.
