@@ -18,11 +18,13 @@ asking the actor: they come from the :class:`~actors.host.Leadership` it publish
 from __future__ import annotations
 
 import asyncio
+import atexit
 import logging
 import os
 import queue
 import threading
 import time
+import weakref
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from types import TracebackType
@@ -87,6 +89,29 @@ def check_standalone(config: Config) -> None:
             )
 
 
+class _ServiceActor(NodeActor):
+    """A node's actor on a daemon thread: a service that ends (or crashes) without
+    :meth:`Node.stop` must exit, not hang on it; :func:`_stop_at_exit` stops it first."""
+
+    use_daemon_thread = True
+
+
+#: The nodes started and not yet stopped, stopped when the interpreter exits.
+_started: weakref.WeakSet[Node] = weakref.WeakSet()
+
+
+def _stop_at_exit() -> None:
+    for node in list(_started):
+        node.stop()
+
+
+def _stop_them_at_exit() -> None:
+    """(Re)registered whenever a node's actor starts: after the ``weakref.finalize`` exit
+    hook that closes its inbox, so that it runs before that hook (last in, first out)."""
+    atexit.unregister(_stop_at_exit)
+    atexit.register(_stop_at_exit)
+
+
 @dataclass(frozen=True, slots=True)
 class LeaderChange:
     """One change a node saw, as :meth:`Node.changes` yields it.
@@ -120,7 +145,8 @@ class Node:
     - ``on_leader_change(leader, epoch)``: its view of the leader changed (``leader``
       ``None`` while an election is under way).
 
-    A callback that raises is logged with its traceback; the node carries on.
+    A callback that raises is logged with its traceback; the node carries on.  A process
+    that ends without :meth:`stop` still exits: its nodes are stopped on the way out.
     ``metrics``: ``"HOST:PORT"`` to serve Prometheus metrics there (port 0: any free
     one, see :attr:`metrics_address`).  ``secret``: the cluster's secret, instead of the
     one the config names.
@@ -145,6 +171,12 @@ class Node:
         fresh: bool = False,
         trace: PartWriter | None = None,
     ) -> None:
+        if isinstance(node_id, bool) or not isinstance(node_id, int):
+            raise TypeError(f"node_id must be an int, one of the config's ids, not {node_id!r}")
+        if metrics is not None and not isinstance(metrics, str):
+            raise TypeError(
+                f'metrics must be a str "HOST:PORT" (e.g. "127.0.0.1:9100"), not {metrics!r}'
+            )
         if not isinstance(config, Config):
             config = load_config(config)
         ids = [n.id for n in config.nodes]
@@ -167,7 +199,7 @@ class Node:
         self._secret = secret
         self._trace = trace
         self._leadership = Leadership(node_id)
-        self._ref: pykka.ActorRef[NodeActor] | None = None
+        self._ref: pykka.ActorRef[_ServiceActor] | None = None
         self._network: ZmqNetwork | None = None
         self._metrics: NodeMetrics | None = None
         self._running = False
@@ -176,6 +208,8 @@ class Node:
         # The callbacks thread, and what it hands to changes() consumers under _consumers.
         self._calls: queue.SimpleQueue[NodeEvent | None] = queue.SimpleQueue()
         self._caller: threading.Thread | None = None
+        self._callbacks_thread: threading.Thread | None = None  # kept after stop, see stop()
+        self._closing = False  # a stop is under way (or done)
         self._consumers_lock = threading.Lock()
         self._consumers: list[tuple[asyncio.AbstractEventLoop, asyncio.Queue[Any]]] = []
         self._ended = False  # no more changes: consumers end at once
@@ -298,8 +332,10 @@ class Node:
         """The first half of :meth:`start` (for a supervisor): start the node's actor and
         threads, bind its address, start linking to its out-neighbours, serve metrics."""
         with self._lifecycle:
-            if self._ref is not None or self._ended:
+            if self._ref is not None:
                 raise TransportError(f"node {self.id} was already started")
+            if self._closing:
+                raise TransportError(f"node {self.id} was stopped: make a new Node")
             try:
                 self._open()
             except BaseException:
@@ -329,9 +365,11 @@ class Node:
         self._caller = threading.Thread(
             target=self._call, name=f"ringleader-node-{node_id}-callbacks", daemon=True
         )
+        self._callbacks_thread = self._caller
         self._caller.start()
         trace = self._trace
-        self._ref = NodeActor.start(
+        _started.add(self)
+        self._ref = _ServiceActor.start(
             member,
             network=self._network,
             codec=codec,
@@ -340,6 +378,7 @@ class Node:
             trace=None if trace is None else trace.trace,
             leadership=self._leadership,
         )
+        _stop_them_at_exit()
         self._running = True
         address = self._ask(Listen(self.address))
         peers = {p: config.addresses[p] for p in config.wiring.out[node_id]}
@@ -369,10 +408,23 @@ class Node:
         """Stop the node: its actor, sockets, metrics server and callbacks thread (after
         the callbacks still waiting, and ``on_lost(epoch, "stopped")`` if it led).  Safe
         to call twice, and from a callback (then it does not wait for that thread)."""
+        if threading.current_thread() is self._callbacks_thread:
+            # Another thread's stop() may hold the lock while it waits for this thread
+            # (on_lost(epoch, "stopped") calling stop()): then that stop is enough.
+            while not self._lifecycle.acquire(timeout=0.05):
+                if self._closing:
+                    return
+            try:
+                self._close()
+            finally:
+                self._lifecycle.release()
+            return
         with self._lifecycle:
             self._close()
 
     def _close(self) -> None:
+        self._closing = True
+        _started.discard(self)
         ref, self._ref = self._ref, None
         if ref is not None:
             try:
@@ -486,7 +538,7 @@ class Node:
             return
         try:
             callback(*args)
-        except Exception:
+        except BaseException:  # SystemExit too: it would end this thread, and every callback
             log.exception("node %s: callback %r failed; the node carries on", self.id, callback)
 
     def _tell_change(self, change: LeaderChange) -> None:

@@ -150,7 +150,7 @@ def test_the_context_manager_leaves_nothing_running(tmp_path: Path) -> None:
     ]
     with pytest.raises(ringleader.TransportError):
         node.wait_for_leader(1)
-    with pytest.raises(ringleader.TransportError, match="already started"):
+    with pytest.raises(ringleader.TransportError, match="was stopped: make a new Node"):
         node.start()
 
 

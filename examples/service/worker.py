@@ -70,7 +70,12 @@ class Worker:
                 epoch = node.epoch  # the fencing token, taken before the job
                 self._stop.wait(self.job_seconds)  # the job (a pause here is what fencing is for)
                 job = {"op": "write", "epoch": epoch, "node": self.id, "entry": "a job's result"}
-                answer = request(self.store, job)
+                try:
+                    answer = request(self.store, job)
+                except (OSError, ValueError) as exc:  # the store is down: try again later
+                    self.say(f"cannot reach the store: {exc}")
+                    self._stop.wait(1.0)
+                    continue
                 if answer["ok"]:
                     self.say(f"wrote entry {answer['seq']} (epoch {epoch})")
                 else:
