@@ -42,6 +42,7 @@ KEYS = (
     "heartbeat",
     "suspect_after",
     "reelect_after",
+    "fast_failover",
     "mode",
     "run_for",
     "faults",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-__all__ = ["Boot", "Connect", "Crash", "GetStatus", "Listen", "Start"]
+__all__ = ["Boot", "Connect", "Crash", "GetStatus", "Listen", "PeerDead", "Start"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,3 +44,11 @@ class Crash:
 @dataclass(frozen=True, slots=True)
 class GetStatus:
     """Ask: returns the node's :class:`~actors.host.NodeStatus`."""
+
+
+@dataclass(frozen=True, slots=True)
+class PeerDead:
+    """Tell (from the transport's link monitor): the connection to ``node`` was refused,
+    so its process is gone."""
+
+    node: int
