@@ -28,6 +28,7 @@ import errno
 import logging
 import socket
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -43,6 +44,11 @@ log = logging.getLogger(__name__)
 _CONNECTED = zmq.EVENT_CONNECTED | zmq.EVENT_HANDSHAKE_SUCCEEDED
 _EVENTS = _CONNECTED | zmq.EVENT_DISCONNECTED | zmq.EVENT_CLOSED | zmq.EVENT_MONITOR_STOPPED
 _POLL_MS = 20  # how soon a new link is picked up (its events queue meanwhile)
+# A dying process's connections may be reset a moment before its listening socket is
+# closed: after a disconnect that is not (yet) refused, probe again every millisecond
+# for a while rather than wait for ZeroMQ's next reconnect.
+_RETRY_MS = 1
+_RETRY_FOR = 0.02  # s
 _PROBE_TIMEOUT = 0.05  # s: a refusal is immediate; anything slower is not proof
 
 
@@ -82,6 +88,18 @@ class _Watch:
     on_refused: Callable[[int], None]
     connected: bool = False
     reported: bool = field(default=False)
+    probe_until: float = 0.0  # probing again until then (monotonic), after a disconnect
+
+    def proven(self) -> bool:
+        """Probe now; report (once) and ``True`` if refused."""
+        if self.reported or not self.connected or not refused(self.address):
+            return False
+        self.reported, self.probe_until = True, 0.0
+        try:
+            self.on_refused(self.peer)
+        except Exception:
+            log.exception("the callback for node %s's refused link failed", self.peer)
+        return True
 
 
 class LinkMonitor:
@@ -149,11 +167,18 @@ class LinkMonitor:
                 for monitor, entry in pending:
                     watches[monitor] = entry
                     poller.register(monitor, zmq.POLLIN)
-                for monitor, _ in poller.poll(_POLL_MS):
+                probing = [w for w in watches.values() if w.probe_until]
+                for monitor, _ in poller.poll(_RETRY_MS if probing else _POLL_MS):
                     if not self._read(monitor, watches[monitor]):
                         poller.unregister(monitor)
                         del watches[monitor]
                         monitor.close(linger=0)
+                now = time.monotonic()
+                for entry in probing:
+                    if now > entry.probe_until:
+                        entry.probe_until = 0.0  # not proof: ZeroMQ's reconnects go on
+                    elif entry.probe_until:
+                        entry.proven()
         finally:
             with self._lock:
                 leftover = [m for m, _ in self._pending]
@@ -173,12 +198,8 @@ class LinkMonitor:
         if event == zmq.EVENT_MONITOR_STOPPED:
             return False
         if event & _CONNECTED:
-            entry.connected, entry.reported = True, False
-        elif entry.connected and not entry.reported and refused(entry.address):
-            # EVENT_DISCONNECTED, or a reconnect that failed (EVENT_CLOSED): refused?
-            entry.reported = True
-            try:
-                entry.on_refused(entry.peer)
-            except Exception:
-                log.exception("the callback for node %s's refused link failed", entry.peer)
+            entry.connected, entry.reported, entry.probe_until = True, False, 0.0
+        # EVENT_DISCONNECTED, or a reconnect that failed (EVENT_CLOSED): refused?
+        elif not entry.proven() and event == zmq.EVENT_DISCONNECTED and entry.connected:
+            entry.probe_until = time.monotonic() + _RETRY_FOR
         return True
