@@ -14,7 +14,9 @@ each of these the monitor probes the address itself with a plain connect and rep
 only an ``ECONNREFUSED`` (or, over ipc, a socket file that is gone).  A link reports at
 most once per connection: only a peer that was connected, and only until it connects
 again (a restarted peer binds again, and the link reconnects by itself).  A link that
-never connected (a peer not started yet) reports nothing.
+never connected (a peer not started yet) reports nothing, unless its peer was expected
+to be up (a link made later, to a running cluster's node: a ring repaired round a crash
+skipping to a node that is dead too).
 
 One :class:`LinkMonitor` thread per network watches the monitor sockets of every link
 that asked for it; it calls the link's callback from its own thread (the node's actor
@@ -122,14 +124,17 @@ class LinkMonitor:
         on_refused: Callable[[int], None],
         *,
         connected: bool = False,
+        expected: bool = False,
     ) -> None:
         """Watch ``sock`` (a PUSH linked to ``peer`` at ``address``, from its owner
         thread): ``on_refused(peer)`` once its connection is lost and refused.  Called
         before ``sock`` connects, or with ``connected`` if it may have (then it counts as
         connected if it is now: with ``IMMEDIATE``, ``POLLOUT`` means connected).
-        :meth:`unwatch` before closing ``sock``."""
+        ``expected``: the peer is expected to be up already (a link made to a running
+        cluster's node, e.g. a ring repaired round a crash), so a refusal of its very
+        first connection is proof too.  :meth:`unwatch` before closing ``sock``."""
         monitor = sock.get_monitor_socket(_EVENTS)
-        connected = connected and bool(sock.poll(0, zmq.POLLOUT))
+        connected = expected or (connected and bool(sock.poll(0, zmq.POLLOUT)))
         with self._lock:
             if self._stopping.is_set():
                 monitor.close(linger=0)

@@ -210,7 +210,8 @@ class ZmqLinks:
                 sock.curve_secretkey = secret
                 sock.curve_serverkey = servers[peer]
             if self._on_refused is not None and self._monitor is not None:
-                self._monitor.watch(sock, peer, address, self._on_refused)
+                # A link made after the links were set up: to a node of a running cluster.
+                self._monitor.watch(sock, peer, address, self._on_refused, expected=True)
             sock.connect(address)
         except zmq.ZMQError as exc:
             sock.close(linger=0)
