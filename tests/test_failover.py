@@ -10,9 +10,11 @@ from pathlib import Path
 import pytest
 import zmq
 
-from actors import ALGORITHMS, PROOF_OF_DEATH, Member, Notice, SetTimer
+from actors import ALGORITHMS, PROOF_OF_DEATH, DetectorSettings, Member, Notice, SetTimer
 from actors._detector import SUSPECT
+from ringleader.errors import ConfigError
 from tests.nodes import free_ports, running, wait_agreement, write_config
+from topologies import load_config
 from transport import ZmqNetwork
 from transport._monitor import refused
 
@@ -142,3 +144,20 @@ def test_a_paused_leader_is_never_taken_for_dead(tmp_path: Path) -> None:
             assert min(e["mono"] for e in suspects) - paused >= 0.6 - 0.05
         finally:
             nodes[3].process.send_signal(signal.SIGCONT)
+
+
+@pytest.mark.timeout(10)
+def test_fast_failover_is_a_config_key_on_by_default(tmp_path: Path) -> None:
+    path = tmp_path / "fast.toml"
+    path.write_text('topology = "full_mesh"\nnodes = 3\nfast_failover = false\n')
+    off = load_config(path)
+    assert DetectorSettings.of(off.node_settings()) == DetectorSettings(fast_failover=False)
+    assert load_config(path).to_toml()  # and it reads back
+    path.write_text('topology = "full_mesh"\nnodes = 3\n')
+    on = DetectorSettings.of(load_config(path).node_settings())
+    assert on is not None and on.fast_failover
+    path.write_text('topology = "full_mesh"\nnodes = 3\nfast_failover = "yes"\n')
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    message = str(caught.value)
+    assert "fast.toml" in message and "fast_failover" in message and "false" in message
