@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 import zmq
 from zmq.utils.monitor import recv_monitor_message
 
-__all__ = ["LinkMonitor", "refused"]
+__all__ = ["LinkMonitor", "LinkWatch", "refused"]
 
 log = logging.getLogger(__name__)
 
@@ -84,12 +84,18 @@ def refused(address: str) -> bool:
 
 
 @dataclass
-class _Watch:
+class LinkWatch:
+    """What the monitor knows of one link (written by its thread only)."""
+
     peer: int
     address: str
     on_refused: Callable[[int], None]
     connected: bool = False
     reported: bool = field(default=False)
+    #: The connection is down (since a disconnect, until it connects again): read by the
+    #: link's owner so as not to wait on a send that cannot be queued (a bool: one write,
+    #: one read, no lock needed).
+    lost: bool = False
     probe_until: float = 0.0  # probing again until then (monotonic), after a disconnect
 
     def proven(self) -> bool:
@@ -110,8 +116,8 @@ class LinkMonitor:
     def __init__(self, ctx: zmq.Context[zmq.Socket[bytes]], name: str) -> None:
         self._ctx = ctx
         self._lock = threading.Lock()
-        self._pending: list[tuple[zmq.Socket[bytes], _Watch]] = []
-        self._watches: dict[zmq.Socket[bytes], _Watch] = {}
+        self._pending: list[tuple[zmq.Socket[bytes], LinkWatch]] = []
+        self._watches: dict[zmq.Socket[bytes], LinkWatch] = {}
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._started = False
@@ -125,25 +131,28 @@ class LinkMonitor:
         *,
         connected: bool = False,
         expected: bool = False,
-    ) -> None:
+    ) -> LinkWatch:
         """Watch ``sock`` (a PUSH linked to ``peer`` at ``address``, from its owner
         thread): ``on_refused(peer)`` once its connection is lost and refused.  Called
         before ``sock`` connects, or with ``connected`` if it may have (then it counts as
         connected if it is now: with ``IMMEDIATE``, ``POLLOUT`` means connected).
         ``expected``: the peer is expected to be up already (a link made to a running
         cluster's node, e.g. a ring repaired round a crash), so a refusal of its very
-        first connection is proof too.  :meth:`unwatch` before closing ``sock``."""
+        first connection is proof too.  :meth:`unwatch` before closing ``sock``.
+        Returns what the monitor knows of the link (``lost``: its connection is down)."""
         monitor = sock.get_monitor_socket(_EVENTS)
         connected = expected or (connected and bool(sock.poll(0, zmq.POLLOUT)))
+        entry = LinkWatch(peer, address, on_refused, connected)
         with self._lock:
             if self._stopping.is_set():
                 monitor.close(linger=0)
                 sock.disable_monitor()
-                return
-            self._pending.append((monitor, _Watch(peer, address, on_refused, connected)))
+                return entry
+            self._pending.append((monitor, entry))
             if not self._started:
                 self._started = True
                 self._thread.start()
+        return entry
 
     @staticmethod
     def unwatch(sock: zmq.Socket[bytes]) -> None:
@@ -192,7 +201,7 @@ class LinkMonitor:
                 monitor.close(linger=0)
             watches.clear()
 
-    def _read(self, monitor: zmq.Socket[bytes], entry: _Watch) -> bool:
+    def _read(self, monitor: zmq.Socket[bytes], entry: LinkWatch) -> bool:
         """Handle one event; ``False`` once the link's monitor has stopped."""
         try:
             event = recv_monitor_message(monitor, zmq.NOBLOCK)["event"]
@@ -204,7 +213,11 @@ class LinkMonitor:
             return False
         if event & _CONNECTED:
             entry.connected, entry.reported, entry.probe_until = True, False, 0.0
+            entry.lost = False
+            return True
+        if event == zmq.EVENT_DISCONNECTED:
+            entry.lost = True
         # EVENT_DISCONNECTED, or a reconnect that failed (EVENT_CLOSED): refused?
-        elif not entry.proven() and event == zmq.EVENT_DISCONNECTED and entry.connected:
+        if not entry.proven() and event == zmq.EVENT_DISCONNECTED and entry.connected:
             entry.probe_until = time.monotonic() + _RETRY_FOR
         return True

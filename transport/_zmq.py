@@ -25,7 +25,7 @@ from ._deadline import Deadline
 from ._errors import FrameRejected, TransportError
 from ._frame import sender_of
 from ._limits import ensure_open_files, estimate
-from ._monitor import LinkMonitor
+from ._monitor import LinkMonitor, LinkWatch
 from ._schemes import SCHEMES
 
 __all__ = ["SocketOptions", "ZmqLinks", "ZmqMailbox", "ZmqNetwork"]
@@ -178,6 +178,7 @@ class ZmqLinks:
         self._ctx = ctx
         self._monitor = monitor  # watches links for a refused connection, once asked
         self._on_refused: Callable[[int], None] | None = None
+        self._watched: dict[int, LinkWatch] = {}  # peer → what the monitor knows of its link
         self._options = options
         self._curve = curve  # (own public key, own secret key, every peer's public key)
         self._sockets: dict[int, zmq.Socket[bytes]] = {}
@@ -211,7 +212,8 @@ class ZmqLinks:
                 sock.curve_serverkey = servers[peer]
             if self._on_refused is not None and self._monitor is not None:
                 # A link made after the links were set up: to a node of a running cluster.
-                self._monitor.watch(sock, peer, address, self._on_refused, expected=True)
+                watched = self._monitor.watch(sock, peer, address, self._on_refused, expected=True)
+                self._watched[peer] = watched
             sock.connect(address)
         except zmq.ZMQError as exc:
             sock.close(linger=0)
@@ -238,7 +240,8 @@ class ZmqLinks:
             return False
         self._on_refused = callback
         for peer, sock in self._sockets.items():
-            self._monitor.watch(sock, peer, self._addresses[peer], callback, connected=True)
+            address = self._addresses[peer]
+            self._watched[peer] = self._monitor.watch(sock, peer, address, callback, connected=True)
         return True
 
     def send(self, peer: int, frame: bytes, *, wait: bool = True) -> bool:
@@ -254,6 +257,9 @@ class ZmqLinks:
             if stuck and now - self._relinked.get(peer, 0.0) >= _RELINK_EVERY:
                 self._relinked[peer] = now
                 self.add(peer, self._addresses[peer])
+        if wait and self._watched:
+            watched = self._watched.get(peer)
+            wait = watched is None or not watched.lost  # its connection is down: no room
         try:
             if wait and not down:
                 self._sockets[peer].send(frame)
