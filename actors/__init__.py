@@ -36,7 +36,7 @@ from ._election import Around, Election, NodeState
 from ._hirschberg_sinclair import HirschbergSinclair
 from ._lease import Lease, LeaseSettings
 from ._lelann import Elect, LeLann
-from ._member import Member, crash_policy
+from ._member import PROOF_OF_DEATH, Member, crash_policy
 from ._message import Message
 from ._ring import Elected, RingElection
 from ._ring_repair import RingRepair
@@ -79,6 +79,7 @@ __all__ = [
     "DETECTOR_DEFAULTS",
     "DETECTOR_KINDS",
     "EVENTS",
+    "PROOF_OF_DEATH",
     "VECTOR_LIMIT",
     "Action",
     "Around",

@@ -44,7 +44,10 @@ from ._ring_repair import RingRepair
 from ._rounds import BEHIND, STALL, Rounds
 from ._view import NodeView
 
-__all__ = ["Member", "crash_policy"]
+__all__ = ["PROOF_OF_DEATH", "Member", "crash_policy"]
+
+#: The detail of a ``suspect`` notice that comes from proof of death, not silence.
+PROOF_OF_DEATH = "connection refused"
 
 #: The timer of a leader that resigned: how long it sits out, unless a new leader's
 #: heartbeat reaches it first.
@@ -258,6 +261,18 @@ class Member:
                 self._rewatch()
         elif name == REJOIN:
             self._rejoined()
+        return self.flush()
+
+    def peer_dead(self, node: int) -> list[Action]:
+        """Proof that ``node``'s process is dead (the host's link to it was refused):
+        suspect it now rather than after ``suspect_after`` of silence, if it is watched
+        and the fast path is on.  Silence is never proof: only a host that saw a refusal
+        calls this (see README, "Failure detection")."""
+        detector = self.detector
+        if detector is not None and detector.settings.fast_failover and detector.dead(node):
+            self._out.append(Notice("suspect", node, self.epoch, PROOF_OF_DEATH))
+            self.policy.on_suspect(self, node)
+            self._rewatch()
         return self.flush()
 
     def flush(self) -> list[Action]:

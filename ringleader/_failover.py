@@ -23,14 +23,20 @@ class _Round:
     agreed_at: float | None = None
     detection_s: float | None = None
     started_by: int | None = None
+    proof: str = ""  # the crashed node was suspected on proof ("connection refused")
 
 
-def worded(trigger: str, started_by: int | None, suspect_after: float | None) -> str:
+def worded(
+    trigger: str, started_by: int | None, suspect_after: float | None, proof: str = ""
+) -> str:
     """What set a round off, as it was observed: ``crash of 5`` → ``5 suspected: silent for
-    0.30 s``; ``recovery of 5`` → ``5 restarted`` (said by 5) or ``5 is back``."""
+    0.30 s`` (or ``5 suspected: connection refused``, on that ``proof``); ``recovery of 5``
+    → ``5 restarted`` (said by 5) or ``5 is back``."""
     word, _, subject = trigger.rpartition(" ")
     if trigger == "start":
         return "first start"
+    if word == "crash of" and proof:
+        return f"{subject} suspected: {proof}"
     if word == "crash of":
         silent = f": silent for {suspect_after:.2f} s" if suspect_after is not None else ""
         return f"{subject} suspected{silent}"
@@ -52,6 +58,7 @@ class FailoverMetrics:
         self._began = 0.0
         self._crashed_at: dict[int, float] = {}
         self._detections: dict[int, float] = {}  # crashed node → crash to first suspicion
+        self._proofs: dict[int, str] = {}  # crashed node → proof of its first suspicion
         self._open_crashes: dict[int, int] = {}  # index in faults → crashed node, until agreed
 
     def begin(self, at: float) -> None:
@@ -71,6 +78,7 @@ class FailoverMetrics:
         round_ = _Round(epoch, trigger, at, started_by=node)
         if crashed is not None:
             round_.detection_s = self._detections.get(crashed)
+            round_.proof = self._proofs.get(crashed, "")
         self._rounds[epoch] = round_
         return True
 
@@ -107,7 +115,7 @@ class FailoverMetrics:
             if number == 0 or (0 <= settled < round_.started):
                 # A round after the cluster settled: a new election, with its own cause.
                 number += 1
-                cause = worded(round_.trigger, round_.started_by, self.suspect_after)
+                cause = worded(round_.trigger, round_.started_by, self.suspect_after, round_.proof)
                 settled = -1.0
             if round_.agreed_at is not None and settled < 0:
                 settled = round_.agreed_at
@@ -135,6 +143,7 @@ class FailoverMetrics:
         """The fault aimed at ``target`` crashed ``node``."""
         self._crashed_at[node] = at
         self._detections.pop(node, None)
+        self._proofs.pop(node, None)
         self._open_crashes[len(self.faults)] = node
         self.faults.append(FaultReport(at - self._began, "crash", target, node))
 
@@ -145,13 +154,14 @@ class FailoverMetrics:
     def restarted(self, node: int, at: float) -> None:
         self.faults.append(FaultReport(at - self._began, "restart", node, node))
 
-    def suspected(self, node: int, at: float) -> bool:
-        """Some node suspects ``node``; ``True`` if that is the first suspicion since
-        ``node`` crashed."""
+    def suspected(self, node: int, at: float, proof: str = "") -> bool:
+        """Some node suspects ``node`` (on ``proof``, if any: ``connection refused``);
+        ``True`` if that is the first suspicion since ``node`` crashed."""
         crashed = self._crashed_at.get(node)
         if crashed is None or node in self._detections:
             return False
         self._detections[node] = at - crashed
+        self._proofs[node] = proof
         for index, victim in self._open_crashes.items():
             if victim == node and self.faults[index].detection_s is None:
                 self.faults[index] = replace(self.faults[index], detection_s=at - crashed)

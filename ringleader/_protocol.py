@@ -59,6 +59,8 @@ def event_dict(event: NodeEvent) -> dict[str, Any]:
         data["state"] = event.state
     elif event.kind in ("suspect", "recovered"):
         data["peer"] = event.subject
+        if event.detail:  # a suspicion on proof of death: "connection refused"
+            data["reason"] = event.detail
     elif event.kind == "election":
         data["trigger"] = event.detail
         if event.subject is not None:  # the node whose crash or return set it off
@@ -77,8 +79,8 @@ def node_event(data: dict[str, Any]) -> NodeEvent:
     """The inverse of :func:`event_dict`: a line back into the event it came from."""
     kind = _KINDS.get(data["event"], data["event"])
     detail = data.get("trigger", "")
-    if kind == "lost":
-        detail = data["reason"]
+    if kind in ("lost", "suspect", "recovered"):
+        detail = data.get("reason", "")
     elif kind == "rejected":
         detail = f"{data['reason']}: {data['detail']}"
     return NodeEvent(

@@ -137,7 +137,7 @@ class SupervisorActor(pykka.ThreadingActor):
         elif (
             event.kind == "suspect"
             and event.subject is not None
-            and self._metrics.suspected(event.subject, event.at)
+            and self._metrics.suspected(event.subject, event.at, event.detail)
         ):
             log.info("node %s suspects node %s", event.node, event.subject)
 

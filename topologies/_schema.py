@@ -44,6 +44,7 @@ KEYS = (
     "reelect_after",
     "lease",
     "quorum",
+    "fast_failover",
     "mode",
     "run_for",
     "faults",

@@ -226,6 +226,14 @@ class _Validator:
                 f"({settings['heartbeat']:g} s): every node would be suspected",
                 "make it at least 3 heartbeats",
             )
+        fast = self.data.get("fast_failover")
+        if fast is not None:  # absent: on (the nodes' default)
+            # true/false (a config written back by to_toml says 1.0/0.0)
+            if not isinstance(fast, bool | int | float) or fast not in (0, 1):
+                raise self.error(
+                    "fast_failover", f"{fast!r} is not true or false", "fast_failover = false"
+                )
+            settings["fast_failover"] = float(fast)
         return settings
 
     def lease(self, detector: dict[str, float], nodes: tuple[NodeSpec, ...]) -> dict[str, float]:

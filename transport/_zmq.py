@@ -27,6 +27,7 @@ from ._deadline import Deadline
 from ._errors import FrameRejected, TransportError
 from ._frame import sender_of
 from ._limits import ensure_open_files, estimate
+from ._monitor import LinkMonitor, LinkWatch
 from ._schemes import SCHEMES
 
 __all__ = ["SocketOptions", "ZmqLinks", "ZmqMailbox", "ZmqNetwork"]
@@ -236,8 +237,12 @@ class ZmqLinks:
         options: SocketOptions,
         *,
         curve: tuple[bytes, bytes, Mapping[int, bytes]] | None = None,
+        monitor: LinkMonitor | None = None,
     ) -> None:
         self._ctx = ctx
+        self._monitor = monitor  # watches links for a refused connection, once asked
+        self._on_refused: Callable[[int], None] | None = None
+        self._watched: dict[int, LinkWatch] = {}  # peer → what the monitor knows of its link
         self._options = options
         self._curve = curve  # (own public key, own secret key, every peer's public key)
         self._sockets: dict[int, zmq.Socket[bytes]] = {}
@@ -269,6 +274,10 @@ class ZmqLinks:
                 sock.curve_publickey = public
                 sock.curve_secretkey = secret
                 sock.curve_serverkey = servers[peer]
+            if self._on_refused is not None and self._monitor is not None:
+                # A link made after the links were set up: to a node of a running cluster.
+                watched = self._monitor.watch(sock, peer, address, self._on_refused, expected=True)
+                self._watched[peer] = watched
             sock.connect(address)
         except zmq.ZMQError as exc:
             sock.close(linger=0)
@@ -278,12 +287,26 @@ class ZmqLinks:
             raise
         old = self._sockets.pop(peer, None)
         if old is not None:
+            LinkMonitor.unwatch(old)
             old.close(linger=0)
         self._sockets[peer] = sock
         self._addresses[peer] = address
 
     def __contains__(self, peer: object) -> bool:
         return peer in self._sockets
+
+    def on_refused(self, callback: Callable[[int], None]) -> bool:
+        """Call ``callback(peer)`` (from the network's monitor thread) when a connected
+        link's connection is lost and refused: proof that the peer's process is gone (see
+        ``_monitor.py``).  For this and every later link; ``False`` where no proof can be
+        had (inproc)."""
+        if self._monitor is None:
+            return False
+        self._on_refused = callback
+        for peer, sock in self._sockets.items():
+            address = self._addresses[peer]
+            self._watched[peer] = self._monitor.watch(sock, peer, address, callback, connected=True)
+        return True
 
     def send(self, peer: int, frame: bytes, *, wait: bool = True) -> bool:
         """Queue ``frame`` for ``peer``, waiting up to the send timeout for room unless
@@ -298,6 +321,9 @@ class ZmqLinks:
             if stuck and now - self._relinked.get(peer, 0.0) >= _RELINK_EVERY:
                 self._relinked[peer] = now
                 self.add(peer, self._addresses[peer])
+        if wait and self._watched:
+            watched = self._watched.get(peer)
+            wait = watched is None or not watched.lost  # its connection is down: no room
         try:
             if wait and not down:
                 self._sockets[peer].send(frame)
@@ -321,6 +347,8 @@ class ZmqLinks:
 
     def close(self, *, abrupt: bool = False) -> None:
         for sock in self._sockets.values():
+            if self._on_refused is not None:
+                LinkMonitor.unwatch(sock)
             sock.close(linger=0 if abrupt else _ms(self._options.linger))
         self._sockets.clear()
 
@@ -372,6 +400,9 @@ class ZmqNetwork:
         self._tmpdir: Path | None = None
         self._lock = threading.Lock()
         self._closed = False
+        self._monitor: LinkMonitor | None = None
+        if scheme in ("tcp", "ipc"):  # inproc: a peer's death refuses nothing
+            self._monitor = LinkMonitor(self._ctx, f"ringleader-monitor-{self._id}")
 
     def listen(self, node: int, address: str | None) -> ZmqMailbox:
         address = address or self._default_address(node)
@@ -419,7 +450,7 @@ class ZmqNetwork:
             if node is None:
                 raise TransportError("with CURVE, links need the node they belong to")
             curve = (*self.curve.pair(node), self.curve.public)
-        return ZmqLinks(self._ctx, peers, self.options, curve=curve)
+        return ZmqLinks(self._ctx, peers, self.options, curve=curve, monitor=self._monitor)
 
     def close(self) -> None:
         """End the context once every mailbox and link is closed.
@@ -431,6 +462,8 @@ class ZmqNetwork:
             if self._closed:
                 return
             self._closed = True
+        if self._monitor is not None:
+            self._monitor.stop()
         if self._auth is not None:
             self._auth.stop()
         closer = threading.Thread(target=self._ctx.term, name="ringleader-ctx-term", daemon=True)

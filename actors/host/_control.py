@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-__all__ = ["Boot", "Connect", "Crash", "GetStatus", "Listen", "Resign", "Start"]
+__all__ = ["Boot", "Connect", "Crash", "GetStatus", "Listen", "PeerDead", "Resign", "Start"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,3 +50,11 @@ class GetStatus:
 class Resign:
     """Tell: if this node leads, step down at once (a ``lost`` event, reason
     ``resigned``) and sit out until another leads (see ``Member.resign``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PeerDead:
+    """Tell (from the transport's link monitor): the connection to ``node`` was refused,
+    so its process is gone."""
+
+    node: int

@@ -16,6 +16,7 @@ counted, and the node carries on.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import threading
@@ -34,7 +35,7 @@ from .._election import NodeState
 from .._member import Member
 from .._trace import NodeTrace
 from .._view import NodeView
-from ._control import Boot, Connect, Crash, GetStatus, Listen, Resign, Start
+from ._control import Boot, Connect, Crash, GetStatus, Listen, PeerDead, Resign, Start
 from ._inbox import Inbox, TimerFired
 from ._leadership import Leadership
 from ._operator import OPERATOR, OPERATOR_KINDS, StatusAnswer, StatusQuery
@@ -176,6 +177,9 @@ class NodeActor(pykka.ThreadingActor):
             return None
         if isinstance(message, GetStatus):
             return self.status()
+        if isinstance(message, PeerDead):
+            self._guarded(self._peer_dead, message.node)
+            return None
         if isinstance(message, Listen):
             return self._listen(message.address)
         if isinstance(message, Connect):
@@ -218,7 +222,19 @@ class NodeActor(pykka.ThreadingActor):
             self._links.close()
         self._directory = directory or peers
         self._links = self._network.connect(peers, node=self.id)
+        settings = self.member.settings
+        watch = getattr(self._links, "on_refused", None)  # tcp, ipc: proof of death
+        if watch is not None and settings is not None and settings.fast_failover:
+            watch(self._refused)
         return self._links.wait_ready(timeout)
+
+    def _refused(self, peer: int) -> None:
+        """From the network's monitor thread: ``peer``'s connection was refused."""
+        with contextlib.suppress(pykka.ActorDeadError):  # this node has stopped meanwhile
+            self.actor_ref.tell(PeerDead(peer))
+
+    def _peer_dead(self, peer: int) -> None:
+        self._after(self.member.peer_dead(peer))
 
     def _start(self) -> None:
         self._after(self.member.handle_start())

@@ -1,0 +1,348 @@
+"""A chaos harness: ``ringleader node`` processes under seeded random faults.
+
+:func:`run_chaos` starts one ``ringleader node --json`` process per node (tcp, fixed free
+ports, so that a restarted node binds its address again), then, until its time is up,
+draws one fault after another from a seeded :class:`random.Random`:
+
+- ``kill``: SIGKILL of a random node (the leader half of the time), restarted 0.2–1 s
+  later;
+- ``pause``: SIGSTOP of the leader for 0.2–3 s, then SIGCONT;
+- ``kill in election``: SIGKILL of the leader and, 5–40 ms later (while the survivors
+  elect), of the highest live node, both restarted 0.2–1 s later;
+
+and after each fault is undone, a quiet spell: every running node must agree on one
+running leader in one epoch within :attr:`ChaosSettings.agree_within` s (2 s).  At the
+end, SIGCONT/SIGTERM to every node right after a pause: each must exit within a second.
+
+What it checks, from the nodes' ``--json`` lines (``mono`` is the machine's monotonic
+clock, comparable across its processes, and the harness's own ``time.monotonic()``):
+
+- no epoch with two leaders (``leader`` lines with state ``leader`` from two nodes);
+- no instant with two processes that report ``is_leader`` (a process leads from a
+  ``leader`` line with state ``leader`` until its next ``lost`` or non-leading
+  ``leader`` line, or its SIGKILL or exit): measured always (:attr:`ChaosResult.overlaps`),
+  asserted only with ``lease=True`` (without a lease a paused leader still believes it
+  leads while the others have elected another);
+- agreement within 2 s of every quiet spell; every node exiting on SIGTERM within 1 s;
+  no traceback on any node's stderr.
+
+Everything has a deadline, and every process is killed in ``finally``.
+"""
+
+from __future__ import annotations
+
+import random
+import signal
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tests.nodes import NodeProcess, write_config
+
+Event = dict[str, Any]
+
+#: (topology, algorithm) per name the test and the benchmark use.
+CLUSTERS = {
+    "bully": ("full_mesh", "bully"),
+    "ring": ("unidirectional_ring", "chang_roberts"),
+    "two-way ring": ("bidirectional_ring", "hirschberg_sinclair"),
+}
+
+
+@dataclass(frozen=True)
+class ChaosSettings:
+    cluster: str = "bully"
+    seed: int = 1
+    duration: float = 20.0  # s of faults (the run takes a little longer)
+    nodes: int = 5
+    lease: bool = False  # assert no two processes report is_leader at one instant
+    agree_within: float = 2.0
+    exit_within: float = 1.0
+    heartbeat: float = 0.05
+    suspect_after: float = 0.3
+    fast_failover: bool = True
+    # A round that stalls (its messages died with a node killed during it) starts again
+    # after this: under the quiet spell's 2 s, so that a stalled round cannot outlast it.
+    reelect_after: float = 0.8
+
+
+@dataclass
+class ChaosResult:
+    settings: ChaosSettings
+    faults: list[str] = field(default_factory=list)
+    failovers: list[float] = field(default_factory=list)  # s: leader killed → agreement
+    takeovers: list[float] = field(default_factory=list)  # s: leader paused → agreement
+    agreements: list[float] = field(default_factory=list)  # s: fault undone → agreement
+    problems: list[str] = field(default_factory=list)  # what failed (always asserted)
+    two_leader_epochs: dict[int, set[int]] = field(default_factory=dict)
+    overlaps: list[tuple[int, int, float]] = field(default_factory=list)  # a, b, seconds
+    exits: list[float] = field(default_factory=list)  # s from SIGTERM to exit
+
+    def failures(self) -> list[str]:
+        """Everything the run must not show (overlaps only with the lease on)."""
+        found = list(self.problems)
+        if self.two_leader_epochs:
+            found.append(f"epochs with two leaders: {self.two_leader_epochs}")
+        if self.settings.lease and self.overlaps:
+            found.append(f"two processes leading at once: {self.overlaps}")
+        return found
+
+
+class _Cluster:
+    """The running processes (one per node id) and every process that ever ran."""
+
+    def __init__(self, config: Path, ids: list[int]) -> None:
+        self.config = config
+        self.ids = ids
+        self.current: dict[int, NodeProcess] = {}
+        self.history: list[NodeProcess] = []
+        self.ended: dict[int, float] = {}  # id(process) → when it was killed or exited
+        self.paused: set[int] = set()
+
+    def start(self, node: int) -> None:
+        process = NodeProcess(self.config, node)
+        self.current[node] = process
+        self.history.append(process)
+
+    def kill(self, node: int) -> None:
+        process = self.current.pop(node)
+        self.ended[id(process)] = time.monotonic()
+        process.kill()
+
+    def signal(self, node: int, sig: signal.Signals) -> None:
+        process = self.current[node].process
+        if process.poll() is None:
+            process.send_signal(sig)
+
+    def running(self) -> list[int]:
+        return sorted(n for n in self.current if n not in self.paused)
+
+    def view(self, node: int) -> tuple[int | None, int] | None:
+        return self.current[node].leader()
+
+    def agreed(self, among: list[int], without: set[int] = frozenset()) -> int | None:  # type: ignore[assignment]
+        """The leader all of ``among`` name in one epoch, if it is one of them."""
+        views = {self.view(n) for n in among}
+        if len(views) != 1:
+            return None
+        view = views.pop()
+        if view is None or view[0] is None or view[0] not in among or view[0] in without:
+            return None
+        return view[0]
+
+    def wait_agreement(self, timeout: float, without: set[int] = frozenset()) -> float | None:  # type: ignore[assignment]
+        """Seconds until the running nodes agree (``None``: not within ``timeout``)."""
+        start = time.monotonic()
+        pause = 0.002
+        while time.monotonic() - start < timeout:
+            if self.agreed(self.running(), without) is not None:
+                return time.monotonic() - start
+            time.sleep(pause)  # polling a state the processes print: nothing to wait on
+            pause = min(pause * 2, 0.02)
+        return None
+
+    def wait_ready(self, node: int, timeout: float = 15.0) -> None:
+        self.current[node].wait_for(lambda e: e["event"] == "ready", timeout)
+
+    def leader(self) -> int | None:
+        return self.agreed(self.running())
+
+
+def _leading_intervals(process: NodeProcess, end: float) -> list[tuple[float, float]]:
+    intervals: list[tuple[float, float]] = []
+    since: float | None = None
+    for event in process.drain():
+        kind = event["event"]
+        if kind == "leader" and event.get("state") == "leader":
+            if since is None:
+                since = event["mono"]
+        elif since is not None and (kind in ("lost", "stopped") or kind == "leader"):
+            intervals.append((since, event["mono"]))
+            since = None
+    if since is not None:
+        intervals.append((since, end))
+    return intervals
+
+
+def _check(cluster: _Cluster, result: ChaosResult, now: float) -> None:
+    by_epoch: dict[int, set[int]] = {}
+    spans: list[tuple[int, float, float]] = []
+    for process in cluster.history:
+        events = process.drain()
+        for event in events:
+            if event["event"] == "leader" and event.get("state") == "leader":
+                by_epoch.setdefault(event["epoch"], set()).add(process.node)
+            if event["event"] == "unparsable":
+                result.problems.append(f"node {process.node} printed {event['line']!r}")
+        end = cluster.ended.get(id(process), now)
+        spans += [(process.node, a, b) for a, b in _leading_intervals(process, end)]
+        if "Traceback" in process.stderr:
+            result.problems.append(f"node {process.node}: {process.stderr[-1500:]}")
+    result.two_leader_epochs = {e: n for e, n in by_epoch.items() if len(n) > 1}
+    spans.sort(key=lambda s: s[1])
+    for i, (a, _, end_a) in enumerate(spans):
+        for b, start_b, end_b in spans[i + 1 :]:
+            if start_b >= end_a:
+                break
+            if a != b:
+                result.overlaps.append((a, b, min(end_a, end_b) - start_b))
+
+
+def run_chaos(settings: ChaosSettings, workdir: Path) -> ChaosResult:
+    """Run the chaos of ``settings`` in ``workdir``; every process is gone afterwards."""
+    topology, algorithm = CLUSTERS[settings.cluster]
+    rng = random.Random(settings.seed)
+    ids = list(range(1, settings.nodes + 1))
+    body = (
+        f'topology = "{topology}"\nalgorithm = "{algorithm}"\ntransport = "tcp"\n'
+        f"heartbeat = {settings.heartbeat}\nsuspect_after = {settings.suspect_after}\n"
+        f"reelect_after = {settings.reelect_after}\n"
+        f"fast_failover = {str(settings.fast_failover).lower()}\n"
+    )
+    config = write_config(workdir / f"chaos-{settings.seed}.toml", body, ids)
+    cluster = _Cluster(config, ids)
+    result = ChaosResult(settings)
+    try:
+        for node in ids:
+            cluster.start(node)
+        for node in ids:
+            cluster.wait_ready(node)
+        if cluster.wait_agreement(15.0) is None:
+            result.problems.append("no first agreement within 15 s")
+            return result
+        stop_at = time.monotonic() + settings.duration
+        while time.monotonic() < stop_at and not result.problems:
+            _one_fault(cluster, rng, result)
+        _terminate(cluster, rng, result)
+        _check(cluster, result, time.monotonic())
+        return result
+    finally:
+        for process in cluster.current.values():
+            if process.process.poll() is None:
+                process.process.send_signal(signal.SIGCONT)
+            process.kill()
+
+
+def _one_fault(cluster: _Cluster, rng: random.Random, result: ChaosResult) -> None:
+    leader = cluster.leader()
+    kind = rng.choice(["kill", "pause", "kill in election"])
+    if leader is None or kind == "kill":
+        _kill(cluster, rng, result, leader)
+    elif kind == "pause":
+        _pause(cluster, rng, result, leader)
+    else:
+        _kill_in_election(cluster, rng, result, leader)
+    settings = result.settings
+    took = cluster.wait_agreement(settings.agree_within)
+    if took is None:
+        views = {n: cluster.view(n) for n in cluster.running()}
+        result.problems.append(
+            f"no agreement within {settings.agree_within} s after {result.faults[-1]}: {views}"
+        )
+    else:
+        result.agreements.append(took)
+
+
+def _failover(cluster: _Cluster, result: ChaosResult, at: float, dead: list[int]) -> None:
+    """Wait for the others to agree on a leader not in ``dead`` (killed at ``at``)."""
+    within = result.settings.agree_within
+    if cluster.wait_agreement(within, set(dead)) is None:
+        result.problems.append(f"no failover within {within} s of killing {dead}")
+    else:
+        result.failovers.append(time.monotonic() - at)
+
+
+def _kill(cluster: _Cluster, rng: random.Random, result: ChaosResult, leader: int | None) -> None:
+    node = leader if leader is not None and rng.random() < 0.5 else rng.choice(cluster.ids)
+    at = time.monotonic()
+    cluster.kill(node)
+    result.faults.append(f"kill {node}")
+    if node == leader:
+        _failover(cluster, result, at, [node])
+    time.sleep(rng.uniform(0.2, 1.0))  # the fault's own length, drawn
+    cluster.start(node)
+    cluster.wait_ready(node)
+
+
+def _pause(cluster: _Cluster, rng: random.Random, result: ChaosResult, leader: int) -> None:
+    pause = rng.uniform(0.2, 3.0)
+    at = time.monotonic()
+    cluster.signal(leader, signal.SIGSTOP)
+    cluster.paused.add(leader)
+    result.faults.append(f"pause {leader} {pause:.2f} s")
+    # Only silence can tell: a failover if the pause outlasts suspect_after.
+    if cluster.wait_agreement(min(pause, result.settings.agree_within), {leader}) is not None:
+        result.takeovers.append(time.monotonic() - at)
+    time.sleep(max(0.0, at + pause - time.monotonic()))
+    cluster.signal(leader, signal.SIGCONT)
+    cluster.paused.discard(leader)
+
+
+def _kill_in_election(
+    cluster: _Cluster, rng: random.Random, result: ChaosResult, leader: int
+) -> None:
+    at = time.monotonic()
+    cluster.kill(leader)
+    time.sleep(rng.uniform(0.005, 0.04))  # while the survivors elect
+    second = max(cluster.current)  # the likely winner
+    cluster.kill(second)
+    hit = [leader, second]
+    result.faults.append(f"kill {leader}, then {second} in the election")
+    _failover(cluster, result, at, hit)
+    time.sleep(rng.uniform(0.2, 1.0))
+    for node in hit:
+        cluster.start(node)
+    for node in hit:
+        cluster.wait_ready(node)
+
+
+def _terminate(cluster: _Cluster, rng: random.Random, result: ChaosResult) -> None:
+    """Pause a random node, then SIGCONT it and SIGTERM every node at once."""
+    node = rng.choice(sorted(cluster.current))
+    cluster.signal(node, signal.SIGSTOP)
+    time.sleep(rng.uniform(0.2, 0.5))
+    cluster.signal(node, signal.SIGCONT)
+    sent = time.monotonic()
+    for n in sorted(cluster.current):
+        cluster.signal(n, signal.SIGTERM)
+    for n, process in sorted(cluster.current.items()):
+        try:
+            code = process.process.wait(max(0.0, sent + 10.0 - time.monotonic()))
+        except Exception:  # noqa: BLE001 -- a timeout: reported, killed in finally
+            result.problems.append(f"node {n} did not exit within 10 s of SIGTERM")
+            continue
+        took = time.monotonic() - sent
+        result.exits.append(took)
+        cluster.ended[id(process)] = time.monotonic()
+        process.kill()  # reaps and closes its pipes
+        if code != 0:
+            result.problems.append(f"node {n} exited with {code} on SIGTERM")
+        if took > result.settings.exit_within:
+            result.problems.append(f"node {n} took {took:.2f} s to exit on SIGTERM")
+    cluster.current.clear()
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    position = q * (len(ordered) - 1)
+    low = int(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def summary(result: ChaosResult) -> str:
+    ms = [x * 1000 for x in result.failovers]
+    paused = [x * 1000 for x in result.takeovers]
+    overlap = sum(o[2] for o in result.overlaps)
+    return (
+        f"{result.settings.cluster}: {len(result.faults)} faults, "
+        f"failover after a kill p50 {percentile(ms, 0.5):.0f} ms "
+        f"p95 {percentile(ms, 0.95):.0f} ms ({len(ms)}), "
+        f"after a pause p50 {percentile(paused, 0.5):.0f} ms ({len(paused)}), "
+        f"epochs with two leaders {len(result.two_leader_epochs)}, "
+        f"is_leader overlaps {len(result.overlaps)} ({overlap * 1000:.0f} ms in all), "
+        f"slowest exit {max(result.exits, default=0.0):.2f} s"
+    )

@@ -1,0 +1,29 @@
+"""The chaos test (issue 13, item 6): seeded kills, restarts and pauses of ``ringleader
+node`` processes; about 20 s per cluster.  See ``tests/chaos.py`` for what is checked,
+and ``benchmarks/chaos.py`` for longer runs and the figures."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.chaos import CLUSTERS, ChaosSettings, run_chaos, summary
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="process tests use Linux /proc")
+
+#: Turned on once the lease is merged: no instant with two processes reporting is_leader.
+LEASE = False
+#: Seconds of faults per cluster (three clusters: about a minute in all).
+DURATION = 16.0
+
+
+@pytest.mark.timeout(90)
+@pytest.mark.parametrize("cluster", sorted(CLUSTERS))
+def test_chaos_keeps_one_leader_per_epoch_and_agreement(tmp_path: Path, cluster: str) -> None:
+    settings = ChaosSettings(cluster=cluster, seed=13, duration=DURATION, lease=LEASE)
+    result = run_chaos(settings, tmp_path)
+    print(summary(result))
+    assert result.faults, "no fault was injected"
+    assert result.failures() == [], (summary(result), result.faults)
