@@ -18,11 +18,12 @@ What it checks, from the nodes' ``--json`` lines (``mono`` is the machine's mono
 clock, comparable across its processes, and the harness's own ``time.monotonic()``):
 
 - no epoch with two leaders (``leader`` lines with state ``leader`` from two nodes);
-- no instant with two processes that report ``is_leader`` (a process leads from a
-  ``leader`` line with state ``leader`` until its next ``lost`` or non-leading
-  ``leader`` line, or its SIGKILL or exit): measured always (:attr:`ChaosResult.overlaps`),
-  asserted only with ``lease=True`` (without a lease a paused leader still believes it
-  leads while the others have elected another);
+- no instant with two processes that report ``is_leader`` (with ``lease=True``, a
+  process leads from a ``lease`` line until its next ``lost`` line, or its SIGKILL or
+  exit; without, from a ``leader`` line with state ``leader`` until the next change):
+  measured always (:attr:`ChaosResult.overlaps`), asserted only with ``lease=True``
+  (without a lease a paused leader still believes it leads while the others have
+  elected another);
 - agreement within 2 s of every quiet spell; every node exiting on SIGTERM within 1 s;
   no traceback on any node's stderr.
 
@@ -149,15 +150,22 @@ class _Cluster:
         return self.agreed(self.running())
 
 
-def _leading_intervals(process: NodeProcess, end: float) -> list[tuple[float, float]]:
+def _leading_intervals(process: NodeProcess, end: float, lease: bool) -> list[tuple[float, float]]:
+    """When ``process`` reported ``is_leader``.  With a lease: from each ``lease`` line
+    (its ``mono`` read before the lease was published) to the next ``lost`` line (when
+    the leadership ended: its lease's end, if that came first), as README's "leadership
+    interval"; without, from a ``leader`` line that says it leads to the next change."""
     intervals: list[tuple[float, float]] = []
     since: float | None = None
     for event in process.drain():
         kind = event["event"]
-        if kind == "leader" and event.get("state") == "leader":
+        starts = kind == "lease" if lease else (kind == "leader" and event.get("state") == "leader")
+        if starts:
             if since is None:
                 since = event["mono"]
-        elif since is not None and (kind in ("lost", "stopped") or kind == "leader"):
+        elif since is not None and (
+            kind in ("lost", "stopped") or (kind == "leader" and not lease)
+        ):
             intervals.append((since, event["mono"]))
             since = None
     if since is not None:
@@ -176,7 +184,8 @@ def _check(cluster: _Cluster, result: ChaosResult, now: float) -> None:
             if event["event"] == "unparsable":
                 result.problems.append(f"node {process.node} printed {event['line']!r}")
         end = cluster.ended.get(id(process), now)
-        spans += [(process.node, a, b) for a, b in _leading_intervals(process, end)]
+        intervals = _leading_intervals(process, end, result.settings.lease)
+        spans += [(process.node, a, b) for a, b in intervals]
         if "Traceback" in process.stderr:
             result.problems.append(f"node {process.node}: {process.stderr[-1500:]}")
     result.two_leader_epochs = {e: n for e, n in by_epoch.items() if len(n) > 1}

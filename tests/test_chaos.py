@@ -13,8 +13,8 @@ from tests.chaos import CLUSTERS, ChaosSettings, run_chaos, summary
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="process tests use Linux /proc")
 
-#: Turned on once the lease is merged: no instant with two processes reporting is_leader.
-LEASE = False
+#: With the lease (on by default): no instant with two processes reporting is_leader.
+LEASE = True
 #: Seconds of faults per cluster (three clusters: about a minute in all).
 DURATION = 16.0
 
