@@ -177,6 +177,12 @@ class ProcessCluster(SetUpOnEnter):
         self._trace = None if trace is None else Path(trace)
         self._trace_heartbeats = trace_heartbeats
         self._parts: list[Path] = []
+        # Each child's trace part, and how much of it its last status covered: the report
+        # counts what the nodes said then, and the trace stops there too (the children
+        # stop one after another; one still running may see a stopped one's connection
+        # refused and start a round that no report counts).
+        self._part_of: dict[int, Path] = {}
+        self._covered: dict[Path, int] = {}
         self._faults: list[dict[str, object]] = []
         self._children: dict[int, _Child] = {}
         self._incarnations: dict[int, int] = {}
@@ -229,6 +235,8 @@ class ProcessCluster(SetUpOnEnter):
             if self._trace_heartbeats:
                 args.append("--trace-heartbeats")
         child = _Child(node, args, self._env, self._sink)
+        if self._trace is not None:
+            self._part_of[id(child)] = self._parts[-1]
         with self._lock:
             self._children[node] = child
         return child
@@ -276,8 +284,11 @@ class ProcessCluster(SetUpOnEnter):
         parts: list[list[dict[str, object]]] = [self._faults]
         for part in self._parts:
             if part.exists():
-                with part.open(encoding="utf-8") as lines:
-                    parts.append(list(read_trace(lines, source=str(part))))
+                text = part.read_bytes()
+                if part in self._covered:  # up to the last whole line its status covered
+                    text = text[: text.rfind(b"\n", 0, self._covered[part]) + 1]
+                lines = text.decode("utf-8").splitlines(keepends=True)
+                parts.append(list(read_trace(lines, source=str(part))))
         with path.open("w", encoding="utf-8") as out:
             merge_parts(parts, out)
 
@@ -327,4 +338,7 @@ class ProcessCluster(SetUpOnEnter):
                 found.append(child.statuses.get(timeout=max(1.0, self._deadline.left())))
             except queue.Empty:
                 raise TransportError(f"node {child.node} did not report its status") from None
+            part = self._part_of.get(id(child))
+            if part is not None and part.exists():  # written up to its answer
+                self._covered[part] = part.stat().st_size
         return found
