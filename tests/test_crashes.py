@@ -7,8 +7,10 @@ every transport) check the supervisor, the report and the wire.
 from __future__ import annotations
 
 import io
+import queue
 import random
 import textwrap
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,6 +19,7 @@ from rich.console import Console
 
 import ringleader
 from actors import ALGORITHMS, Candidate, Fault, Member, SafetyChecker, simulate
+from actors.host import NodeEvent, Resign
 from ringleader._render import print_report, print_status
 from ringleader.errors import ConfigError
 from topologies import FaultSpec, NodeSpec, load_config
@@ -366,20 +369,24 @@ def test_a_crash_schedule_turns_the_detector_on(tmp_path: Path) -> None:
     assert config.settings["heartbeat"] == 0.05 and config.settings["suspect_after"] == 0.3
 
 
+def _next_event(
+    events: queue.SimpleQueue[NodeEvent], wanted: Callable[[NodeEvent], bool], timeout: float
+) -> NodeEvent:
+    """The next event ``wanted`` picks, within ``timeout`` s (``queue.Empty`` if none)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        event = events.get(timeout=max(0.0, deadline - time.monotonic()))
+        if wanted(event):
+            return event
+
+
 def test_a_leader_superseded_reports_lost_before_the_new_state() -> None:
     """Bully: 4 leads while 5 is down; when 5 comes back, 4 says it lost its epoch."""
-    import queue
-
-    from actors.host import NodeEvent
-
     config = crash_config("inproc", "full_mesh", [])
     events: queue.SimpleQueue[NodeEvent] = queue.SimpleQueue()
 
     def next_event(wanted: Callable[[NodeEvent], bool]) -> NodeEvent:
-        while True:
-            event = events.get(timeout=10)
-            if wanted(event):
-                return event
+        return _next_event(events, wanted, 10.0)
 
     with ringleader.LocalCluster(config, events=events.put) as cluster:
         cluster.start_initiators()
@@ -393,10 +400,6 @@ def test_a_leader_superseded_reports_lost_before_the_new_state() -> None:
 
 @pytest.mark.timeout(60)
 def test_a_leader_that_resigns_says_so_and_another_takes_over() -> None:
-    import queue
-
-    from actors.host import NodeEvent, Resign
-
     config = crash_config("inproc", "full_mesh", [])
     # The resigned node sits out until the new leader's heartbeat, or reelect_after.
     slow = {"heartbeat": 0.05, "suspect_after": 0.5, "reelect_after": 30.0}  # a loaded machine
@@ -404,10 +407,7 @@ def test_a_leader_that_resigns_says_so_and_another_takes_over() -> None:
     events: queue.SimpleQueue[NodeEvent] = queue.SimpleQueue()
 
     def next_event(wanted: Callable[[NodeEvent], bool]) -> NodeEvent:
-        while True:
-            event = events.get(timeout=20)
-            if wanted(event):
-                return event
+        return _next_event(events, wanted, 20.0)
 
     with ringleader.LocalCluster(config, events=events.put) as cluster:
         cluster.start_initiators()
