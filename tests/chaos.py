@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.conftest import eventually, let_pass
 from tests.nodes import NodeProcess, write_config
 
 Event = dict[str, Any]
@@ -135,12 +136,8 @@ class _Cluster:
     def wait_agreement(self, timeout: float, without: set[int] = frozenset()) -> float | None:  # type: ignore[assignment]
         """Seconds until the running nodes agree (``None``: not within ``timeout``)."""
         start = time.monotonic()
-        pause = 0.002
-        while time.monotonic() - start < timeout:
-            if self.agreed(self.running(), without) is not None:
-                return time.monotonic() - start
-            time.sleep(pause)  # polling a state the processes print: nothing to wait on
-            pause = min(pause * 2, 0.02)
+        if eventually(lambda: self.agreed(self.running(), without) is not None, timeout):
+            return time.monotonic() - start
         return None
 
     def wait_ready(self, node: int, timeout: float = 15.0) -> None:
@@ -269,7 +266,7 @@ def _kill(cluster: _Cluster, rng: random.Random, result: ChaosResult, leader: in
     result.faults.append(f"kill {node}")
     if node == leader:
         _failover(cluster, result, at, [node])
-    time.sleep(rng.uniform(0.2, 1.0))  # the fault's own length, drawn
+    let_pass(rng.uniform(0.2, 1.0))  # the fault's own length, drawn
     cluster.start(node)
     cluster.wait_ready(node)
 
@@ -283,7 +280,7 @@ def _pause(cluster: _Cluster, rng: random.Random, result: ChaosResult, leader: i
     # Only silence can tell: a failover if the pause outlasts suspect_after.
     if cluster.wait_agreement(min(pause, result.settings.agree_within), {leader}) is not None:
         result.takeovers.append(time.monotonic() - at)
-    time.sleep(max(0.0, at + pause - time.monotonic()))
+    let_pass(at + pause - time.monotonic())
     cluster.signal(leader, signal.SIGCONT)
     cluster.paused.discard(leader)
 
@@ -293,13 +290,13 @@ def _kill_in_election(
 ) -> None:
     at = time.monotonic()
     cluster.kill(leader)
-    time.sleep(rng.uniform(0.005, 0.04))  # while the survivors elect
+    let_pass(rng.uniform(0.005, 0.04))  # the second kill comes while the survivors elect
     second = max(cluster.current)  # the likely winner
     cluster.kill(second)
     hit = [leader, second]
     result.faults.append(f"kill {leader}, then {second} in the election")
     _failover(cluster, result, at, hit)
-    time.sleep(rng.uniform(0.2, 1.0))
+    let_pass(rng.uniform(0.2, 1.0))  # the faults' own length, drawn
     for node in hit:
         cluster.start(node)
     for node in hit:
@@ -310,7 +307,7 @@ def _terminate(cluster: _Cluster, rng: random.Random, result: ChaosResult) -> No
     """Pause a random node, then SIGCONT it and SIGTERM every node at once."""
     node = rng.choice(sorted(cluster.current))
     cluster.signal(node, signal.SIGSTOP)
-    time.sleep(rng.uniform(0.2, 0.5))
+    let_pass(rng.uniform(0.2, 0.5))  # the pause's own length
     cluster.signal(node, signal.SIGCONT)
     sent = time.monotonic()
     for n in sorted(cluster.current):

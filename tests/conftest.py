@@ -59,6 +59,17 @@ def no_leaks() -> Iterator[None]:
     assert not threads, f"threads left running: {[t.name for t in threads]}"
 
 
+def let_pass(seconds: float) -> None:
+    """Let ``seconds`` of a scenario pass: a fault's own length (a pause, a partition,
+    the gap between two kills) or a window in which something must *not* happen.
+
+    Never a wait for something to happen: for that, wait on its event with a deadline,
+    or use :func:`eventually`.
+    """
+    if seconds > 0:
+        threading.Event().wait(seconds)
+
+
 def eventually(probe, timeout: float = 10.0):  # type: ignore[no-untyped-def]
     """Call ``probe()`` until it returns something truthy or ``timeout`` passes.
 

@@ -25,7 +25,7 @@ import pytest
 from actors import ALGORITHMS, Lease, LeaseSettings, Member, NodeState, NodeView, Send
 from actors._actions import Action, SetTimer
 from actors._detector import HEARTBEAT, SUSPECT, Ping, Pong
-from tests.conftest import eventually
+from tests.conftest import eventually, let_pass
 from tests.nodes import Event, NodeProcess, running, wait_agreement, write_config
 from topologies import ConfigError, load_config
 
@@ -328,7 +328,7 @@ def test_a_stopped_leader_never_leads_alongside_its_successor(
         os.kill(pid, signal.SIGSTOP)
         assert eventually(lambda: _state(pid) == "T", 5.0)
         nodes[2].wait_for(lambda e: e["event"] == "lease", 20.0)  # a successor leads
-        time.sleep(0.5)  # the scenario: the old leader stays stopped a while longer
+        let_pass(0.5)  # the scenario: the old leader stays stopped a while longer
         seen = len(nodes[3].drain())
         resumed = time.monotonic()
         os.kill(pid, signal.SIGCONT)

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import eventually
+from tests.conftest import eventually, let_pass
 from tests.nodes import NodeProcess, wait_agreement
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="network namespaces are Linux's")
@@ -269,7 +269,7 @@ def _settle(
     not have changed meanwhile: each side of a partition has decided for good.  (Epochs
     may move on: a loaded machine can make a node suspect a live peer and elect again.)"""
     before = _views(nodes)
-    time.sleep(seconds)
+    let_pass(seconds)  # a window in which no leader may change
     after = _views(nodes)
     leaders = {node: view and view[0] for node, view in after.items()}
     assert leaders == {node: view and view[0] for node, view in before.items()}, (
@@ -516,7 +516,7 @@ def test_bully_late_frames_of_a_partition_must_not_split_the_brain(
     first = wait_agreement(nodes, IDS, 4, DEADLINE)
 
     lab.block(2, 4)
-    time.sleep(0.25)
+    let_pass(0.25)  # the partition comes in two steps, a detector period apart
     lab.block(2, 1)
     lab.block(2, 3)
     lone = nodes[2].wait_for(
@@ -531,7 +531,7 @@ def test_bully_late_frames_of_a_partition_must_not_split_the_brain(
     lab.block(2, 3, blocked=False)  # 2 and 3 can talk again; 2 is still cut off from 1 and 4
     # Once TCP retransmits what 2 queued for 3, 3 answers 2 and 2 hears from it again.
     nodes[2].wait_for(lambda e: e["event"] == "recovered" and e["peer"] == 3, DEADLINE)
-    time.sleep(1.0)  # whatever that sets off
+    let_pass(1.0)  # whatever that sets off, before the window in which nothing changes
     views = _settle(nodes, 1.0)
     by_epoch = _leaders_by_epoch(nodes)
     _report(record_property, "2 cut off: 2 and 3 reconnected", views)
@@ -600,7 +600,7 @@ def test_bully_with_a_quorum_leads_only_on_the_side_of_three(
     assert lost["reason"] == "lease expired", lost
     nodes[3].wait_for(lambda e: e["event"] == "lease", DEADLINE)  # the majority's leader
     split = time.monotonic()
-    time.sleep(2.0)  # many lease periods: the minority elects, and never holds a lease
+    let_pass(2.0)  # many lease periods: the minority elects, and never holds a lease
     leases = _leases_since(nodes, split)
     _report(record_property, "2|3: leases during the split", leases)
     assert leases[4] == leases[5] == []

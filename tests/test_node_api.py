@@ -189,9 +189,10 @@ def test_changes_in_asyncio(tmp_path: Path) -> None:
     async def both() -> list[list[ringleader.LeaderChange]]:
         ready = [asyncio.Event(), asyncio.Event()]
         tasks = [asyncio.create_task(consume(r)) for r in ready]
+        # A consumer sets its event, then enters changes() and registers before its
+        # first await there: it cannot wake this task before it is registered.
         for r in ready:
             await r.wait()
-        await asyncio.sleep(0)  # both are inside changes() before the node starts
         node.start()
         return list(await asyncio.wait_for(asyncio.gather(*tasks), 30))
 

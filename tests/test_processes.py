@@ -18,7 +18,7 @@ import pytest
 import ringleader
 from ringleader._cli import main
 from ringleader._output import EventWriter
-from tests.conftest import eventually
+from tests.conftest import eventually, let_pass
 from tests.nodes import (
     NodeProcess,
     children_of,
@@ -277,7 +277,7 @@ def test_sigterm_right_after_sigcont_ends_a_node_within_two_seconds(tmp_path: Pa
             pid = node.process.pid
             os.kill(pid, signal.SIGSTOP)
             assert eventually(lambda: _state(pid) == "T", 5.0), _state(pid)  # noqa: B023
-            time.sleep(0.8)  # the pause is the scenario: a node stopped for a while
+            let_pass(0.8)  # the pause is the scenario: a node stopped for a while
             os.kill(pid, signal.SIGCONT)
             os.kill(pid, signal.SIGTERM)
             try:
