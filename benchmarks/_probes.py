@@ -10,7 +10,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import ClassVar
 
-from actors import Bound, Candidate, Graph, Message, RingElection
+from ringleader.actors import Bound, Candidate, Graph, Message, RingElection
 
 
 @dataclass(frozen=True, slots=True)

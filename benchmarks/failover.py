@@ -39,7 +39,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import ringleader
-from topologies import Overrides
+from ringleader.topologies import Overrides
 
 
 @dataclass(frozen=True)

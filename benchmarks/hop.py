@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _probes import token_ring
 
 import ringleader
-from topologies import NodeSpec, Overrides, make_keys
+from ringleader.topologies import NodeSpec, Overrides, make_keys
 
 #: Issue 14, goal 1: one hop over tcp at most twice the bare pyzmq hop.
 GOAL = 2.0

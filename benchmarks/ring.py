@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from hop import ring_config
 
 import ringleader
-from transport import ensure_open_files
+from ringleader.transport import ensure_open_files
 
 GOALS = {"inproc": 1.5, "tcp": 2.0}
 

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 import ringleader
-from topologies import NodeSpec, load_config
+from ringleader.topologies import NodeSpec, load_config
 
 GOAL_MB = 1000
 GOAL_SETUP_S = 3.0

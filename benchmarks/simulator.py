@@ -5,7 +5,7 @@
 
 A bidirectional ring of n nodes, ids descending round the ring (the sweep's worst case
 for HS; ``--order random`` shuffles them with a fixed seed instead), every node
-initiating, run by :func:`actors.simulate` (seed 1).  For each n it prints the set-up
+initiating, run by :func:`ringleader.actors.simulate` (seed 1).  For each n it prints the set-up
 (building the wiring and the views), the simulation (``simulate()``: the members and the
 run; wall clock, and the process's CPU time), the events and messages, µs per event (wall
 clock), and the count against the notes' bound
@@ -22,8 +22,8 @@ import random
 import time
 from dataclasses import dataclass
 
-from actors import HirschbergSinclair, NodeView, simulate
-from topologies import TOPOLOGIES, NodeSpec
+from ringleader.actors import HirschbergSinclair, NodeView, simulate
+from ringleader.topologies import TOPOLOGIES, NodeSpec
 
 SIZES = (10_000, 30_000, 100_000)
 QUICK = (1_000, 3_000, 10_000)

@@ -31,8 +31,8 @@ import time
 from dataclasses import dataclass
 
 import ringleader
-from actors import ALGORITHMS, Bound, simulate
-from topologies import TOPOLOGIES, Config, NodeSpec, Overrides, Wiring
+from ringleader.actors import ALGORITHMS, Bound, simulate
+from ringleader.topologies import TOPOLOGIES, Config, NodeSpec, Overrides, Wiring
 
 
 @dataclass(frozen=True)

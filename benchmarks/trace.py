@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import ringleader
-from topologies import load_config
+from ringleader.topologies import load_config
 
 #: Issue 14, goal 6: tracing costs at most 10 % of the election's time.
 GOAL = 1.10

@@ -13,24 +13,65 @@ and, for a service that wants one leader among its processes, :class:`Node`::
     with ringleader.Node("cluster.toml", 2, on_elected=start_work, on_lost=stop_work) as node:
         ...  # node.is_leader, node.epoch (the fencing token), node.wait_for_leader(10)
 
-The layers are importable on their own: :mod:`actors` (algorithms and the node actor),
-:mod:`transport` (frames and networks), :mod:`topologies` (config and wiring).
+The packages, from the top down (imports only ever go down):
+
+- :mod:`ringleader.cli` — the ``ringleader`` command;
+- :mod:`ringleader.cluster` — running a config's cluster: threads, processes, the
+  simulator, a crash schedule's supervisor;
+- :mod:`ringleader.service` — one node in a service's process (:class:`Node`), what
+  ``ringleader node`` and ``ringleader status`` run;
+- :mod:`ringleader.traces` — traces, and everything drawn or told from them;
+- :mod:`ringleader.reports` — what a run reports;
+- :mod:`ringleader.topologies` — config and wiring;
+- :mod:`ringleader.actors` — the elections, sans-IO, and the simulator (standard library
+  only); :mod:`ringleader.actors.host`, the Pykka actor that hosts one;
+- :mod:`ringleader.transport` — frames and networks.
+
+This front door imports nothing until a name is asked for, so that importing a lower
+package (``import ringleader.actors``) never loads the stack above it.
 """
 
 from __future__ import annotations
 
+import importlib
 import logging
+from typing import TYPE_CHECKING, Any
 
-from topologies import Config, Overrides, default_config, load_config
-from transport import __version__
-
-from ._local import LocalCluster
-from ._node import LeaderChange, Node
-from ._report import NodeReport, Report
-from ._run import run
-from .errors import ConfigError, FrameRejected, RingleaderError, TransportError, UsageError
+if TYPE_CHECKING:
+    from ringleader.cluster import LocalCluster, run
+    from ringleader.errors import (
+        ConfigError,
+        FrameRejected,
+        RingleaderError,
+        TransportError,
+        UsageError,
+    )
+    from ringleader.reports import NodeReport, Report
+    from ringleader.service import LeaderChange, Node
+    from ringleader.topologies import Config, Overrides, default_config, load_config
+    from ringleader.transport import __version__
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())
+
+#: Each name of the front door, and the package it comes from (imported when first asked).
+_HOMES = {
+    "Config": "ringleader.topologies",
+    "ConfigError": "ringleader.errors",
+    "FrameRejected": "ringleader.errors",
+    "LeaderChange": "ringleader.service",
+    "LocalCluster": "ringleader.cluster",
+    "Node": "ringleader.service",
+    "NodeReport": "ringleader.reports",
+    "Overrides": "ringleader.topologies",
+    "Report": "ringleader.reports",
+    "RingleaderError": "ringleader.errors",
+    "TransportError": "ringleader.errors",
+    "UsageError": "ringleader.errors",
+    "__version__": "ringleader.transport",
+    "default_config": "ringleader.topologies",
+    "load_config": "ringleader.topologies",
+    "run": "ringleader.cluster",
+}
 
 __all__ = [
     "Config",
@@ -50,3 +91,17 @@ __all__ = [
     "load_config",
     "run",
 ]
+assert set(__all__) == set(_HOMES)
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'ringleader' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value  # asked once: a plain attribute from now on
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_HOMES})

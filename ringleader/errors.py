@@ -2,16 +2,16 @@
 
 Every error ringleader raises on purpose derives from :class:`RingleaderError`, so an
 application can catch the whole family in one place.  Each layer owns its errors — the
-root and the wire's at the bottom (:mod:`transport`), the configuration's in
-:mod:`topologies`, the command line's here — and this module gathers them all.  The
+root and the wire's at the bottom (:mod:`ringleader.transport`), the configuration's in
+:mod:`ringleader.topologies`, the command line's here — and this module gathers them all.  The
 command line turns a :class:`ConfigError` or :class:`UsageError` into one line on stderr
 and exit status 2.
 """
 
 from __future__ import annotations
 
-from topologies import ConfigError, WiringError
-from transport import FrameRejected, RingleaderError, TransportError
+from ringleader.topologies import ConfigError, WiringError
+from ringleader.transport import FrameRejected, RingleaderError, TransportError
 
 __all__ = [
     "ConfigError",

@@ -9,8 +9,8 @@ from collections.abc import Iterator
 import pykka
 import pytest
 
-from actors import ALGORITHMS
-from transport import TRANSPORTS
+from ringleader.actors import ALGORITHMS
+from ringleader.transport import TRANSPORTS
 
 
 @pytest.fixture(params=TRANSPORTS)

@@ -27,13 +27,13 @@ import zmq
 from zmq.utils.monitor import recv_monitor_message
 
 import ringleader
-from actors.host import OPERATOR, NodeStatus, StatusAnswer, StatusQuery, wire_kinds
-from ringleader._standalone import REJECTIONS_PER_SECOND
+from ringleader.actors.host import OPERATOR, NodeStatus, StatusAnswer, StatusQuery, wire_kinds
 from ringleader.errors import FrameRejected
+from ringleader.service import REJECTIONS_PER_SECOND
+from ringleader.topologies import SECRET_ENV
+from ringleader.transport import FORMAT_VERSION, Codec, Session
+from ringleader.transport._frame import _HEAD, MAC_SIZE, describe_versions
 from tests.nodes import Event, NodeProcess, running, wait_agreement, write_config
-from topologies import SECRET_ENV
-from transport import FORMAT_VERSION, Codec, Session
-from transport._frame import _HEAD, MAC_SIZE, describe_versions
 
 #: 32 random bytes in hex, as `ringleader keys` writes them (the nodes sign with the text).
 SECRET = "5e0c1f4a9b3d7e2f8a6c4b1d0e9f7a3c2b5d8e1f4a7c0b3d6e9f2a5c8b1d4e7f"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from topologies import TOPOLOGIES, NodeSpec, Wiring
+from ringleader.topologies import TOPOLOGIES, NodeSpec, Wiring
 
 #: Every (topology, algorithm) pair the registry allows.
 PAIRS = [(t, a) for t, topology in TOPOLOGIES.items() for a in topology.algorithms]

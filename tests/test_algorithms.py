@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from actors import ALGORITHMS, ChangRoberts, LeLann, NodeState, Send, simulate
-from topologies import NodeSpec, unidirectional_ring
+from ringleader.actors import ALGORITHMS, ChangRoberts, LeLann, NodeState, Send, simulate
+from ringleader.topologies import NodeSpec, unidirectional_ring
 
 from .shapes import PAIRS, build
 

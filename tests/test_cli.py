@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from ringleader._cli import main
+from ringleader.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

@@ -18,11 +18,19 @@ import pytest
 from rich.console import Console
 
 import ringleader
-from actors import ALGORITHMS, Candidate, Fault, Member, SafetyChecker, simulate
-from actors.host import NodeEvent, Resign
-from ringleader._render import print_report, print_status
+from ringleader.actors import (
+    ALGORITHMS,
+    Candidate,
+    Fault,
+    Member,
+    SafetyChecker,
+    crash_policy,
+    simulate,
+)
+from ringleader.actors.host import NodeEvent, Resign
+from ringleader.cli._render import print_report, print_status
 from ringleader.errors import ConfigError
-from topologies import FaultSpec, NodeSpec, load_config
+from ringleader.topologies import FaultSpec, NodeSpec, load_config
 
 from .shapes import PAIRS, build
 
@@ -115,7 +123,9 @@ def test_a_crash_in_the_middle_of_an_election_still_ends_with_one_leader() -> No
 
 def test_epochs_of_new_rounds_never_collide() -> None:
     views = build("full_mesh", [1, 2, 3, 4]).views(SIM)
-    members = [Member(ALGORITHMS["bully"], v) for v in views]
+    members = [
+        Member(ALGORITHMS["bully"], v, policy=crash_policy(ALGORITHMS["bully"])) for v in views
+    ]
     for member in members:
         member.rounds.heard_of(17)
     epochs = [m.rounds.next_epoch() for m in members]
@@ -168,7 +178,7 @@ def crash_config(
 
 
 def _default(topology: str) -> str:
-    from topologies import TOPOLOGIES
+    from ringleader.topologies import TOPOLOGIES
 
     return TOPOLOGIES[topology].algorithms[0]
 

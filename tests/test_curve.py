@@ -11,11 +11,11 @@ import pytest
 import zmq
 
 import ringleader
-from actors import Candidate, ElectionMessage
 from ringleader import ConfigError, LocalCluster
-from ringleader._cli import main
-from topologies import make_keys
-from transport import CurveKeys, Session, ZmqNetwork
+from ringleader.actors import Candidate, ElectionMessage
+from ringleader.cli import main
+from ringleader.topologies import make_keys
+from ringleader.transport import CurveKeys, Session, ZmqNetwork
 
 from .conftest import eventually
 from .nodes import running, wait_agreement, write_config

@@ -11,13 +11,21 @@ from pathlib import Path
 import pytest
 import zmq
 
-from actors import ALGORITHMS, PROOF_OF_DEATH, DetectorSettings, Member, Notice, SetTimer
-from actors._detector import SUSPECT
+from ringleader.actors import (
+    ALGORITHMS,
+    PROOF_OF_DEATH,
+    DetectorSettings,
+    Member,
+    Notice,
+    SetTimer,
+    crash_policy,
+)
+from ringleader.actors.crashes._detector import SUSPECT
 from ringleader.errors import ConfigError
+from ringleader.topologies import load_config
+from ringleader.transport import ZmqNetwork
+from ringleader.transport._monitor import refused
 from tests.nodes import free_ports, running, wait_agreement, write_config
-from topologies import load_config
-from transport import ZmqNetwork
-from transport._monitor import refused
 
 from .shapes import build
 
@@ -29,7 +37,7 @@ SIM = {"heartbeat": 0.05, "suspect_after": 5.0, "election_timeout": 0.1}
 def _follower(settings: dict[str, float]) -> Member:
     """Node 1 of a 3-node Bully mesh that has heard node 3 lead (watching 2 and 3)."""
     views = build("full_mesh", [1, 2, 3]).views(settings)
-    member = Member(ALGORITHMS["bully"], views[0])
+    member = Member(ALGORITHMS["bully"], views[0], policy=crash_policy(ALGORITHMS["bully"]))
     member.handle_boot()
     member.handle_start()
     return member

@@ -9,10 +9,10 @@ from pathlib import Path
 import cloudpickle
 import pytest
 
-from actors import Candidate, ElectionMessage, Message
+from ringleader.actors import Candidate, ElectionMessage, Message
 from ringleader.errors import FrameRejected
-from transport import Codec, Header, Session
-from transport._frame import _HEAD, MAC_SIZE
+from ringleader.transport import Codec, Header, Session
+from ringleader.transport._frame import _HEAD, MAC_SIZE
 
 SECRET = b"s" * 32
 KINDS = {"election": ElectionMessage}

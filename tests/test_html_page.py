@@ -14,8 +14,7 @@ from typing import Any
 
 import pytest
 
-from ringleader._trace_file import parse_trace
-from ringleader._views import write_view
+from ringleader.traces import parse_trace, write_view
 
 from .traces import crash_trace
 

@@ -1,15 +1,19 @@
-"""The layers import downwards only, and the elections need the standard library alone.
+"""The layers import downwards only, nothing imports in a circle, and the elections need
+the standard library alone.
 
-``ringleader`` → ``topologies`` → ``actors`` → ``transport``: each package is imported in a
-fresh interpreter with every higher package blocked in ``sys.modules``, and every import
-statement of every module (also inside functions) is read to check it never names a
-higher package.  Then the election classes, the simulator and the safety checker are
-imported and run with ``zmq``, ``pykka`` and ``cloudpickle`` blocked.
+``ringleader`` (the command, running a cluster, the service API, traces, reports) →
+``ringleader.topologies`` → ``ringleader.actors`` → ``ringleader.transport``: every import
+statement of every module (also inside functions and under ``TYPE_CHECKING``) is read to
+check it never names a higher package, and the module graph they make has no circle.
+Each lower package is imported in a fresh interpreter with the higher ones blocked, and
+must load none of them.  Then the election classes, the simulator and the safety checker
+are imported and run with ``zmq``, ``pykka`` and ``cloudpickle`` blocked.
 """
 
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
 import textwrap
@@ -18,14 +22,24 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-#: From the top down.
-LAYERS = ["ringleader", "topologies", "actors", "transport"]
+PACKAGE = ROOT / "ringleader"
+#: The layers, from the top down, by package; the top one is everything else.
+LOWER = ["ringleader.topologies", "ringleader.actors", "ringleader.transport"]
+#: Inside the top layer, from the top down: each may import only those after it.
+TOP = [
+    "ringleader.cli",
+    "ringleader.cluster",
+    "ringleader.service",
+    "ringleader.traces",
+    "ringleader.reports",
+    "ringleader.errors",
+]
 
 
 def _run(code: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)],
-        cwd=ROOT,
+        cwd=ROOT / "tests",  # not the repository's root: only the installed names
         capture_output=True,
         text=True,
         timeout=60,
@@ -33,33 +47,174 @@ def _run(code: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def _imported_names(path: Path) -> list[tuple[int, str]]:
-    """Every absolute module name an import statement in ``path`` names, with its line."""
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _modules() -> dict[str, Path]:
+    """Every module of the package, by its import name (through the layers' links)."""
+    found = {}
+    for folder, _, files in os.walk(PACKAGE, followlinks=True):
+        for file in files:
+            if file.endswith(".py"):
+                path = Path(folder) / file
+                found[_module_name(path)] = path
+    return dict(sorted(found.items()))
+
+
+def _imports(name: str, path: Path) -> list[tuple[int, str]]:
+    """Every module name an import statement in ``path`` names, resolved to an absolute
+    name, with its line: ``from . import x`` names ``package.x``."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    names = []
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            names += [(node.lineno, alias.name) for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.append((node.lineno, node.module))
-    return names
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[: len(anchor) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            found.append((node.lineno, base))
+            found += [(node.lineno, f"{base}.{alias.name}") for alias in node.names]
+    return found
 
 
-@pytest.mark.parametrize("package", LAYERS)
-def test_no_module_imports_a_higher_layer_anywhere(package: str) -> None:
-    higher = LAYERS[: LAYERS.index(package)]
-    wrong = [
-        f"{path.relative_to(ROOT)}:{line}: imports {name}"
-        for path in sorted((ROOT / package).rglob("*.py"))
-        for line, name in _imported_names(path)
-        if name.split(".")[0] in higher
-    ]
+def _layer(name: str) -> int:
+    """0 for the top layer, then one per lower package; -1 outside ringleader."""
+    if name != "ringleader" and not name.startswith("ringleader."):
+        return -1
+    for rank, package in enumerate(LOWER, 1):
+        if name == package or name.startswith(package + "."):
+            return rank
+    return 0
+
+
+def _part(name: str) -> int | None:
+    for rank, package in enumerate(TOP):
+        if name == package or name.startswith(package + "."):
+            return rank
+    return None
+
+
+def test_no_module_imports_a_higher_layer_anywhere() -> None:
+    modules = _modules()
+    wrong = []
+    for name, path in modules.items():
+        mine = _layer(name)
+        for line, target in _imports(name, path):
+            theirs = _layer(target)
+            if 0 <= theirs < mine:
+                wrong.append(f"{path.relative_to(ROOT)}:{line}: imports {target}")
+            part, their_part = _part(name), _part(target)
+            if part is not None and their_part is not None and their_part < part:
+                wrong.append(f"{path.relative_to(ROOT)}:{line}: imports {target}")
     assert wrong == []
 
 
-@pytest.mark.parametrize("package", LAYERS)
+def test_only_one_import_name_is_used() -> None:
+    """Nothing imports the layers by their folders' names (``actors``, ``transport``,
+    ``topologies``): the installed package has one name, ``ringleader``."""
+    wrong = []
+    paths = [
+        path
+        for folder in ("tests", "benchmarks", "examples", "docs")
+        for path in sorted((ROOT / folder).rglob("*.py"))
+    ]
+    for path in [*_modules().values(), *paths]:
+        for line, target in _imports(_module_name(path), path):
+            if target.split(".")[0] in ("actors", "transport", "topologies"):
+                wrong.append(f"{path.relative_to(ROOT)}:{line}: imports {target}")
+    assert wrong == []
+
+
+def test_no_import_circle_anywhere() -> None:
+    """The graph of which module imports which (every statement, type-only ones too) has
+    no circle: not between packages, not between two modules of one.  A name imported
+    from a package counts as an import of the module that defines it."""
+    modules = _modules()
+    exports = {name: _reexports(name, path) for name, path in modules.items()}
+
+    def home(target: str) -> str | None:
+        """The module ``target`` (a module, or a name in one) comes from."""
+        for _ in range(10):  # re-exports of re-exports
+            if target in modules:
+                return target
+            package, _, attribute = target.rpartition(".")
+            source = exports.get(package, {}).get(attribute)
+            if source is None:
+                return package if package in modules else None  # an attribute of a module
+            target = source
+        return None
+
+    graph = {
+        name: {
+            t for _, imported in _imports(name, path) if (t := home(imported)) not in (None, name)
+        }
+        for name, path in modules.items()
+    }
+    assert _cycles(graph) == []
+
+
+def _reexports(name: str, path: Path) -> dict[str, str]:
+    """For a package: each name its ``__init__`` imports from one of its own modules."""
+    if path.name != "__init__.py":
+        return {}
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
+            for alias in node.names:
+                found[alias.asname or alias.name] = f"{name}.{node.module}.{alias.name}"
+    return found
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one node (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    counter = 0
+
+    def visit(node: str) -> None:
+        nonlocal counter
+        index[node] = low[node] = counter
+        counter += 1
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+@pytest.mark.parametrize("package", LOWER)
 def test_each_layer_imports_with_the_higher_ones_blocked(package: str) -> None:
-    higher = LAYERS[: LAYERS.index(package)]
+    higher = [*TOP, *LOWER[: LOWER.index(package)]]
     result = _run(
         f"""
         import importlib, pkgutil, sys
@@ -76,15 +231,44 @@ def test_each_layer_imports_with_the_higher_ones_blocked(package: str) -> None:
     assert result.stdout.strip() == "ok"
 
 
+@pytest.mark.parametrize("package", LOWER)
+def test_importing_a_layer_loads_nothing_above_it(package: str) -> None:
+    """The front door (``ringleader/__init__.py``) runs first whenever a sub-package is
+    imported: it must not pull the stack in."""
+    result = _run(
+        f"""
+        import sys
+        import {package}
+        print(sorted(name for name in sys.modules if name.startswith("ringleader")))
+        """
+    )
+    assert result.returncode == 0, result.stderr
+    loaded = eval(result.stdout)
+    above = [name for name in loaded if _layer(name) < _layer(package) and name != "ringleader"]
+    assert above == []
+
+
+def test_the_front_door_gives_every_name_it_lists() -> None:
+    result = _run(
+        """
+        import ringleader
+        missing = [name for name in ringleader.__all__ if getattr(ringleader, name, None) is None]
+        print(missing, sorted(set(ringleader.__all__) - set(dir(ringleader))))
+        """
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[] []"
+
+
 def test_elections_simulator_and_checker_need_only_the_standard_library() -> None:
     result = _run(
         """
         import sys
-        for name in ("zmq", "pykka", "cloudpickle", "transport"):
+        for name in ("zmq", "pykka", "cloudpickle", "ringleader.transport"):
             sys.modules[name] = None
         before = set(sys.modules)
-        import actors
-        from actors import ALGORITHMS, Fault, NodeView, simulate
+        import ringleader.actors
+        from ringleader.actors import ALGORITHMS, Fault, NodeView, simulate
 
         ids = [4, 9, 2, 7, 5]
         views = [
@@ -100,7 +284,7 @@ def test_elections_simulator_and_checker_need_only_the_standard_library() -> Non
             name for name, module in sys.modules.items()
             if module is not None and name not in before
             and name.split(".")[0] not in sys.stdlib_module_names
-            and name.split(".")[0] != "actors"
+            and name.split(".")[0] != "ringleader"
         )
         print(outside)
         """

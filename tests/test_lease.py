@@ -22,12 +22,21 @@ from typing import Any
 
 import pytest
 
-from actors import ALGORITHMS, Lease, LeaseSettings, Member, NodeState, NodeView, Send
-from actors._actions import Action, SetTimer
-from actors._detector import HEARTBEAT, SUSPECT, Ping, Pong
+from ringleader.actors import (
+    ALGORITHMS,
+    Lease,
+    LeaseSettings,
+    Member,
+    NodeState,
+    NodeView,
+    Send,
+    crash_policy,
+)
+from ringleader.actors.core._actions import Action, SetTimer
+from ringleader.actors.crashes._detector import HEARTBEAT, SUSPECT, Ping, Pong
+from ringleader.topologies import ConfigError, load_config
 from tests.conftest import eventually, let_pass
 from tests.nodes import Event, NodeProcess, running, wait_agreement, write_config
-from topologies import ConfigError, load_config
 
 SETTINGS = {"heartbeat": 0.05, "suspect_after": 0.3}
 
@@ -118,6 +127,7 @@ class Cluster:
                     SETTINGS,
                     ids,
                 ),
+                policy=crash_policy(ALGORITHMS[algorithm]),
             )
             for i in ids
         }
@@ -364,7 +374,7 @@ def check_disjoint(spans: dict[int, list[tuple[float, float, int]]]) -> None:
 
 
 def test_the_human_output_says_who_holds_a_lease() -> None:
-    from ringleader._output import describe
+    from ringleader.service._output import describe
 
     line = describe({"event": "lease", "node": 3, "epoch": 7, "t": 1.5})
     assert line.endswith("node 3  holds the leader's lease of epoch 7")
@@ -377,7 +387,7 @@ def test_the_human_output_says_who_holds_a_lease() -> None:
     ("algorithm", "quorum"), [("bully", False), ("bully", True), ("chang_roberts", False)]
 )
 def test_the_simulator_ends_with_one_leader_holding_a_lease(algorithm: str, quorum: bool) -> None:
-    from actors import Fault, simulate
+    from ringleader.actors import Fault, simulate
 
     ids = (1, 2, 3, 4, 5)
     ring = algorithm == "chang_roberts"

@@ -15,7 +15,7 @@ import pykka
 import pytest
 
 import ringleader
-from ringleader._cli import main
+from ringleader.cli import main
 from tests.conftest import eventually
 from tests.nodes import NodeProcess, write_config
 

@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 import ringleader
-from ringleader._cli import main
-from ringleader._output import EventWriter
+from ringleader.cli import main
+from ringleader.service import EventWriter
+from ringleader.topologies import make_keys
 from tests.conftest import eventually, let_pass
 from tests.nodes import (
     NodeProcess,
@@ -27,7 +28,6 @@ from tests.nodes import (
     wait_agreement,
     write_config,
 )
-from topologies import make_keys
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="process tests use Linux /proc")
 

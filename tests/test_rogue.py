@@ -32,12 +32,13 @@ import pytest
 import zmq
 
 import ringleader
-from actors.host import OPERATOR, NodeStatus, StatusQuery, wire_kinds
-from ringleader._cli import main
-from ringleader._operator import ask_status
-from ringleader._output import describe
-from ringleader._standalone import BAD_SIGNATURE_EVERY
+from ringleader.actors.host import OPERATOR, NodeStatus, StatusQuery, wire_kinds
+from ringleader.cli import main
 from ringleader.errors import FrameRejected
+from ringleader.service import BAD_SIGNATURE_EVERY, ask_status, describe
+from ringleader.topologies import SECRET_ENV
+from ringleader.transport import Codec, Header, Session, SocketOptions
+from ringleader.transport._frame import _HEAD
 from tests.conftest import eventually
 from tests.nodes import NodeProcess, free_ports, running, wait_agreement, write_config
 from tests.rogue import (
@@ -67,9 +68,6 @@ from tests.rogue import (
     reports_due,
     unsigned_reason,
 )
-from topologies import SECRET_ENV
-from transport import Codec, Header, Session, SocketOptions
-from transport._frame import _HEAD
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="process tests use Linux /proc")
 
@@ -168,8 +166,8 @@ def test_a_peer_with_another_secret_is_named_once_then_only_counted(
     assert all(e["address_count"] > 1 for e in events[1:])
     warnings = [line for line in nodes[1].stderr.splitlines() if "fail the signature" in line]
     assert warnings == [
-        "WARNING actors.host._node: node 1: frames from 127.0.0.1 fail the signature: "
-        "does its secret differ?"
+        "WARNING ringleader.actors.host._node_actor: node 1: frames from 127.0.0.1 fail the "
+        "signature: does its secret differ?"
     ]
     later = {**first, "address_count": 57}
     assert describe(later).endswith("57 frames from 127.0.0.1 failed the signature")

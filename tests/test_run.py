@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 import ringleader
-from actors import Candidate, ChangRoberts, ElectionMessage
 from ringleader import LocalCluster, Overrides, load_config
-from topologies import TOPOLOGIES, Config, NodeSpec
-from transport import Session
+from ringleader.actors import Candidate, ChangRoberts, ElectionMessage
+from ringleader.topologies import TOPOLOGIES, Config, NodeSpec
+from ringleader.transport import Session
 
 from .conftest import eventually
 
@@ -233,8 +233,8 @@ def test_a_run_leaves_no_socket_or_descriptor_open(
 
 
 def test_an_unsafe_report_says_what_the_algorithm_assumes() -> None:
-    from actors import Bound, Bully
     from ringleader import NodeReport, Report
+    from ringleader.actors import Bound, Bully
 
     nodes = [NodeReport(i, "not_leader", 2, i) for i in range(1, 13)] + [
         NodeReport(13, "leader", 13, 13)
@@ -260,9 +260,9 @@ def test_an_unsafe_report_says_what_the_algorithm_assumes() -> None:
 
 def test_the_nodes_of_a_cluster_share_one_set_of_allowed_senders() -> None:
     """One set per cluster, not one per node: n² entries would be 1.6 GB at n = 5,000."""
-    from actors import NodeView
-    from actors.host import OPERATOR
-    from actors.host._node import _senders
+    from ringleader.actors import NodeView
+    from ringleader.actors.host import OPERATOR
+    from ringleader.actors.host._node_actor import _senders
 
     views = ring_config("inproc", [3, 1, 2], "chang_roberts", [3]).wiring.views()
     allowed = [_senders(v) for v in views]

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import ringleader
-from ringleader._narration import narrate
-from topologies import load_config
+from ringleader.topologies import load_config
+from ringleader.traces import narrate
 
 from .test_trace import check_trace
 

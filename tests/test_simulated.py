@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import ringleader
-from topologies import Overrides, load_config
+from ringleader.topologies import Overrides, load_config
 
 from .test_trace import check_trace
 

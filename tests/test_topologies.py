@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from actors import (
+from ringleader.actors import (
     Bully,
     BullyBroadcast,
     ChangRoberts,
@@ -15,7 +15,7 @@ from actors import (
     TreeElection,
     simulate,
 )
-from topologies import TOPOLOGIES, NodeSpec, WiringError
+from ringleader.topologies import TOPOLOGIES, NodeSpec, WiringError
 
 from .shapes import build
 from .test_algorithms import check_outcome

@@ -16,7 +16,7 @@ import pytest
 from rich.console import Console
 
 import ringleader
-from actors import (
+from ringleader.actors import (
     ALGORITHMS,
     EVENTS,
     Candidate,
@@ -27,8 +27,8 @@ from actors import (
     simulate,
     write_trace,
 )
-from ringleader._render import progress_bar
-from topologies import Overrides, load_config
+from ringleader.cli._render import progress_bar
+from ringleader.topologies import Overrides, load_config
 
 ROOT = Path(__file__).resolve().parent.parent
 SIM = {"heartbeat": 0.05, "suspect_after": 0.3, "election_timeout": 0.1, "coordinator_timeout": 0.2}

@@ -1,7 +1,7 @@
 """Transport conformance: every transport passes the same suite.
 
 Like trio's ``check_one_way_stream``: a network, its mailboxes and links are exercised
-through the :class:`transport.Network` protocol only, so the suite holds any transport to
+through the :class:`ringleader.transport.Network` protocol only, so the suite holds any transport to
 the same promises — frames arrive intact, in order per link, only where they were sent,
 and a dead peer costs its sender at most the send timeout.
 """
@@ -17,9 +17,9 @@ from collections.abc import Iterator
 import pytest
 import zmq
 
-from actors.host import Inbox, TimerFired
+from ringleader.actors.host import Inbox, TimerFired
 from ringleader.errors import TransportError
-from transport import (
+from ringleader.transport import (
     Mailbox,
     MemoryNetwork,
     Network,
@@ -250,7 +250,7 @@ def test_the_open_file_limit_is_raised_or_the_failure_explained(
 ) -> None:
     import resource
 
-    from transport import _limits
+    from ringleader.transport import _limits
 
     calls: list[tuple[int, int]] = []
     monkeypatch.setattr(resource, "getrlimit", lambda which: (1024, 4096))

@@ -9,12 +9,19 @@ from pathlib import Path
 
 import pytest
 
-from ringleader._cli import main
-from ringleader._diagram import MAX_MESSAGES
-from ringleader._narration import algorithm_of, narrate
-from ringleader._shiviz import REGEX, shiviz_log
-from ringleader._trace_file import TraceError, load_trace, parse_trace
-from ringleader._views import replay, write_view
+from ringleader.cli import main
+from ringleader.traces import (
+    REGEX,
+    TraceError,
+    algorithm_of,
+    load_trace,
+    narrate,
+    parse_trace,
+    replay,
+    shiviz_log,
+    write_view,
+)
+from ringleader.traces._diagram import MAX_MESSAGES
 
 from .traces import crash_trace, example_trace, ring_trace
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from actors import ALGORITHMS, Fault, simulate, write_trace
-from topologies import TOPOLOGIES, NodeSpec, load_config
+from ringleader.actors import ALGORITHMS, Fault, simulate, write_trace
+from ringleader.topologies import TOPOLOGIES, NodeSpec, load_config
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

@@ -23,6 +23,7 @@ from ._builders import (
 )
 from ._config import Config, FaultSpec, Overrides
 from ._errors import ConfigError, WiringError
+from ._keys import SECRET_ENV, make_keys
 from ._registry import TOPOLOGIES, Topology
 from ._schema import (
     DEFAULT_NODES,
@@ -32,7 +33,7 @@ from ._schema import (
     SECURITY,
     TRANSPORT_NAMES,
 )
-from ._secrets import SECRET_ENV, make_keys, node_secret, run_secret, secret_env
+from ._secrets import node_secret, run_secret, secret_env
 from ._validate import default_config, load_config
 from ._wiring import NodeSpec, Wiring
 

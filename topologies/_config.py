@@ -3,7 +3,7 @@ and the command line's :class:`Overrides`.
 
 :class:`Config` also derives what a run needs from it: the wiring, the algorithm's class
 and bound, the cluster id, the TOML a node process reads back.  Validation is in
-``_validate.py``; secrets and keys in ``_secrets.py``.
+``_validate.py``; secret and key files in ``_keys.py``.
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ from typing import Any
 
 import tomli_w
 
-from actors import Bound, Election
-from transport import CurveKeys
+from ringleader.actors import Bound, Election
+from ringleader.transport import CurveKeys
 
+from ._keys import configured_secret, is_loopback, load_curve_keys
 from ._registry import TOPOLOGIES
 from ._schema import DETECTOR_DEFAULTS
-from ._secrets import configured_secret, is_loopback, load_curve_keys
 from ._wiring import NodeSpec, Wiring
 
 __all__ = ["Config", "FaultSpec", "Overrides"]

@@ -3,7 +3,7 @@ topology."""
 
 from __future__ import annotations
 
-from transport import RingleaderError
+from ringleader.transport import RingleaderError
 
 __all__ = ["ConfigError", "WiringError"]
 

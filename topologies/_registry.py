@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from actors import ALGORITHMS, Election
+from ringleader.actors import ALGORITHMS, Election
 
 from ._builders import (
     Edges,

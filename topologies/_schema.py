@@ -1,14 +1,14 @@
 """The configuration's schema: every key a config may hold, its default and its limits.
 
 The single source of these values outside the election classes: the validator checks
-against them, :class:`~topologies.Config` defaults to them, and the supervisor falls back
+against them, :class:`~ringleader.topologies.Config` defaults to them, and the supervisor falls back
 on :data:`DETECTOR_DEFAULTS` as the nodes do.
 """
 
 from __future__ import annotations
 
-from actors import DETECTOR_DEFAULTS as DETECTOR
-from transport import TRANSPORTS
+from ringleader.actors import DETECTOR_DEFAULTS as DETECTOR
+from ringleader.transport import TRANSPORTS
 
 __all__ = [
     "ALGORITHM_DEFAULTS",
@@ -77,7 +77,7 @@ DEFAULT_TIMEOUT = 30.0
 #: Algorithm tunables: config key → default, in seconds (see actors/_bully.py).
 ALGORITHM_DEFAULTS = {"election_timeout": 0.5, "coordinator_timeout": 1.0}
 #: The failure detector's, used when a run goes on after its first election: the nodes'
-#: own defaults (``actors.DETECTOR_DEFAULTS``), as config keys.
+#: own defaults (``ringleader.actors.DETECTOR_DEFAULTS``), as config keys.
 DETECTOR_DEFAULTS = {
     "heartbeat": DETECTOR.heartbeat,
     "suspect_after": DETECTOR.suspect_after,

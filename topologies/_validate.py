@@ -1,4 +1,4 @@
-"""Reading a TOML config into a validated :class:`~topologies.Config`.
+"""Reading a TOML config into a validated :class:`~ringleader.topologies.Config`.
 
 Every problem is a :class:`ConfigError` naming the file, the key and
 what would fix it, e.g. ``ring.toml: nodes[3].id: 7 is used twice (also nodes[1])``.
@@ -14,11 +14,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from actors import ALGORITHMS, DetectorSettings, LeaseSettings
-from transport import BETWEEN_PROCESSES
+from ringleader.actors import ALGORITHMS, DetectorSettings, LeaseSettings
+from ringleader.transport import BETWEEN_PROCESSES
 
 from ._config import Config, FaultSpec, Overrides
 from ._errors import ConfigError, WiringError
+from ._keys import read_secret
 from ._registry import TOPOLOGIES
 from ._schema import (
     ALGORITHM_DEFAULTS,
@@ -36,7 +37,6 @@ from ._schema import (
     SECURITY,
     TRANSPORT_NAMES,
 )
-from ._secrets import read_secret
 from ._wiring import NodeSpec
 
 __all__ = ["default_config", "load_config"]

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from actors import Candidate, NodeView
+from ringleader.actors import Candidate, NodeView
 
 __all__ = ["NodeSpec", "Wiring"]
 
@@ -57,7 +57,7 @@ class Wiring:
         return sum(len(v) for v in self.out.values())
 
     def views(self, settings: Mapping[str, float] | None = None) -> list[NodeView]:
-        """One :class:`~actors.NodeView` per node, as the algorithms see themselves.
+        """One :class:`~ringleader.actors.NodeView` per node, as the algorithms see themselves.
 
         Each view holds every node's capacity and id (one mapping and one tuple shared
         by all views) and the algorithm's ``settings`` (with a node's own

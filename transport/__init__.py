@@ -1,7 +1,8 @@
 """Moving signed frames between node mailboxes.
 
-- :class:`Codec` seals a message into a frame (versioned header, cloudpickle payload,
-  HMAC-SHA256 tag) and opens it again, checking the tag before anything is unpickled.
+- :class:`Codec` seals a message into a frame (versioned header, pickled payload, keyed
+  BLAKE2b tag) and opens it again, checking the tag before anything is unpickled;
+  :data:`OPERATOR` is the reserved sender id of an operator's tool.
 - :class:`Session` is one node's end of the wire: sequence numbers out; replay,
   incarnation and addressing checks in.
 - :class:`ZmqNetwork` (``tcp``, ``ipc``, ``inproc``) and :class:`MemoryNetwork` give each
@@ -14,7 +15,7 @@ from ._base import Links, Mailbox, Network
 from ._curve import CurveKeys
 from ._deadline import Deadline
 from ._errors import FrameRejected, RingleaderError, TransportError
-from ._frame import FORMAT_VERSION, Codec, Header
+from ._frame import FORMAT_VERSION, OPERATOR, Codec, Header
 from ._limits import Demand, ensure_open_files, estimate
 from ._memory import MemoryMailbox, MemoryNetwork
 from ._schemes import BETWEEN_PROCESSES, SCHEMES, TRANSPORTS
@@ -49,6 +50,7 @@ def open_network(
 __all__ = [
     "BETWEEN_PROCESSES",
     "FORMAT_VERSION",
+    "OPERATOR",
     "SCHEMES",
     "TRANSPORTS",
     "Codec",

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Protocol
 
 import zmq
+
+from ._errors import FrameRejected
 
 __all__ = ["Links", "Mailbox", "Network"]
 
@@ -13,12 +15,31 @@ __all__ = ["Links", "Mailbox", "Network"]
 class Mailbox(Protocol):
     """One node's inbound end, read only by the thread that opened it.
 
-    The node's :class:`~transport.Inbox` waits on :attr:`waitable` (a ZeroMQ socket or a
-    file descriptor, as :class:`zmq.Poller` accepts) and calls :meth:`receive` until it
-    returns ``None``.
+    The node's :class:`~ringleader.actors.host.Inbox` either blocks in :meth:`wait`
+    (where :attr:`wakeable`: one ``recv``, ended early by :meth:`wake`), or waits on
+    :attr:`waitable` (a ZeroMQ socket or a file descriptor, as :class:`zmq.Poller`
+    accepts) and calls :meth:`receive` until it returns ``None``.
     """
 
     address: str
+    #: Called with each frame the transport itself refuses before the node sees it (under
+    #: CURVE: a frame whose claimed sender is not the key its connection proved); set by
+    #: the node.  Transports that refuse nothing never call it.
+    on_reject: Callable[[FrameRejected], None] | None
+
+    @property
+    def wakeable(self) -> bool:
+        """Whether :meth:`wait` and :meth:`wake` may be used instead of :attr:`waitable`."""
+        ...
+
+    def wait(self, timeout_ms: int) -> bytes | None:
+        """Where :attr:`wakeable`: block for the next frame, up to ``timeout_ms`` (-1: for
+        ever); ``None`` when the time is up or :meth:`wake` was called."""
+        ...
+
+    def wake(self) -> None:
+        """Any thread: end a :meth:`wait` in progress (or the next one) at once."""
+        ...
 
     @property
     def waitable(self) -> zmq.Socket[bytes] | int:
@@ -60,6 +81,12 @@ class Links(Protocol):
 
     def __contains__(self, peer: object) -> bool:
         """Whether there is a link to ``peer``."""
+        ...
+
+    def on_refused(self, callback: Callable[[int], None]) -> bool:
+        """Call ``callback(peer)`` (from another thread) when a link's connection is lost
+        and refused: proof that the peer's process is gone.  For this and every later
+        link; ``False`` where the transport can give no such proof (inproc, memory)."""
         ...
 
     def wait_ready(self, timeout: float) -> list[int]:

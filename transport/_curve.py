@@ -1,7 +1,7 @@
 """ZeroMQ CURVE: the keys one process holds, and the ZAP handler that admits a cluster.
 
 With ``security = "curve"`` every link is encrypted and every mailbox accepts a
-connection only from a member's public key; :class:`~transport.ZmqMailbox` then checks
+connection only from a member's public key; :class:`~ringleader.transport.ZmqMailbox` then checks
 that each frame's sender id is the node its connection's key belongs to.
 """
 

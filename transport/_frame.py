@@ -49,9 +49,20 @@ import cloudpickle
 from ._errors import FrameRejected
 from ._version import __version__
 
-__all__ = ["FORMAT_VERSION", "MAC_SIZE", "Codec", "Header", "describe_versions", "sender_of"]
+__all__ = [
+    "FORMAT_VERSION",
+    "MAC_SIZE",
+    "OPERATOR",
+    "Codec",
+    "Header",
+    "describe_versions",
+    "sender_of",
+]
 
 MAGIC = b"RL"
+#: The sender id of an operator's tool (``ringleader status``), which signs with the
+#: cluster secret but is no member: no node may have this id.
+OPERATOR = -(2**63)
 FORMAT_VERSION = 3
 MAC_SIZE = 32
 _BEFORE_SENDER = "!2sBBQ"  # magic, format version, kind length, cluster id

@@ -13,9 +13,9 @@ import logging
 import os
 import threading
 import weakref
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
-from ._errors import TransportError
+from ._errors import FrameRejected, TransportError
 
 __all__ = ["MemoryMailbox", "MemoryNetwork"]
 
@@ -25,6 +25,11 @@ _networks = itertools.count(1)
 
 class MemoryMailbox:
     """A queue of frames plus an eventfd that is set whenever a frame is put in."""
+
+    #: Nothing is refused on the way: frames are handed over as they are.
+    on_reject: Callable[[FrameRejected], None] | None = None
+    #: No blocking wait: the reader polls :attr:`waitable`.
+    wakeable = False
 
     def __init__(self, address: str, network: MemoryNetwork | None = None) -> None:
         self.address = address
@@ -38,6 +43,12 @@ class MemoryMailbox:
     @property
     def waitable(self) -> int:
         return self._signal
+
+    def wait(self, timeout_ms: int) -> bytes | None:
+        raise TransportError("a memory mailbox is polled (wakeable is False)")
+
+    def wake(self) -> None:
+        raise TransportError("a memory mailbox is polled (wakeable is False)")
 
     def put(self, frame: bytes) -> None:
         """Any thread: queue ``frame`` and wake the reader."""
@@ -76,6 +87,9 @@ class MemoryLinks:
 
     def __contains__(self, peer: object) -> bool:
         return peer in self._peers
+
+    def on_refused(self, callback: Callable[[int], None]) -> bool:
+        return False  # no connections, so no refusals: no proof of death here
 
     def send(self, peer: int, frame: bytes, *, wait: bool = True) -> bool:
         if self._closed:

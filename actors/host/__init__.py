@@ -1,7 +1,8 @@
-"""The Pykka host: one actor per node, hosting its election on a :mod:`transport` network.
+"""The Pykka host: one actor per node, hosting its election on a network of
+:mod:`ringleader.transport`.
 
 This is where the network stack comes in (Pykka, ZeroMQ, the codec); the elections in
-:mod:`actors` never see it.
+:mod:`ringleader.actors` never see it.
 
 - :class:`NodeActor` hosts one node: frames in through its :class:`Inbox`, opened by its
   session, handed to the election; the election's actions sealed and sent.
@@ -19,8 +20,8 @@ import logging
 from ._control import Boot, Connect, Crash, GetStatus, Listen, Resign, Start
 from ._inbox import Inbox, TimerFired
 from ._leadership import Leadership
-from ._node import NodeActor
-from ._operator import OPERATOR, StatusAnswer, StatusQuery, wire_kinds
+from ._node_actor import NodeActor
+from ._queries import OPERATOR, StatusAnswer, StatusQuery, wire_kinds
 from ._signals import PROCESS_SIGNALS, leave_signals_to_main
 from ._status import NodeEvent, NodeStatus
 from ._tally import Tally

@@ -43,7 +43,7 @@ class Crash:
 
 @dataclass(frozen=True, slots=True)
 class GetStatus:
-    """Ask: returns the node's :class:`~actors.host.NodeStatus`."""
+    """Ask: returns the node's :class:`~ringleader.actors.host.NodeStatus`."""
 
 
 @dataclass(frozen=True, slots=True)

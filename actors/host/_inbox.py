@@ -10,7 +10,7 @@ actor's.
 
 A ZeroMQ mailbox that can be woken (every one but CURVE's) is read more cheaply still:
 the actor blocks in one ``recv`` on it, and :meth:`Inbox.put` wakes it by sending the
-mailbox an empty frame over inproc (:meth:`~transport.ZmqMailbox.wake`).  A blocking
+mailbox an empty frame over inproc (:meth:`~ringleader.transport.ZmqMailbox.wake`).  A blocking
 ``recv`` returns with the frame in hand; ``zmq_poll`` on two items, then ``recv``, took
 a quarter more per hop.
 
@@ -35,7 +35,7 @@ from typing import Any
 
 import zmq
 
-from transport import Mailbox
+from ringleader.transport import Mailbox
 
 __all__ = ["Inbox", "TimerFired"]
 
@@ -78,7 +78,7 @@ class Inbox:
         self._poller = zmq.Poller()
         self._poller.register(self._wake, zmq.POLLIN)
         self._mailbox: Mailbox | None = None
-        self._blocking: Any = None  # the mailbox, if it can be waited on in recv and woken
+        self._blocking: Mailbox | None = None  # the mailbox, if it can be waited on and woken
         self._timers: list[tuple[float, int, str]] = []  # (deadline, generation, name)
         self._generation: dict[str, int] = {}
         self._live: set[str] = set()
@@ -129,7 +129,7 @@ class Inbox:
         """Wait on ``mailbox`` too, from now on."""
         self.detach()
         self._mailbox = mailbox
-        if getattr(mailbox, "wakeable", False):
+        if mailbox.wakeable:
             self._blocking = mailbox
         else:
             self._poller.register(mailbox.waitable, zmq.POLLIN)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .._detector import DETECTOR_KINDS
+from ringleader.actors.crashes import DETECTOR_KINDS
 
 __all__ = ["NodeEvent", "NodeStatus"]
 

@@ -1,0 +1,40 @@
+"""The shape of an election: one round at one node, messages in, actions out.
+
+- :class:`Election` is one election round at one node, as a slide of the notes tells it:
+  state ``undecided`` / ``leader`` / ``not_leader`` (:class:`NodeState`), ``elected``,
+  one handler per message kind; it asks whatever runs it (:class:`Around`) the few
+  questions whose answers change when somebody crashes.
+- :class:`Message` is the base of every message kind; an election returns
+  :data:`Action`\\ s — :class:`Send`, :class:`SetTimer`, :class:`CancelTimer`,
+  :class:`Notice` — for its host to carry out.
+- :class:`NodeView` is what one node knows of its place; :class:`Candidate` the
+  criterion, ``(capacity, id)``.
+- :class:`Bound` is the notes' message count for an arrangement (:class:`Graph`).
+- :func:`agreement` says when a cluster has a leader.
+"""
+
+from ._actions import Action, CancelTimer, Notice, Send, SetTimer
+from ._agreement import Stance, agreement
+from ._bound import Bound, Graph
+from ._election import RESERVED_KINDS, Around, Election, NodeState
+from ._message import Message
+from ._view import Candidate, NodeView
+
+__all__ = [
+    "RESERVED_KINDS",
+    "Action",
+    "Around",
+    "Bound",
+    "CancelTimer",
+    "Candidate",
+    "Election",
+    "Graph",
+    "Message",
+    "NodeState",
+    "NodeView",
+    "Notice",
+    "Send",
+    "SetTimer",
+    "Stance",
+    "agreement",
+]

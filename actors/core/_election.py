@@ -1,0 +1,285 @@
+"""The shape every election algorithm has: one round at one node, as a slide tells it.
+
+An election is a plain object.  A host feeds it events — its start, a message, a timer
+firing — and gets back what to do: messages to send (:class:`Send`) and timers to set or
+cancel (:class:`SetTimer`, :class:`CancelTimer`).  Inside, a subclass holds the notes'
+variables, writes one handler per message kind, ``on_<kind>``, named as the course notes
+name the message (``on_election``, ``on_elected``, ``on_coordinator`` …), one per timer it
+sets, ``on_<timer>_timeout``, and :meth:`Election.bound`, the notes' message count.  No
+socket, thread, clock or pickle is in sight, and no crash either: the failure detector,
+the epochs and the ring repair are parts that a :class:`~ringleader.actors.Member` composes around
+an election (see ``_member.py``); an election only asks them, through :attr:`around`,
+who is suspected, who its live neighbours on a ring are, and for a new round.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Collection, Set
+from typing import Any, ClassVar, Protocol
+
+from ._actions import Action, CancelTimer, Send, SetTimer
+from ._bound import Bound, Graph
+from ._message import Message
+from ._view import Candidate, NodeView
+
+__all__ = ["Around", "Election", "NodeState"]
+
+#: Message kinds no algorithm may use: the failure detector's and the operator's.
+RESERVED_KINDS = frozenset({"ping", "pong", "status_query", "status_answer"})
+
+
+class NodeState(enum.StrEnum):
+    """The three states of the election problem (notes 000: nerozhodnutý / vůdce / není vůdce)."""
+
+    UNDECIDED = "undecided"
+    LEADER = "leader"
+    NOT_LEADER = "not_leader"
+
+
+class Around(Protocol):
+    """What an election may ask of whatever runs it (a :class:`~ringleader.actors.Member`).
+
+    The slides assume that nobody crashes; these are the few questions whose answers
+    change when somebody does.
+    """
+
+    @property
+    def suspected(self) -> Set[int]:
+        """The nodes the failure detector suspects to have crashed (none without one)."""
+        ...
+
+    @property
+    def successor(self) -> int:
+        """On a ring: the next live node (notes 002: the ring is repaired round a crash)."""
+        ...
+
+    @property
+    def predecessor(self) -> int:
+        """On a two-way ring: the previous live node."""
+        ...
+
+    def new_round(self, why: str) -> None:
+        """Leave this round for a new one that this node starts (a new epoch)."""
+        ...
+
+    def may_proclaim(self) -> bool:
+        """Whether this round may have this node proclaim itself leader now (Bully asks:
+        after a crash, see :func:`~ringleader.actors.proclaim_in_own_round`)."""
+        ...
+
+
+class Alone:
+    """The surroundings of an election run by itself, as on the slides: nobody crashes,
+    there is one round, and the ring is as wired."""
+
+    suspected: Set[int] = frozenset()
+
+    def __init__(self, node: NodeView) -> None:
+        self.successor = node.out[0] if node.out else node.id
+        self.predecessor = node.out[-1] if node.out else node.id
+
+    def new_round(self, why: str) -> None:
+        raise RuntimeError(f"a new round ({why}) needs epochs: run the election in a Member")
+
+    def may_proclaim(self) -> bool:
+        return True
+
+
+Handler = Callable[[Any, Any, int], None]
+
+
+class Election:
+    """One election round at one node.
+
+    Subclasses set ``name`` (the config's ``algorithm`` value), ``title``, ``messages``
+    (their message classes) and ``timers`` (the names of the timers they set), and write
+    :meth:`start`, ``on_<kind>(self, message, sender)`` for every message kind,
+    ``on_<timer>_timeout(self)`` for every timer, and :meth:`bound`.  Both sets of
+    handlers are checked when the class is made.
+
+    The variables follow notes 000: :attr:`state` (undecided / leader / not_leader) and
+    :attr:`elected` (``elected_i``: the winner's id, ``None`` for ⊥).  :attr:`epoch` is
+    the number of the round; a new round is a new object.
+    """
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    messages: ClassVar[tuple[type[Message], ...]]
+    timers: ClassVar[tuple[str, ...]] = ()
+    #: What the algorithm needs to be safe beyond FIFO reliable links, said to the user
+    #: when a run turns out unsafe (Bully: its timeouts must exceed every delay).
+    assumption: ClassVar[str | None] = None
+    _handlers: ClassVar[dict[str, Handler]]
+    _timeouts: ClassVar[dict[str, Callable[[Any], None]]]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "messages" in cls.__dict__:
+            handlers: dict[str, Handler] = {}
+            for message in cls.messages:
+                kind = message.kind
+                if kind in RESERVED_KINDS or not kind.isidentifier():
+                    raise TypeError(f"{cls.__name__}: {kind!r} cannot be a message kind")
+                handler = getattr(cls, f"on_{kind}", None)
+                if not callable(handler):
+                    raise TypeError(f"{cls.__name__} has no handler on_{kind} for {kind!r}")
+                handlers[kind] = handler
+            cls._handlers = handlers
+        if "timers" in cls.__dict__ or "messages" in cls.__dict__:
+            timeouts: dict[str, Callable[[Any], None]] = {}
+            for timer in cls.timers:
+                handler = getattr(cls, f"on_{timer}_timeout", None)
+                if not timer.isidentifier() or not callable(handler):
+                    raise TypeError(f"{cls.__name__} has no handler on_{timer}_timeout")
+                if f"{timer}_timeout" in cls._handlers:
+                    raise TypeError(f"{cls.__name__}: on_{timer}_timeout also handles a message")
+                timeouts[timer] = handler
+            cls._timeouts = timeouts
+
+    def __init__(
+        self,
+        node: NodeView,
+        *,
+        initiator: bool = False,
+        epoch: int = 1,
+        around: Around | None = None,
+        outbox: list[Action] | None = None,
+    ) -> None:
+        self.node = node
+        self.id = node.id
+        self.me = node.candidate
+        self.initiator = initiator
+        self.epoch = epoch
+        self.around: Around = around if around is not None else Alone(node)
+        self.started = False
+        self.state = NodeState.UNDECIDED
+        self.elected: int | None = None  # elected_i in the notes; None is ⊥
+        self._outbox: list[Action] = [] if outbox is None else outbox
+        self._pending: set[str] = set()  # timers set and not fired or cancelled
+
+    @classmethod
+    def kinds(cls) -> dict[str, type[Message]]:
+        """Message kind name → class."""
+        return {m.kind: m for m in cls.messages}
+
+    @classmethod
+    def bound(cls, graph: Graph, initiators: Collection[int]) -> Bound:
+        """The notes' message count for this arrangement and initiator set."""
+        raise NotImplementedError
+
+    # -- for hosts: step, then collect the actions ------------------------------------
+
+    def handle_start(self) -> list[Action]:
+        """This node initiates the election (once; later calls send nothing)."""
+        self.initiate()
+        return self.flush()
+
+    def handle_message(self, sender: int, message: Message) -> list[Action]:
+        """Handle ``message`` from node ``sender``."""
+        self.receive(sender, message)
+        return self.flush()
+
+    def handle_timer(self, name: str) -> list[Action]:
+        """Timer ``name``, set by this election and not cancelled since, fired."""
+        self.timeout(name)
+        return self.flush()
+
+    def receive(self, sender: int, message: Message) -> None:
+        """Handle ``message``; its actions wait in the outbox.
+
+        Determinism rule: a node listed as initiator sends its own election message
+        before it handles any message it receives, so message counts do not depend on
+        whether its start or a neighbour's message happened to arrive first.
+        """
+        if self.initiator and not self.started:
+            self.started = True
+            self.start()
+        self._handlers[message.kind](self, message, sender)
+
+    def timeout(self, name: str) -> None:
+        """Run ``on_<name>_timeout``; its actions wait in the outbox."""
+        self._pending.discard(name)
+        self._timeouts[name](self)
+
+    def cancel_timers(self) -> None:
+        """Cancel every timer this election set (its round is over)."""
+        for name in sorted(self._pending):
+            self._outbox.append(CancelTimer(name))
+        self._pending.clear()
+
+    def flush(self) -> list[Action]:
+        out = self._outbox[:]
+        self._outbox.clear()
+        return out
+
+    # -- for what runs it: the round's few changes that come from outside a slide -------
+    #
+    # Only an election changes its own state.  Whatever composes it with crash handling
+    # (a Member) asks for these; their actions wait in the outbox like a handler's.
+
+    def initiate(self) -> None:
+        """This node initiates the election (once; later calls send nothing)."""
+        self.initiator = True
+        self.ensure_started()
+
+    def retry(self) -> None:
+        """A node this round counts on is now suspected to have crashed: do again what
+        may have been lost with it.  The default does nothing; Bully asks the higher
+        nodes again, a ring node sends its ``elected`` announcement again across the
+        repaired link."""
+
+    def step_down(self) -> None:
+        """Stop leading (or following): undecided again in this round, its timers
+        cancelled (the lease ran out, the node paused, or it resigned)."""
+        self.cancel_timers()
+        self.state = NodeState.UNDECIDED
+        self.elected = None
+
+    def follow(self, leader: int) -> None:
+        """Take ``leader`` as this round's leader without having taken part in it (its
+        heartbeat said so: this node missed the round)."""
+        self.decide(self.node.neighbour(leader))
+
+    # -- for subclasses ---------------------------------------------------------------
+
+    def start(self) -> None:
+        """Begin this node's own election run."""
+        raise NotImplementedError
+
+    def ensure_started(self) -> None:
+        """Run :meth:`start` unless this node has already started its own run."""
+        if not self.started:
+            self.started = True
+            self.start()
+
+    def send(self, to: int, message: Message) -> None:
+        self._outbox.append(Send(to, message, self.epoch))
+
+    def set_timer(self, name: str, delay: float) -> None:
+        """Call ``on_<name>_timeout`` in ``delay`` s (replacing a pending ``name``)."""
+        self._pending.add(name)
+        self._outbox.append(SetTimer(name, delay))
+
+    def cancel_timer(self, name: str) -> None:
+        if name in self._pending:
+            self._pending.discard(name)
+            self._outbox.append(CancelTimer(name))
+
+    def setting(self, name: str, default: float) -> float:
+        """A tunable from the config (``node.settings``), else ``default``."""
+        return self.node.setting(name, default)
+
+    def decide(self, leader: Candidate) -> None:
+        """Set ``elected`` and become leader or not-leader."""
+        self.elected = leader.id
+        self.state = NodeState.LEADER if leader == self.me else NodeState.NOT_LEADER
+
+    @property
+    def suspected(self) -> Set[int]:
+        """The nodes suspected to have crashed (none, unless crash handling is on)."""
+        return self.around.suspected
+
+    def __repr__(self) -> str:
+        name = type(self).__name__
+        return f"<{name} node {self.id} epoch {self.epoch} {self.state} elected={self.elected}>"

@@ -1,0 +1,52 @@
+"""Living with crashes: a :class:`Member` is an election composed with the parts that
+survive them.
+
+- :class:`Member` is what a host runs for one node: the election of the current round,
+  side by side with the failure detector (:class:`DetectorSettings`; ``ping``/``pong``),
+  the epochs that fence old rounds, recovery after a restart, the leader's
+  :class:`Lease` and the algorithm's :class:`CrashPolicy`.
+- A :class:`CrashPolicy` sees a node through a narrow :class:`Situation` and answers with
+  values or an intent (:class:`NewRound`, :class:`Retry`); :class:`RingRepair` (notes
+  002's repaired ring) and :class:`BullyCrashes` (Bully's watch and proclamation rule)
+  are the algorithms' own.  Which algorithm has which policy is declared with the
+  algorithms (:data:`ringleader.actors.CRASH_POLICIES`).
+"""
+
+from ._bully_crashes import BullyCrashes, proclaim_in_own_round
+from ._crash_policy import CrashPolicy, Intent, NewRound, Retry, Situation
+from ._detector import (
+    DETECTOR_DEFAULTS,
+    DETECTOR_KINDS,
+    DETECTOR_MESSAGES,
+    HEARTBEAT,
+    SUSPECT,
+    DetectorSettings,
+    Ping,
+    Pong,
+)
+from ._lease import Lease, LeaseSettings
+from ._member import PROOF_OF_DEATH, Member
+from ._ring_repair import RingRepair
+
+__all__ = [
+    "DETECTOR_DEFAULTS",
+    "DETECTOR_KINDS",
+    "DETECTOR_MESSAGES",
+    "HEARTBEAT",
+    "PROOF_OF_DEATH",
+    "SUSPECT",
+    "BullyCrashes",
+    "CrashPolicy",
+    "DetectorSettings",
+    "Intent",
+    "Lease",
+    "LeaseSettings",
+    "Member",
+    "NewRound",
+    "Ping",
+    "Pong",
+    "Retry",
+    "RingRepair",
+    "Situation",
+    "proclaim_in_own_round",
+]

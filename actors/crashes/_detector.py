@@ -1,0 +1,168 @@
+"""The failure detector (notes 002): ping, pong, and suspicion after silence.
+
+Every ``heartbeat`` seconds a node pings the nodes it watches; a watched node that has
+sent nothing at all (any message is a sign of life) for ``suspect_after`` seconds is
+suspected to have crashed, until it is heard from again.  Who watches whom is not the
+detector's business: the node's crash policy says (``_crash_policy.py``).  Like every part
+here it is sans-IO: it appends the pings and the timers it needs to an outbox.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ringleader.actors.core import Action, CancelTimer, Message, Send, SetTimer
+
+__all__ = [
+    "DETECTOR_DEFAULTS",
+    "DETECTOR_KINDS",
+    "DETECTOR_MESSAGES",
+    "HEARTBEAT",
+    "SUSPECT",
+    "DetectorSettings",
+    "FailureDetector",
+    "Ping",
+    "Pong",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Ping(Message):
+    """The failure detector's ``ping``: are you alive?  (The frame's epoch says which
+    election round the sender is in.)  ``seq``: a leader's numbered heartbeat, for its
+    lease (``_lease.py``); 0 from anyone else."""
+
+    kind = "ping"
+    seq: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Pong(Message):
+    """The answer to a ``ping``, with its ``seq``."""
+
+    kind = "pong"
+    seq: int = 0
+
+
+PING, PONG = Ping(), Pong()
+
+#: Message kinds of the failure detector, which every node understands.
+DETECTOR_MESSAGES: tuple[type[Message], ...] = (Ping, Pong)
+DETECTOR_KINDS = frozenset(m.kind for m in DETECTOR_MESSAGES)
+
+#: The detector's timers (a name space of their own: no algorithm timer has a colon): the
+#: heartbeat, and one suspicion timer per watched peer (``SUSPECT`` + its id).
+HEARTBEAT = "detector:heartbeat"
+SUSPECT = "detector:suspect:"
+
+
+@dataclass(frozen=True, slots=True)
+class DetectorSettings:
+    """The failure detector's tunables, in seconds; the config's keys of the same names.
+
+    ``reelect_after`` is how long an undecided node waits before it starts a round of its
+    own (doubling each time), so that no round waits for ever on a message a crashed node
+    took with it.  ``fast_failover``: a host that has proof of a peer's death (its
+    connection refused) reports it, and the peer is suspected at once
+    (:meth:`FailureDetector.dead`).
+    These defaults are the only ones: the config takes them from here.
+    """
+
+    heartbeat: float = 0.05
+    suspect_after: float = 0.3
+    reelect_after: float = 2.0
+    fast_failover: bool = True
+
+    @classmethod
+    def of(cls, settings: Mapping[str, float]) -> DetectorSettings | None:
+        """The settings of a node whose ``settings`` turn the detector on (a ``heartbeat``
+        above zero), the missing ones by default; ``None`` if it is off."""
+        heartbeat = float(settings.get("heartbeat", 0.0))
+        if heartbeat <= 0:
+            return None
+        return cls(
+            heartbeat,
+            float(settings.get("suspect_after", cls.default_suspect_after(heartbeat))),
+            float(settings.get("reelect_after", DETECTOR_DEFAULTS.reelect_after)),
+            bool(settings.get("fast_failover", DETECTOR_DEFAULTS.fast_failover)),
+        )
+
+    @staticmethod
+    def default_suspect_after(heartbeat: float) -> float:
+        """Without a ``suspect_after``: the default, but at least three heartbeats."""
+        return max(DETECTOR_DEFAULTS.suspect_after, 3 * heartbeat)
+
+
+DETECTOR_DEFAULTS = DetectorSettings()
+
+
+class FailureDetector:
+    """Pings the nodes it is told to; suspects a watched node silent for ``suspect_after``.
+
+    :attr:`watched` are the nodes with a suspicion timer running, :attr:`suspected` those
+    whose timer ran out and who have not been heard from since.
+    """
+
+    def __init__(self, settings: DetectorSettings, outbox: list[Action]) -> None:
+        self.settings = settings
+        self.watched: set[int] = set()
+        self.suspected: set[int] = set()
+        self._out = outbox
+        self._timers: dict[int, str] = {}  # peer → the name of its suspicion timer
+
+    def _timer(self, peer: int) -> str:
+        name = self._timers.get(peer)
+        if name is None:
+            name = self._timers[peer] = f"{SUSPECT}{peer}"
+        return name
+
+    def tick(self, ping: set[int], epoch: int) -> None:
+        """A heartbeat: ping ``ping`` (in id order) and set the next heartbeat."""
+        out = self._out
+        for peer in sorted(ping):
+            out.append(Send(peer, PING, epoch))
+        out.append(SetTimer(HEARTBEAT, self.settings.heartbeat))
+
+    def watch(self, nodes: set[int]) -> None:
+        """Watch exactly ``nodes`` (minus the suspected): arm timers for the new ones,
+        disarm the others."""
+        watched = nodes - self.suspected
+        if watched == self.watched:
+            return
+        for peer in watched - self.watched:
+            self._out.append(SetTimer(self._timer(peer), self.settings.suspect_after))
+        for peer in self.watched - watched:
+            self._out.append(CancelTimer(self._timer(peer)))
+        self.watched = watched
+
+    def heard(self, sender: int) -> bool:
+        """``sender`` sent something: True if it was suspected (and no longer is)."""
+        if sender in self.suspected:
+            self.suspected.discard(sender)
+            return True
+        if sender in self.watched:
+            self._out.append(SetTimer(self._timer(sender), self.settings.suspect_after))
+        return False
+
+    def expired(self, peer: int) -> bool:
+        """``peer``'s suspicion timer ran out: True if it is now suspected."""
+        if peer not in self.watched:
+            return False
+        self.watched.discard(peer)
+        self.suspected.add(peer)
+        return True
+
+    def fresh(self) -> None:
+        """This node itself stalled (a pause, not a peer's silence): a fresh window for
+        every watched peer, and no suspicion for the pause."""
+        for peer in sorted(self.watched):
+            self._out.append(SetTimer(self._timer(peer), self.settings.suspect_after))
+
+    def dead(self, peer: int) -> bool:
+        """Proof that ``peer`` is dead (its connection was refused): True if it is now
+        suspected, at once, as if its suspicion timer had run out."""
+        if peer not in self.watched:
+            return False
+        self._out.append(CancelTimer(self._timer(peer)))
+        return self.expired(peer)

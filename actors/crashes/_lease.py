@@ -1,0 +1,178 @@
+"""The leader's lease: it leads only while its followers have heard from it lately.
+
+A leader numbers its heartbeats (``ping`` carries ``seq``); a follower answers each with a
+``pong`` carrying the same ``seq`` and, as every frame does, its own epoch.  A pong in
+the leader's epoch is an *acknowledgement*: that follower received heartbeat ``seq``, and
+so restarted its suspicion window for the leader, after the leader sent it.  No follower
+that acknowledged heartbeat ``k`` can suspect the leader (and start a round without it)
+before ``send(k) + suspect_after``, so the leader may count itself leader until
+``send(k) + lease`` when ``lease < suspect_after`` by a margin: heartbeat ``k`` is the
+lease's *basis*.  This part counts heartbeats only; the host, which has a clock, maps
+the basis to the moment it sent that heartbeat (``ringleader.actors.host.Leadership``).
+
+Which acknowledgements the basis needs:
+
+- by default, every follower that is still answering (it ponged, in any epoch, within
+  the last ``lease`` worth of heartbeats): a crashed follower stops counting, a
+  follower still in another epoch (a stale leader's) holds the lease back;
+- with ``quorum``, a majority of the whole cluster (the leader counts itself), so that a
+  partitioned minority never holds a lease.
+
+A leader whose basis is more than ``lease`` old (in heartbeats, plus one for the wait on
+the answers) has lost its followers: the member demotes it ("lease expired").
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ._detector import DetectorSettings
+
+__all__ = ["Lease", "LeaseSettings"]
+
+
+@dataclass(frozen=True, slots=True)
+class LeaseSettings:
+    """``lease`` seconds (measured from a heartbeat's send time), the detector's
+    ``heartbeat`` and ``suspect_after``, and whether a ``quorum`` is required."""
+
+    lease: float
+    heartbeat: float
+    suspect_after: float
+    quorum: bool = False
+
+    @staticmethod
+    def default_lease(heartbeat: float, suspect_after: float) -> float:
+        """Without a ``lease`` key: two heartbeats below ``suspect_after``, if that still
+        leaves at least two heartbeats to renew it in; else 0 (no lease)."""
+        lease = suspect_after - 2 * heartbeat
+        return lease if lease >= 2 * heartbeat else 0.0
+
+    @classmethod
+    def of(cls, settings: Mapping[str, float]) -> LeaseSettings | None:
+        """The lease of a node with these settings; ``None`` without a failure detector
+        (no ``heartbeat``) or with ``lease = 0``."""
+        heartbeat = float(settings.get("heartbeat", 0.0))
+        if heartbeat <= 0:
+            return None
+        suspect_after = float(
+            settings.get("suspect_after", DetectorSettings.default_suspect_after(heartbeat))
+        )
+        lease = float(settings.get("lease", cls.default_lease(heartbeat, suspect_after)))
+        if lease <= 0:
+            return None
+        return cls(lease, heartbeat, suspect_after, bool(settings.get("quorum", 0.0)))
+
+    @property
+    def beats(self) -> int:
+        """Heartbeats in one lease (rounded down)."""
+        return max(1, math.floor(self.lease / self.heartbeat + 1e-9))
+
+    @property
+    def silent_beats(self) -> int:
+        """Heartbeats after which an unanswering follower stops counting: a lease's, so
+        that a crashed follower is left out before the lease would run out."""
+        return self.beats
+
+
+class Lease:
+    """One node's lease on leadership, counted in heartbeats.
+
+    :attr:`seq` numbers the heartbeats it sent as leader (never reset, so that a host can
+    keep one send time per number); :attr:`epoch` is the round it leads (``None`` while
+    it leads nothing); :attr:`basis` the heartbeat the lease runs from (``None`` until
+    granted in this epoch).
+    """
+
+    __slots__ = ("_acked", "_answered", "_start", "basis", "epoch", "peers", "seq", "settings")
+
+    def __init__(self, settings: LeaseSettings, peers: Sequence[int]) -> None:
+        self.settings = settings
+        self.peers = tuple(peers)  # every other member of the cluster
+        self.seq = 0
+        self.epoch: int | None = None
+        self.basis: int | None = None
+        self._start = 0  # the last heartbeat before this leadership
+        self._acked: dict[int, int] = {}  # follower → last heartbeat acknowledged
+        self._answered: dict[int, int] = {}  # follower → last heartbeat answered at all
+
+    @property
+    def majority(self) -> int:
+        """How many members make a majority of the cluster (the leader included)."""
+        return (len(self.peers) + 1) // 2 + 1
+
+    def begin(self, epoch: int) -> None:
+        """This node leads round ``epoch`` from now on: no lease yet."""
+        self.epoch = epoch
+        self.basis = None
+        self._start = self.seq
+        self._acked.clear()  # (who answered at all, and when, is kept: a dead follower
+        # stays out of the next leadership's count)
+
+    def end(self) -> None:
+        """This node leads nothing (any more)."""
+        self.epoch = None
+        self.basis = None
+
+    def beat(self) -> int:
+        """The number of the heartbeat the leader sends now."""
+        self.seq += 1
+        return self.seq
+
+    def answer(self, peer: int, seq: int, epoch: int) -> bool:
+        """``peer`` answered heartbeat ``seq`` from round ``epoch``: True if the basis
+        moved."""
+        if seq > self.seq:
+            return False
+        if seq > self._answered.get(peer, 0):
+            self._answered[peer] = seq
+        if self.epoch is None or seq <= self._start:
+            return False
+        if epoch == self.epoch and seq > self._acked.get(peer, 0):
+            self._acked[peer] = seq
+        basis = self._basis()
+        if basis is not None and (self.basis is None or basis > self.basis):
+            self.basis = basis
+            return True
+        return False
+
+    def _basis(self) -> int | None:
+        acked = self._acked
+        if self.settings.quorum:
+            needed = self.majority - 1
+            if needed == 0:
+                return self.seq
+            if len(acked) < needed:
+                return None
+            return sorted(acked.values(), reverse=True)[needed - 1]
+        # Followers not heard from in a while stop counting; one never heard from counts
+        # as heard at the start of this leadership.
+        horizon = self.seq - self.settings.silent_beats
+        start = self._start
+        basis: int | None = self.seq
+        for peer in self.peers:
+            if self._answered.get(peer, start) < horizon:
+                continue
+            seq = acked.get(peer)
+            if seq is None:
+                return None
+            basis = min(seq, basis) if basis is not None else seq
+        return basis
+
+    def refresh(self) -> None:
+        """At a heartbeat: followers silent for too long stop holding the lease back."""
+        if self.epoch is None:
+            return
+        basis = self._basis()
+        if basis is not None and (self.basis is None or basis > self.basis):
+            self.basis = basis
+
+    @property
+    def expired(self) -> bool:
+        """Whether the lease (or the wait for a first one) has run out."""
+        if self.epoch is None:
+            return False
+        since = self._start if self.basis is None else self.basis
+        return self.seq - since > self.settings.beats + 1

@@ -1,0 +1,518 @@
+"""A member of the cluster: an election, and the parts that let it survive crashes.
+
+A host (the Pykka node actor, the simulator) runs one :class:`Member` per node.  The
+member holds, side by side, the election of the current round (one object per round, as
+one slide tells one election), the rounds that number and fence them (``_rounds.py``), the
+failure detector (``_detector.py``, when a ``heartbeat`` is set), the recovery of a
+restarted node (``_recovery.py``), the leader's lease (``_lease.py``) and the algorithm's
+crash policy (who watches whom; ring repair; Bully's proclamation rule), which answers
+with intents that the member carries out (``_crash_policy.py``).  It routes each event to
+the part it belongs to, in this order for a message: the detector hears the sender, the
+detector's own ``ping``/``pong`` stop there, recovery and the epoch fence drop what must
+not be acted on, a newer epoch starts a new round, and the election handles the rest.
+
+Timers have two name spaces: an algorithm's own (``answer``) and the parts' (with a
+colon: ``detector:heartbeat``, ``detector:suspect:7``, ``rounds:stall``,
+``rounds:behind``, ``recovery:rejoin``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Set
+
+from ringleader.actors.core import (
+    Action,
+    CancelTimer,
+    Election,
+    Message,
+    NodeState,
+    NodeView,
+    Notice,
+    Send,
+    SetTimer,
+)
+
+from ._crash_policy import CrashPolicy, Intent, NewRound
+from ._detector import (
+    DETECTOR_KINDS,
+    HEARTBEAT,
+    PING,
+    PONG,
+    SUSPECT,
+    DetectorSettings,
+    FailureDetector,
+    Ping,
+    Pong,
+)
+from ._lease import Lease, LeaseSettings
+from ._recovery import REJOIN, Recovery
+from ._rounds import BEHIND, STALL, Rounds
+
+__all__ = ["PROOF_OF_DEATH", "Member"]
+
+#: The detail of a ``suspect`` notice that comes from proof of death, not silence.
+PROOF_OF_DEATH = "connection refused"
+
+#: The timer of a leader that resigned: how long it sits out, unless a new leader's
+#: heartbeat reaches it first.
+SIT_OUT = "lease:sit_out"
+
+_EMPTY: Set[int] = frozenset()
+
+
+class Member:
+    """Node ``view.id`` running ``algorithm``, round after round.
+
+    ``initiator``: it initiates the first election when started.  ``recovering``: it was
+    restarted after a crash and knows no epoch yet (see ``_recovery.py``).
+    """
+
+    # A simulated run holds 100,000 of them and touches one per event: no __dict__.
+    __slots__ = (
+        "_above",
+        "_behind",
+        "_below",
+        "_out",
+        "_sitting_out",
+        "_stall",
+        "_stalling",
+        "algorithm",
+        "demoted",
+        "detector",
+        "election",
+        "id",
+        "lease",
+        "policy",
+        "recovery",
+        "rounds",
+        "settings",
+        "suspected",
+        "view",
+    )
+
+    def __init__(
+        self,
+        algorithm: type[Election],
+        view: NodeView,
+        *,
+        initiator: bool = False,
+        recovering: bool = False,
+        policy: CrashPolicy,
+    ) -> None:
+        self.algorithm = algorithm
+        self.view = view
+        self.id = view.id
+        self.policy = policy
+        self._out: list[Action] = []
+        self.settings = DetectorSettings.of(view.settings)
+        self.detector = None if self.settings is None else FailureDetector(self.settings, self._out)
+        #: The nodes the detector suspects (the detector's own set, read on every send).
+        self.suspected: Set[int] = _EMPTY if self.detector is None else self.detector.suspected
+        self.rounds = Rounds(view, 0 if recovering else 1)
+        self.recovery = Recovery() if recovering else None
+        self._stall = 0.0 if self.settings is None else self.settings.reelect_after
+        self._stalling = False  # a "rounds:stall" timer is pending
+        self._behind = False  # a "rounds:behind" timer is pending
+        lease = LeaseSettings.of(view.settings) if self.detector is not None else None
+        #: The leader's lease (``_lease.py``), when the detector runs and a lease is set.
+        peers = [m for m in view.members if m != self.id]
+        self.lease = None if lease is None else Lease(lease, peers)
+        #: Why this node last stopped leading by itself ("paused", "lease expired",
+        #: "resigned"); the host reads it and sets it back to ``None``.
+        self.demoted: str | None = None
+        self._sitting_out = False  # resigned: silent until a new leader is heard
+        self._above: Set[int] | None = None  # looked up when first asked for
+        self._below: Set[int] = _EMPTY
+        self.election = self._election(self.rounds.epoch, initiator)
+
+    def _election(self, epoch: int, initiator: bool) -> Election:
+        return self.algorithm(
+            self.view, initiator=initiator, epoch=epoch, around=self, outbox=self._out
+        )
+
+    # -- what hosts read -------------------------------------------------------------
+
+    @property
+    def state(self) -> NodeState:
+        return self.election.state
+
+    @property
+    def elected(self) -> int | None:
+        return self.election.elected
+
+    @property
+    def epoch(self) -> int:
+        return self.election.epoch
+
+    @property
+    def started(self) -> bool:
+        return self.election.started
+
+    @property
+    def stale(self) -> int:
+        """Election messages dropped for an older epoch (or a previous life)."""
+        return self.rounds.stale
+
+    @property
+    def recovering(self) -> bool:
+        return self.recovery is not None
+
+    # -- what the crash policy sees (``Situation``) --------------------------------------
+
+    @property
+    def initiator(self) -> bool:
+        return self.election.initiator
+
+    @property
+    def rank(self) -> int | None:
+        return self.rounds.rank
+
+    @property
+    def above(self) -> Set[int]:
+        if self._above is None:
+            self._rank_peers()
+        assert self._above is not None
+        return self._above
+
+    @property
+    def below(self) -> Set[int]:
+        if self._above is None:
+            self._rank_peers()
+        return self._below
+
+    def _rank_peers(self) -> None:
+        view = self.view
+        me = view.candidate
+        peers = [view.neighbour(peer) for peer in view.out if peer != self.id]
+        self._above = frozenset(p.id for p in peers if p > me)
+        self._below = frozenset(p.id for p in peers if p < me)
+
+    # -- what the election may ask (``Around``) --------------------------------------
+
+    @property
+    def successor(self) -> int:
+        return self.policy.successor(self)
+
+    @property
+    def predecessor(self) -> int:
+        return self.policy.predecessor(self)
+
+    def may_proclaim(self) -> bool:
+        return self.policy.may_proclaim(self)
+
+    def new_round(self, why: str, subject: int | None = None) -> None:
+        """Start a round of this node's own, one epoch above any it has seen; ``why`` in
+        words, ``subject`` the node whose crash or return caused it, if any."""
+        self._enter(self.rounds.next_epoch(), initiator=True)
+        self._out.append(Notice("election", subject, self.epoch, why))
+        self.election.ensure_started()
+
+    # -- entry points for hosts --------------------------------------------------------
+
+    def handle_boot(self) -> list[Action]:
+        """The node is up and linked to its peers: start the failure detector, if any.
+
+        Hosts call this once per node (incarnation), before or after :meth:`handle_start`.
+        """
+        settings = self.settings
+        if settings is not None:
+            self._tick()
+            if self.recovery is not None:
+                for peer in sorted(self.policy.rejoin(self)):
+                    self._out.append(Send(peer, PING, self.epoch))
+                self._out.append(SetTimer(REJOIN, settings.suspect_after))
+            elif self.state is NodeState.UNDECIDED:
+                self._arm_stall()
+        return self.flush()
+
+    def handle_start(self) -> list[Action]:
+        """This node initiates an election (once; later calls send nothing)."""
+        if self.recovery is None:
+            self.election.initiate()
+            if self.detector is not None:
+                self._rewatch()
+        return self.flush()
+
+    def handle_message(self, sender: int, message: Message, epoch: int = 1) -> list[Action]:
+        """Handle ``message`` of election round ``epoch`` from node ``sender``."""
+        rounds = self.rounds
+        rounds.seen = max(rounds.seen, epoch)
+        detector = self.detector
+        if detector is not None and detector.heard(sender):
+            self._recovered(sender)
+        if message.kind in DETECTOR_KINDS:
+            self._detector_message(sender, message, epoch)
+            return self.flush()
+        if self._sitting_out:
+            rounds.stale += 1  # resigned: out of this round
+            return self.flush()
+        if self.recovery is not None and not self.recovery.admits(epoch):
+            rounds.stale += 1  # perhaps meant for this node's previous life
+            return self.flush()
+        election = self.election
+        if epoch != election.epoch:
+            if epoch < election.epoch:
+                rounds.stale += 1  # fenced off: an older round
+                return self.flush()
+            self._enter(epoch)
+            election = self.election
+        election.receive(sender, message)
+        if detector is not None:
+            self._rewatch()
+        return self.flush()
+
+    def handle_timer(self, name: str) -> list[Action]:
+        """Timer ``name`` fired (one this member set and did not cancel since)."""
+        if ":" not in name:
+            self.election.timeout(name)
+            if self.detector is not None:
+                self._rewatch()
+        elif name == HEARTBEAT:
+            self._tick()
+        elif name.startswith(SUSPECT):
+            if not self._sitting_out:
+                self._suspect(int(name[len(SUSPECT) :]))
+        elif name == SIT_OUT:
+            self._sat_out()
+        elif name == STALL:
+            self._stalling = False
+            self._stalled()
+        elif name == BEHIND:
+            self._behind = False
+            if self.epoch < self.rounds.seen and self.recovery is None and not self._sitting_out:
+                self.new_round(f"behind epoch {self.rounds.seen}")
+                self._rewatch()
+        elif name == REJOIN:
+            self._rejoined()
+        return self.flush()
+
+    def peer_dead(self, node: int) -> list[Action]:
+        """Proof that ``node``'s process is dead (the host's link to it was refused):
+        suspect it now rather than after ``suspect_after`` of silence, if it is watched
+        and the fast path is on.  Silence is never proof: only a host that saw a refusal
+        calls this (see README, "Failure detection")."""
+        detector = self.detector
+        if detector is not None and detector.settings.fast_failover and detector.dead(node):
+            self._out.append(Notice("suspect", node, self.epoch, PROOF_OF_DEATH))
+            self._carry_out(self.policy.on_suspect(self, node))
+            self._rewatch()
+        return self.flush()
+
+    def flush(self) -> list[Action]:
+        """The actions of the event just handled (and the stall timer stopped if the
+        node has decided meanwhile)."""
+        if self._stalling and self.election.state is not NodeState.UNDECIDED:
+            self._stalling = False
+            self._out.append(CancelTimer(STALL))
+            assert self.settings is not None
+            self._stall = self.settings.reelect_after
+        lease = self.lease
+        if lease is not None:
+            if self.election.state is NodeState.LEADER:
+                if lease.epoch != self.election.epoch:  # from its next heartbeat on
+                    lease.begin(self.election.epoch)
+            elif lease.epoch is not None:
+                lease.end()
+        out = self._out[:]
+        self._out.clear()
+        return out
+
+    def handle_stall(self, seconds: float) -> list[Action]:
+        """This node itself stood still for ``seconds`` (its host saw a timer fire that
+        much too late: the process was stopped, or starved).  Its peers were not silent,
+        it was: each gets a fresh suspicion window, and a leader steps down ("paused")
+        before it acts on anything else: its lease ran out meanwhile, and its followers
+        may have elected another.  Then a heartbeat, so that they hear from it at once.
+        """
+        detector = self.detector
+        if detector is None:
+            return self.flush()
+        detector.fresh()
+        if self.state is NodeState.LEADER:
+            self._demote("paused")
+        if not self._sitting_out:
+            self._tick()
+        return self.flush()
+
+    def resign(self) -> list[Action]:
+        """The leader steps down at once ("resigned") and sits out: it answers nothing
+        and sends nothing, so its followers suspect it and elect another without it,
+        until a new leader's heartbeat reaches it (it follows that one) or
+        ``reelect_after`` has passed.  Not leading, it does nothing."""
+        if self.state is NodeState.LEADER:
+            self._demote("resigned", rejoin=False)
+            if self.settings is not None:
+                self._sitting_out = True
+                self._out.append(SetTimer(SIT_OUT, self.settings.reelect_after))
+        return self.flush()
+
+    # -- rounds ------------------------------------------------------------------------
+
+    def _enter(self, epoch: int, *, initiator: bool = False) -> None:
+        """Leave the current round for round ``epoch``."""
+        self.election.cancel_timers()
+        self.rounds.enter(epoch)
+        if self.recovery is not None:
+            self.recovery = None
+            self._out.append(CancelTimer(REJOIN))
+        self.election = self._election(epoch, initiator)
+        if self.settings is not None:
+            self._arm_stall()
+
+    def _arm_stall(self) -> None:
+        self._stalling = True
+        self._out.append(SetTimer(STALL, self._stall))
+
+    def _stalled(self) -> None:
+        """Undecided for ``reelect_after`` s (doubling): a round of its own, so that no
+        round waits for ever on a message a crashed node took with it."""
+        if self.state is not NodeState.UNDECIDED or self.recovery is not None:
+            return
+        stall = self._stall
+        self.new_round(f"no leader after {stall:g} s")
+        self._stall = stall * 2
+        self._arm_stall()
+        self._rewatch()
+
+    # -- the failure detector -----------------------------------------------------------
+
+    def _tick(self) -> None:
+        detector = self.detector
+        assert detector is not None
+        if self._sitting_out:
+            self._out.append(SetTimer(HEARTBEAT, detector.settings.heartbeat))
+            return
+        self._rewatch()
+        policy = self.policy
+        ping = policy.ping(self, detector.watched) | (policy.probe(self) & detector.suspected)
+        lease = self.lease
+        if lease is not None and lease.epoch is not None:
+            lease.refresh()
+            if lease.expired:
+                self._demote("lease expired")
+            else:
+                ping -= self._beat(lease)
+        detector.tick(ping, self.epoch)
+
+    # -- the lease ---------------------------------------------------------------------
+
+    def _beat(self, lease: Lease) -> set[int]:
+        """A leader's numbered heartbeat to every other member; returns them."""
+        seq, epoch = lease.beat(), self.epoch
+        ping = Ping(seq)
+        for peer in lease.peers:
+            self._out.append(Send(peer, ping, epoch))
+        return set(lease.peers)
+
+    def _demote(self, reason: str, *, rejoin: bool = True) -> None:
+        """Stop leading, undecided in the same round; ``rejoin``: if no leader is heard
+        of within ``suspect_after``, start a round."""
+        self.election.step_down()
+        self.demoted = reason
+        if self.lease is not None:
+            self.lease.end()
+        if rejoin and self.settings is not None:
+            self._stall = self.settings.suspect_after
+            self._arm_stall()
+
+    def _adopt(self, leader: int, epoch: int) -> None:
+        """Heard the heartbeat of ``leader`` of a newer round ``epoch``: follow it, as a
+        node that missed that round (paused, partitioned, resigned) learns it.  A node
+        that would win against that leader then starts a round above it at once (the
+        notes' algorithms elect the largest candidate: Bully's top node takes over), but
+        not one that has just resigned."""
+        resigned = self._sitting_out
+        self._enter(epoch)
+        self.election.follow(leader)
+        if resigned:
+            self._sitting_out = False
+            self._out.append(CancelTimer(SIT_OUT))
+        elif self.view.candidate > self.view.neighbour(leader):
+            self.new_round(f"above leader {leader}", leader)
+        self._rewatch()
+
+    def _sat_out(self) -> None:
+        """A resigned node's time out is over and no new leader reached it."""
+        if not self._sitting_out:
+            return
+        self._sitting_out = False
+        assert self.detector is not None and self.settings is not None
+        self.detector.fresh()
+        if self.state is NodeState.UNDECIDED:
+            self._stall = self.settings.suspect_after
+            self._arm_stall()
+        self._tick()
+
+    def _rewatch(self) -> None:
+        detector = self.detector
+        assert detector is not None
+        watch = self.policy.watch(self)
+        watch.discard(self.id)
+        detector.watch(watch)
+
+    def _suspect(self, node: int) -> None:
+        detector = self.detector
+        assert detector is not None
+        if detector.expired(node):
+            self._out.append(Notice("suspect", node, self.epoch))
+            self._carry_out(self.policy.on_suspect(self, node))
+            self._rewatch()
+
+    def _recovered(self, node: int) -> None:
+        self._out.append(Notice("recovered", node, self.epoch))
+        if self._sitting_out:
+            return
+        self._carry_out(self.policy.on_recovered(self, node))
+        self._rewatch()
+
+    def _carry_out(self, intent: Intent) -> None:
+        """Do what the crash policy asked for."""
+        if isinstance(intent, NewRound):
+            self.new_round(intent.why, intent.subject)
+        elif intent is not None:  # Retry
+            self.election.retry()
+
+    def _detector_message(self, sender: int, message: Message, epoch: int) -> None:
+        kind = message.kind
+        seq = message.seq if isinstance(message, Ping | Pong) else 0
+        if seq > 0 and kind == "ping" and self.recovery is None:  # a leader's heartbeat
+            if epoch > self.epoch:
+                self._adopt(sender, epoch)
+            if not self._sitting_out:
+                self._out.append(Send(sender, Pong(seq), self.epoch))
+            return
+        if seq > 0 and self.lease is not None:
+            self.lease.answer(sender, seq, epoch)
+        if self._sitting_out:
+            return
+        if kind == "ping":
+            self._out.append(Send(sender, PONG if seq == 0 else Pong(seq), self.epoch))
+        recovery = self.recovery
+        if recovery is not None and epoch > 0:  # not another restarted node's
+            recovery.learn(epoch)
+            if not self.policy.rejoin_by_neighbour:
+                self._rejoined()
+        elif epoch > self.epoch and not self._behind:
+            # A round took place that this node has not heard of (yet: its messages may
+            # be on their way).  If it is still behind in a while, it catches up by
+            # starting a round itself.
+            assert self.settings is not None
+            self._behind = True
+            self._out.append(SetTimer(BEHIND, self.settings.suspect_after))
+
+    # -- recovery ------------------------------------------------------------------------
+
+    def _rejoined(self) -> None:
+        recovery = self.recovery
+        if recovery is None:
+            return
+        self.rounds.heard_of(recovery.learned or 0)
+        # Nobody answered with an epoch: there is no cluster yet (or no live one).
+        if recovery.learned is None:
+            self.new_round("start")
+        else:
+            self.new_round(f"recovery of {self.id}", self.id)
+        self._rewatch()
+
+    def __repr__(self) -> str:
+        return f"<Member {self.id} {self.election!r}>"

@@ -1,0 +1,593 @@
+"""The node: a Pykka actor that hosts one sans-IO election and one end of the wire.
+
+Its inbox (a :class:`~ringleader.transport.Inbox`) holds control messages from whoever runs the
+cluster (``Listen``, ``Connect``, ``Start``, ``GetStatus``) and also waits on the node's
+transport mailbox, so the actor's own thread receives every frame, as ``bytes``, with no
+receiver thread in between.  A frame is opened by the node's
+:class:`~ringleader.transport.Session` (signature, addressing, replay checks, then
+unpickling), handed
+to the algorithm, and whatever the algorithm returns is sealed and sent on the node's
+links.  Nodes talk to each other only through frames: election traffic never uses Pykka
+``ask``, so two nodes can never wait on each other.
+
+Nothing a frame contains can stop the actor: a frame that fails a check is dropped and
+counted, and an exception from the algorithm itself is logged with its traceback and
+counted, and the node carries on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import math
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import pykka
+
+from ringleader.actors.core import Action, CancelTimer, NodeState, NodeView, Notice, Send, SetTimer
+from ringleader.actors.crashes import DETECTOR_KINDS, HEARTBEAT, SUSPECT, Member
+from ringleader.actors.tracing import NodeTrace
+from ringleader.transport import (
+    Codec,
+    FrameRejected,
+    Links,
+    Mailbox,
+    Network,
+    Session,
+    TransportError,
+)
+
+from ._control import Boot, Connect, Crash, GetStatus, Listen, PeerDead, Resign, Start
+from ._inbox import Inbox, TimerFired
+from ._leadership import Leadership
+from ._queries import OPERATOR, OPERATOR_KINDS, StatusAnswer, StatusQuery
+from ._signals import leave_signals_to_main
+from ._status import NodeEvent, NodeStatus
+from ._tally import Tally
+
+__all__ = ["NodeActor"]
+
+log = logging.getLogger(__name__)
+
+#: Election rounds whose message counts a node keeps (``NodeStatus.sent_by_epoch``).
+EPOCHS_KEPT = 256
+#: Links to operators' reply addresses a node keeps open (``ringleader status``).
+OPERATOR_LINKS = 4
+#: Addresses whose frames failing the signature a node counts apart; the rest together.
+ADDRESSES_KEPT = 64
+#: Where a frame came from when the transport does not say.
+UNKNOWN_ADDRESS = "an unknown address"
+OTHER_ADDRESSES = "other addresses"
+
+
+EventSink = Callable[[NodeEvent], None]
+
+#: Clusters whose senders' set is kept, shared by their nodes (see _senders).
+SENDER_SETS_KEPT = 8
+_sender_sets: dict[int, tuple[tuple[int, ...], frozenset[int]]] = {}
+_sender_sets_lock = threading.Lock()
+
+
+def _senders(view: NodeView) -> frozenset[int]:
+    """Who may send to the node of ``view``: any member of the cluster (to repair a
+    ring), else its in-neighbours; and the operator.
+
+    The views of one cluster share one ``members`` tuple, so its nodes share one set:
+    a set per node would hold n² entries (1.6 GB for 5,000 nodes).  Kept by the tuple's
+    identity, the tuple held alongside so that its id cannot be reused meanwhile.
+    """
+    if not view.members:
+        return frozenset((*view.inbound, OPERATOR))
+    key = id(view.members)
+    with _sender_sets_lock:
+        kept = _sender_sets.get(key)
+        if kept is None or kept[0] is not view.members:
+            if len(_sender_sets) >= SENDER_SETS_KEPT:
+                del _sender_sets[next(iter(_sender_sets))]
+            kept = _sender_sets[key] = (view.members, frozenset((*view.members, OPERATOR)))
+    return kept[1]
+
+
+class NodeActor(pykka.ThreadingActor):
+    """Hosts ``member`` (one node's election and crash handling) on ``network``,
+    signing with ``codec``."""
+
+    def __init__(
+        self,
+        member: Member,
+        *,
+        network: Network,
+        codec: Codec,
+        incarnation: int = 1,
+        events: EventSink | None = None,
+        trace: NodeTrace | None = None,
+        tally: tuple[Tally, int] | None = None,
+        leadership: Leadership | None = None,
+    ) -> None:
+        super().__init__()
+        self.member = member
+        self.trace = trace
+        # Where this node counts its election messages for a progress display, if asked.
+        self._tally: Tally | None = None if tally is None else tally[0]
+        self._slot = 0 if tally is None else tally[1]
+        self.id = member.id
+        self._network = network
+        view = member.view
+        self._session = Session(codec, self.id, incarnation, peers=_senders(view))
+        self._directory: Mapping[int, str] = {}
+        self._sent_by_epoch: Counter[int] = Counter()
+        self._events = events
+        self._links: Links | None = None
+        self._mailbox: Mailbox | None = None
+        self._sent: Counter[str] = Counter()
+        self._received = 0
+        self._rejected: Counter[str] = Counter()
+        self._bad_signatures: Counter[str] = Counter()  # address → frames
+        self._send_failures = 0
+        self._errors = 0
+        self._last_activity: float | None = None
+        # With the failure detector on: when each peer was last heard from, and how
+        # recently that must be for a send to it to wait for room (see _send).
+        self._heard_at: dict[int, float] = {}
+        self._fresh = None if member.settings is None else 2 * member.settings.heartbeat
+        self._operator_links: dict[str, Links] = {}  # reply address → link, latest last
+        self._reported: tuple[NodeState, int | None, int] = (
+            member.state,
+            member.elected,
+            member.epoch,
+        )
+        # The lease (see _lease_init): when each numbered heartbeat left, and until when
+        # this node may count itself leader.
+        self._lease_init()
+        # Read by other threads (``ringleader.Node.is_leader``) without asking this actor.
+        self.leadership = leadership
+        self._publish()
+
+    def __str__(self) -> str:
+        return f"node {self.id}"
+
+    # -- Pykka hooks ---------------------------------------------------------------
+
+    actor_inbox: Inbox
+    _beat_due: float | None  # when the next heartbeat is due (see _lease_init)
+    _leased_epoch: int | None
+
+    @staticmethod
+    def _create_actor_inbox() -> Inbox:
+        return Inbox()
+
+    def on_receive(self, message: Any) -> Any:  # noqa: PLR0911 -- a dispatcher
+        if self._beat_due is not None and self._check_stall(message):
+            return None
+        if type(message) is bytes:  # a frame from the mailbox (or anyone: it is checked)
+            self._guarded(self._inbound, message)
+            return None
+        if type(message) is TimerFired:
+            self._guarded(self._timer, message.name)
+            return None
+        if isinstance(message, Start):
+            self._guarded(self._start)
+            return None
+        if isinstance(message, Boot):
+            self._guarded(self._boot)
+            return None
+        if isinstance(message, Crash):
+            self._crash()
+            return None
+        if isinstance(message, Resign):
+            self._guarded(self._resign)
+            return None
+        if isinstance(message, GetStatus):
+            return self.status()
+        if isinstance(message, PeerDead):
+            self._guarded(self._peer_dead, message.node)
+            return None
+        if isinstance(message, Listen):
+            return self._listen(message.address)
+        if isinstance(message, Connect):
+            return self._connect(message.peers, message.timeout, message.directory)
+        log.warning("%s ignored an unexpected %r", self, message)
+        return None
+
+    def on_start(self) -> None:
+        leave_signals_to_main()
+
+    def on_stop(self) -> None:
+        if self.leadership is not None:  # a stopped node leads nothing
+            self.leadership.publish(None, self.member.epoch, 0.0)
+        for links in self._operator_links.values():
+            links.close(abrupt=True)
+        self._operator_links.clear()
+        if self._links is not None:
+            self._links.close()
+            self._links = None
+        if self._mailbox is not None:
+            self.actor_inbox.detach()
+            self._mailbox.close()
+            self._mailbox = None
+
+    # -- control --------------------------------------------------------------------
+
+    def _listen(self, address: str | None) -> str:
+        if self._mailbox is not None:
+            raise TransportError(f"{self} is already listening at {self._mailbox.address}")
+        self._mailbox = self._network.listen(self.id, address)
+        self._mailbox.on_reject = self._reject  # CURVE: frames from the wrong key
+        self.actor_inbox.attach(self._mailbox)
+        return self._mailbox.address
+
+    def _connect(
+        self, peers: Mapping[int, str], timeout: float, directory: Mapping[int, str] | None
+    ) -> list[int]:
+        if self._links is not None:
+            self._links.close()
+        self._directory = directory or peers
+        self._links = self._network.connect(peers, node=self.id)
+        settings = self.member.settings
+        if settings is not None and settings.fast_failover:
+            self._links.on_refused(self._refused)  # tcp, ipc: proof of death
+        return self._links.wait_ready(timeout)
+
+    def _refused(self, peer: int) -> None:
+        """From the network's monitor thread: ``peer``'s connection was refused."""
+        with contextlib.suppress(pykka.ActorDeadError):  # this node has stopped meanwhile
+            self.actor_ref.tell(PeerDead(peer))
+
+    def _peer_dead(self, peer: int) -> None:
+        self._after(self.member.peer_dead(peer))
+
+    def _start(self) -> None:
+        self._after(self.member.handle_start())
+
+    def _boot(self) -> None:
+        self._after(self.member.handle_boot())
+
+    def _crash(self) -> None:
+        log.info("%s crashes", self)
+        if self._links is not None:
+            self._links.close(abrupt=True)
+            self._links = None
+        if self._mailbox is not None:
+            self.actor_inbox.detach()
+            self._mailbox.close()
+            self._mailbox = None
+        self.stop()
+
+    def status(self) -> NodeStatus:
+        return NodeStatus(
+            id=self.id,
+            capacity=self.member.view.capacity,
+            state=str(self.member.state),
+            elected=self.member.elected,
+            epoch=self.member.epoch,
+            incarnation=self._session.incarnation,
+            address=self._mailbox.address if self._mailbox else None,
+            sent=dict(self._sent),
+            received=self._received,
+            rejected=self._rejections(),
+            send_failures=self._send_failures,
+            errors=self._errors,
+            last_activity=self._last_activity,
+            started=self.member.started,
+            timers=self.actor_inbox.timers,
+            sent_by_epoch=dict(self._sent_by_epoch),
+            bad_signatures=dict(self._bad_signatures),
+        )
+
+    def _rejections(self) -> dict[str, int]:
+        rejected = dict(self._rejected)
+        if self.member.stale:
+            rejected["stale_epoch"] = self.member.stale
+        return rejected
+
+    # -- the message path -------------------------------------------------------------
+
+    def _guarded(self, handler: Callable[..., None], *args: Any) -> None:
+        try:
+            handler(*args)
+        except Exception:
+            self._errors += 1
+            log.exception("%s: error while handling a message; the node carries on", self)
+
+    def _inbound(self, frame: bytes) -> None:
+        try:
+            header, message = self._session.open(frame)
+        except FrameRejected as rejected:
+            self._reject(rejected, self._mailbox.sender() if self._mailbox else None)
+            return
+        sender, epoch = header.sender, header.epoch
+        if sender == OPERATOR or header.kind in OPERATOR_KINDS:
+            self._operator(sender, header.incarnation, message)
+            return
+        # Admitted: written by a cluster member for this node, in order, never seen
+        # before.  Counted as received even if the algorithm drops it for a stale epoch,
+        # so that sent and received frames balance once the cluster is quiet.
+        self._received += 1
+        if self._fresh is not None:
+            self._heard_at[sender] = time.monotonic()
+        if self.trace is not None:
+            self.trace.received(sender, message, epoch, header.incarnation, header.seq)
+        self._after(self.member.handle_message(sender, message, epoch))
+
+    def _operator(self, sender: int, incarnation: int, message: object) -> None:
+        """Answer an operator's :class:`StatusQuery` on a link of its own.
+
+        Only the operator may ask, and it may only ask; neither the question nor the
+        answer counts as election traffic.
+        """
+        if sender != OPERATOR or type(message) is not StatusQuery:
+            what = f"{type(message).__name__} from node {sender}"
+            self._reject(FrameRejected("unknown_sender", what, authentic=True))
+            return
+        frame = self._session.seal(
+            OPERATOR,
+            StatusAnswer.kind,
+            self.member.epoch,
+            StatusAnswer(self.status()),
+            to_incarnation=incarnation,
+        )
+        links = self._operator_links.pop(message.reply_to, None)
+        if links is None:
+            try:
+                links = self._network.connect({OPERATOR: message.reply_to}, node=self.id)
+            except TransportError as exc:
+                log.info("%s cannot answer a status query: %s", self, exc)
+                return
+        # Most recent last; the oldest link goes when there are too many.
+        self._operator_links[message.reply_to] = links
+        while len(self._operator_links) > OPERATOR_LINKS:
+            self._operator_links.pop(next(iter(self._operator_links))).close(abrupt=True)
+        # Never wait: a link still connecting drops the answer, and the operator, who
+        # asks again until answered, gets the next one over the same, connected link.
+        if not links.send(OPERATOR, frame, wait=False):
+            log.debug("%s: status answer to %s not sent yet", self, message.reply_to)
+
+    def _reject(self, rejected: FrameRejected, address: str | None = None) -> None:
+        reason = rejected.reason
+        self._rejected[reason] += 1
+        if reason == "bad_signature":
+            address = self._bad_signature(address or UNKNOWN_ADDRESS)
+        elif reason == "incompatible" and self._rejected[reason] == 1:
+            log.warning("%s refuses a peer: %s", self, rejected.detail)
+        else:
+            log.debug("%s dropped a frame: %s", self, rejected)
+        if self._events is not None:
+            self._events(self._event("rejected", detail=str(rejected), address=address))
+
+    def _bad_signature(self, address: str) -> str:
+        """Count a frame that failed the signature under its address (returned: past
+        :data:`ADDRESSES_KEPT` addresses, a new one counts as :data:`OTHER_ADDRESSES`);
+        warn once per address: a peer that keeps sending them likely has another secret."""
+        counts = self._bad_signatures
+        if address not in counts and len(counts) >= ADDRESSES_KEPT:
+            address = OTHER_ADDRESSES
+        counts[address] += 1
+        if counts[address] == 1:
+            log.warning(
+                "%s: frames from %s fail the signature: does its secret differ?", self, address
+            )
+        return address
+
+    def _timer(self, name: str) -> None:
+        if self.trace is not None:
+            self.trace.timer(name)
+        self._after(self.member.handle_timer(name))
+
+    def _after(self, actions: list[Action]) -> None:
+        """Do what the algorithm asked for and report a change of state."""
+        member = self.member
+        self._last_activity = at = time.monotonic()
+        events = self._events
+        now = (member.state, member.elected, member.epoch)
+        changed = now != self._reported
+        held, leased = self._lease_until, self._lease is not None and self._leased(at, changed)
+        # The trace shows a change of state after what set it off (a suspicion) and before
+        # the sends (a handler decides, or enters a round, then sends).
+        untraced = changed and self.trace is not None
+        for action in actions:
+            if untraced and type(action) is not Notice:
+                untraced = self._trace_state()
+            if type(action) is Send:
+                self._send(action)
+            elif type(action) is SetTimer:
+                self.actor_inbox.schedule(action.name, action.delay)
+                if action.name == HEARTBEAT:
+                    self._beat_due = self._last_activity + action.delay
+            elif type(action) is CancelTimer:
+                self.actor_inbox.cancel(action.name)
+            elif type(action) is Notice:
+                log.info("%s: %s %s %s", self, action.kind, action.node, action.detail)
+                if self.trace is not None and action.kind == "suspect":
+                    self.trace.suspect(action.node, action.epoch)  # type: ignore[arg-type]
+                if events is not None:
+                    events(self._event(action.kind, action.node, action.detail, action.epoch))
+        if untraced:
+            self._trace_state()
+        if changed:
+            self._changed(now, held)
+        if leased and events is not None and self._lease_until > at:
+            self._leasing(at)
+
+    def _changed(self, now: tuple[NodeState, int | None, int], held: float) -> None:
+        """Report a change of state (``held``: the end of the lease before it)."""
+        member, events = self.member, self._events
+        was = self._reported
+        self._reported = now
+        if self._lease is None:
+            self._publish()
+        reason = member.demoted or "superseded"
+        member.demoted = None
+        if events is None:
+            return
+        if was[0] is NodeState.LEADER and (now[0] is not NodeState.LEADER or now[2] != was[2]):
+            # Its leadership ended when this was published, or when its lease ran out if
+            # that was earlier (a pause ends it then, not when the node wakes).
+            clock = time.monotonic()
+            end = min(clock, held) if held > 0 else clock  # (0: it never held a lease)
+            events(self._event("lost", detail=reason, epoch=was[2], at=end))
+        events(self._event("state"))
+
+    def _leasing(self, at: float) -> None:
+        """A ``lease`` event, at ``at`` (before its publication), once per epoch led."""
+        epoch = self.member.epoch
+        if self._leased_epoch != epoch and self._events is not None:
+            self._leased_epoch = epoch
+            self._events(self._event("lease", at=at))
+
+    # -- the lease and the node's own stalls ---------------------------------------------
+
+    def _lease_init(self) -> None:
+        member = self.member
+        self._lease = member.lease
+        self._beats: dict[int, float] = {}  # heartbeat number → a moment before it left
+        self._beat_seq = 0  # the last heartbeat number recorded
+        self._lease_until = 0.0 if self._lease is not None else math.inf
+        self._leased_epoch = None  # the last epoch a "lease" event was for
+        settings = member.settings
+        #: When the next heartbeat is due (once the detector runs): a timer that fires
+        #: far later than that means this node itself stood still.
+        self._beat_due = None
+        # Past this, a peer's suspicion timer may have come due during the stall (its
+        # last frame came at most a heartbeat before the last heartbeat of this node).
+        self._stall_after = (
+            math.inf
+            if settings is None
+            else max(settings.heartbeat, settings.suspect_after - 2 * settings.heartbeat)
+        )
+
+    def _leased(self, at: float, changed: bool) -> bool:
+        """Record the heartbeats the member numbered since the last call as sent at
+        ``at`` (before they left) and recompute the lease; True if its end moved.  A
+        change of lease or state is published here, before any send: a follower may act
+        on one at once (a new leader's lease must never begin before the old one ends)."""
+        lease = self._lease
+        assert lease is not None
+        beats = self._beats
+        while self._beat_seq < lease.seq:
+            self._beat_seq += 1
+            beats[self._beat_seq] = at
+        basis = lease.basis
+        if lease.epoch is None or basis is None or self.member.state is not NodeState.LEADER:
+            until = 0.0
+        else:
+            # Heartbeat 0 is none at all: a node with nobody to ask leads from now on.
+            until = beats.get(basis, at) + lease.settings.lease
+            for old in [k for k in beats if k < basis]:
+                del beats[old]
+        moved = until != self._lease_until
+        self._lease_until = until
+        if moved or changed:
+            self._publish()
+        return moved
+
+    def _check_stall(self, message: Any) -> bool:
+        """Whether this node stood still (its heartbeat is overdue by more than the
+        stall threshold); if so, tell the member before anything else, and return True
+        when ``message`` is a detector timer that the stall made stale (to be dropped)."""
+        assert self._beat_due is not None
+        late = time.monotonic() - self._beat_due
+        if late <= self._stall_after:
+            return False
+        log.warning("%s stood still for %.3f s: a fresh start for its detector", self, late)
+        self._beat_due = None
+        self._guarded(self._stalled, late)
+        if type(message) is TimerFired:
+            name = message.name
+            return name == HEARTBEAT or name.startswith(SUSPECT)
+        return False
+
+    def _stalled(self, late: float) -> None:
+        self._after(self.member.handle_stall(late))
+
+    def _resign(self) -> None:
+        self._after(self.member.resign())
+
+    def _publish(self) -> None:
+        """Publish the node's leader, epoch and lease (the leader ``None`` while
+        undecided)."""
+        if self.leadership is not None:
+            member = self.member
+            leader = None if member.state is NodeState.UNDECIDED else member.elected
+            self.leadership.publish(leader, member.epoch, self._lease_until)
+
+    def _trace_state(self) -> bool:
+        """Record the node's state in its trace; ``False`` (done)."""
+        member = self.member
+        assert self.trace is not None
+        self.trace.state(str(member.state), member.elected, member.epoch)
+        return False
+
+    def _event(
+        self,
+        kind: str,
+        subject: int | None = None,
+        detail: str = "",
+        epoch: int | None = None,
+        address: str | None = None,
+        *,
+        at: float | None = None,
+    ) -> NodeEvent:
+        member = self.member
+        return NodeEvent(
+            self.id,
+            kind,
+            str(member.state),
+            member.elected,
+            member.epoch if epoch is None else epoch,
+            time.monotonic() if at is None else at,
+            self._session.incarnation,
+            subject,
+            detail,
+            address,
+        )
+
+    def _may_wait(self, peer: int) -> bool:
+        """Whether a send to ``peer`` may wait for room, up to the send timeout.
+
+        Never for a suspected peer.  With the failure detector on, only for a peer heard
+        from within two heartbeats: every peer a node talks to is pinged, or pings it,
+        every heartbeat, so a quiet one has most likely crashed, and waiting on its dead
+        link would hold this node up by a whole send timeout just when its peers need it
+        (a Bully node drawn into a failover round by the first to notice the crash).
+        """
+        if peer in self.member.suspected:
+            return False
+        if self._fresh is None:
+            return True
+        return time.monotonic() - self._heard_at.get(peer, -self._fresh) < self._fresh
+
+    def _send(self, send: Send) -> None:
+        if self._links is None:
+            raise TransportError(f"{self} has no links yet: Connect before Start")
+        links, to = self._links, send.to
+        new = to not in links
+        if new:  # a link made now (a ring repaired round a crash): let it connect
+            links.add(to, self._directory[to])
+        kind = send.message.kind
+        detector = kind in DETECTOR_KINDS
+        # A ping asks whoever is there; anything else is for the life last heard from.
+        to_life = 0 if kind == "ping" else self._session.known(to)
+        session = self._session
+        frame = session.seal(to, kind, send.epoch, send.message, to_incarnation=to_life)
+        trace = self.trace
+        at = None if trace is None else trace.now()  # before it leaves: its receive is later
+        if links.send(to, frame, wait=not detector and (new or self._may_wait(to))):
+            if trace is not None and at is not None:
+                seq = session.last_seq(to)
+                trace.sent(at, to, send.message, send.epoch, session.incarnation, seq)
+            self._sent[kind] += 1
+            if not detector:
+                if self._tally is not None:
+                    self._tally.counts[self._slot] += 1  # this node's slot: only it writes
+                by_epoch = self._sent_by_epoch
+                if send.epoch not in by_epoch and len(by_epoch) >= EPOCHS_KEPT:
+                    del by_epoch[min(by_epoch)]  # a long-lived node keeps the latest only
+                by_epoch[send.epoch] += 1
+        else:
+            self._send_failures += 1
+            level = logging.DEBUG if detector else logging.INFO
+            log.log(level, "%s could not send %s to node %s; frame dropped", self, kind, to)

@@ -1,0 +1,43 @@
+"""What an operator's tool (``ringleader status``) and a node say to each other.
+
+The operator is not a member: it signs with the cluster secret as the reserved sender
+:data:`OPERATOR` and may ask one question, :class:`StatusQuery`; the node answers it
+itself, on a link of its own, and the election never sees either message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ringleader.actors.core import Election, Message
+from ringleader.actors.crashes import DETECTOR_MESSAGES
+from ringleader.transport import OPERATOR
+
+__all__ = ["OPERATOR", "OPERATOR_KINDS", "StatusAnswer", "StatusQuery", "wire_kinds"]
+
+
+@dataclass(frozen=True, slots=True)
+class StatusQuery(Message):
+    """An operator asks a node for its status; the answer goes to ``reply_to``."""
+
+    kind = "status_query"
+    reply_to: str
+
+
+@dataclass(frozen=True, slots=True)
+class StatusAnswer(Message):
+    """A node's answer to a :class:`StatusQuery`: its ``NodeStatus``."""
+
+    kind = "status_answer"
+    status: Any
+
+
+OPERATOR_MESSAGES: tuple[type[Message], ...] = (StatusQuery, StatusAnswer)
+OPERATOR_KINDS = frozenset(m.kind for m in OPERATOR_MESSAGES)
+
+
+def wire_kinds(algorithm: type[Election]) -> dict[str, type[Message]]:
+    """Every message kind a node running ``algorithm`` may find in a frame, by name: the
+    algorithm's, the failure detector's and the operator's (for the codec)."""
+    return {m.kind: m for m in (*algorithm.messages, *DETECTOR_MESSAGES, *OPERATOR_MESSAGES)}

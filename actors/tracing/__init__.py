@@ -1,0 +1,47 @@
+"""Traces: every event of a run, as JSON lines, in the order they happened.
+
+A host records what each node does as it happens — cheaply, one append per column, on the
+node's own thread (:class:`NodeTrace`) — and writes the run's events once it is over
+(:func:`write_trace`): in the order they happened, messages numbered, each event stamped
+with its node's Lamport clock and (up to :data:`VECTOR_LIMIT` nodes) its vector clock,
+counted over the events the trace shows.  One object per line::
+
+    {"event":"send","t":0.000412,"node":4,"peer":9,"kind":"election","epoch":1,
+     "fields":{"candidate":{"capacity":4,"id":4}},"msg":1,"lamport":1,"vc":{"4":1}}
+
+``event`` is one of :data:`EVENTS`.  Every event has ``t`` (seconds since the run
+began; virtual seconds in the simulator) and ``node``.  ``send``/``receive`` also have
+``peer`` (the other end), ``kind`` (the notes' name), ``epoch``, ``fields``, ``msg`` (the
+number a send shares with its receive), ``lamport`` and ``vc``; ``timer`` has ``timer``
+(its name); ``state`` has ``state``, ``elected`` and ``epoch``; ``suspect`` has ``peer``
+and ``epoch``.  The failure detector's traffic and timers carry ``"heartbeat": true`` and
+are left out unless asked for.
+
+A node's *part* (``ringleader node --trace``: one node's events, alone in its process)
+has absolute ``t`` (wall-clock seconds) and names each message by its wire key —
+``"sender:incarnation:receiver:sequence"``, which both ends know — and its clocks count
+its own events only; :func:`merge_parts` joins parts into one trace.
+
+:class:`NodeTrace` records (``_record.py``), :func:`write_trace` and
+:class:`TraceWriter` write (``_writer.py``), :func:`read_trace` and :func:`merge_parts`
+read and join (``_reader.py``).
+"""
+
+from ._reader import merge_parts, read_trace
+from ._record import EVENTS, NodeTrace, Record, TraceClock, merge_runs
+from ._writer import VECTOR_LIMIT, Event, TraceWriter, trace_events, write_trace
+
+__all__ = [
+    "EVENTS",
+    "VECTOR_LIMIT",
+    "Event",
+    "NodeTrace",
+    "Record",
+    "TraceClock",
+    "TraceWriter",
+    "merge_parts",
+    "merge_runs",
+    "read_trace",
+    "trace_events",
+    "write_trace",
+]

@@ -1,0 +1,197 @@
+"""A node's Prometheus metrics: what ``Node(metrics="HOST:PORT")`` and ``ringleader node
+--metrics HOST:PORT`` serve over HTTP.
+
+Each node has a registry of its own (two nodes in one process never clash).  What can be
+read at any instant is read when scraped: whether the node leads (from its published
+:class:`~ringleader.actors.host.Leadership`, so a node that was paused says 0 as soon as its lease
+ran out), its epoch, and its message and rejection counters (asked of its actor, which
+keeps them).  What happens once is counted as it happens, from the node's events, on its
+actor's thread: elections, changes of leader, failover times and suspected peers.
+
+======================================  =========  =======================================
+``ringleader_is_leader``                gauge      1 while this node leads, else 0
+``ringleader_epoch``                    gauge      the epoch (fencing token) it knows
+``ringleader_elections_total``          counter    election rounds this node started
+``ringleader_leader_changes_total``     counter    times its view of the leader changed
+``ringleader_failover_seconds``         histogram  first suspicion (or loss) of the leader
+                                                   to the next leader decided here
+``ringleader_messages_total{kind}``     counter    messages sent, by kind
+``ringleader_rejected_frames_total``    counter    frames dropped, by ``reason``
+``ringleader_peers_suspected``          gauge      peers its failure detector suspects now
+======================================  =========  =======================================
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from wsgiref.simple_server import WSGIServer
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+from prometheus_client.core import CounterMetricFamily
+from prometheus_client.registry import Collector
+
+from ringleader.actors.host import Leadership, NodeEvent, NodeStatus
+from ringleader.errors import UsageError
+
+__all__ = ["FAILOVER_BUCKETS", "NodeMetrics", "parse_address"]
+
+#: Failover times (s) the histogram tells apart: detection takes a few heartbeats.
+FAILOVER_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """``"HOST:PORT"`` → ``(host, port)``; port 0 picks a free one.  A bad value raises
+    :class:`~ringleader.UsageError` saying what is expected."""
+    host, colon, port = text.rpartition(":")
+    host = host.strip("[]")  # [::1]:9100
+    if not colon or not host or not port.isdigit() or int(port) > 65535:
+        raise UsageError(
+            f"--metrics {text!r}: expected HOST:PORT, e.g. 127.0.0.1:9100 (port 0: any free one)"
+        )
+    return host, int(port)
+
+
+class NodeMetrics:
+    """The metrics of one node: fed its events by :meth:`observe` (on the actor's
+    thread), served by :meth:`serve` until :meth:`close`.
+
+    ``leadership`` is read at scrape time; ``status`` returns the node's
+    :class:`~ringleader.actors.host.NodeStatus`, or ``None`` if it cannot answer now.
+    """
+
+    def __init__(self, leadership: Leadership, status: Callable[[], NodeStatus | None]) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        registry = self.registry
+        self._leadership = leadership
+        is_leader = Gauge("ringleader_is_leader", "1 while this node leads", registry=registry)
+        is_leader.set_function(lambda: 1.0 if leadership.is_leader() else 0.0)
+        epoch = Gauge(
+            "ringleader_epoch", "The epoch this node knows (the fencing token)", registry=registry
+        )
+        epoch.set_function(lambda: float(leadership.read()[1]))
+        self.elections = Counter(
+            "ringleader_elections", "Election rounds this node started", registry=registry
+        )
+        self.leader_changes = Counter(
+            "ringleader_leader_changes",
+            "Times this node's view of the leader changed to another node",
+            registry=registry,
+        )
+        self.failover = Histogram(
+            "ringleader_failover_seconds",
+            "From the first suspicion or loss of the leader to the next leader decided here",
+            buckets=FAILOVER_BUCKETS,
+            registry=registry,
+        )
+        self.suspected = Gauge(
+            "ringleader_peers_suspected",
+            "Peers this node's failure detector suspects now",
+            registry=registry,
+        )
+        registry.register(_Counters(status))
+        self._suspects: set[int] = set()
+        self._leader: int | None = None
+        self._since: float | None = None  # when the leader was first suspected or lost
+        self._server: WSGIServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def address(self) -> tuple[str, int] | None:
+        """``(host, port)`` the metrics are served on (``None`` when not serving)."""
+        if self._server is None:
+            return None
+        host, port = self._server.server_address[:2]
+        return str(host), int(port)
+
+    def serve(self, host: str, port: int) -> tuple[str, int]:
+        """Serve the metrics at ``http://host:port/`` (port 0: a free one); returns the
+        address bound.  Raises :class:`~ringleader.UsageError` if it cannot bind."""
+        try:
+            server, thread = start_http_server(port, host, registry=self.registry)
+        except OSError as exc:
+            raise UsageError(f"cannot serve metrics on {host}:{port}: {exc.strerror}") from None
+        thread.name = "ringleader-metrics"
+        self._server, self._thread = server, thread
+        address = self.address
+        assert address is not None
+        return address
+
+    def close(self) -> None:
+        """Stop serving (safe to call twice, or without :meth:`serve`)."""
+        server, self._server = self._server, None
+        if server is not None:
+            server.shutdown()
+            server.server_close()
+        if self._thread is not None:
+            self._thread.join(5.0)
+            self._thread = None
+
+    def observe(self, event: NodeEvent) -> None:
+        """Count one event of the node (called on its actor's thread, in order)."""
+        kind = event.kind
+        if kind == "election":
+            self.elections.inc()
+        elif kind in ("suspect", "recovered"):
+            self._suspected(event)
+        elif kind == "lost":
+            self._lost_leader(event.at)
+        elif kind == "state":
+            leader = None if event.state == "undecided" else event.elected
+            if leader is None and self._leader is not None:
+                self._lost_leader(event.at)
+            elif leader is not None:
+                if self._since is not None:
+                    self.failover.observe(max(0.0, event.at - self._since))
+                    self._since = None
+                if leader != self._leader:
+                    self.leader_changes.inc()
+            self._leader = leader
+
+    def _suspected(self, event: NodeEvent) -> None:
+        peer = event.subject
+        if peer is None:
+            return
+        if event.kind == "suspect":
+            self._suspects.add(peer)
+            if peer == self._leader:
+                self._lost_leader(event.at)
+        else:
+            self._suspects.discard(peer)
+            if peer == self._leader:  # a false alarm: the leader it suspected is back
+                self._since = None
+        self.suspected.set(len(self._suspects))
+
+    def _lost_leader(self, at: float) -> None:
+        if self._since is None:
+            self._since = at
+
+
+class _Counters(Collector):
+    """The counters the node's actor keeps (messages sent, frames rejected), read when
+    scraped."""
+
+    def __init__(self, status: Callable[[], NodeStatus | None]) -> None:
+        self._status = status
+
+    def describe(self) -> Iterator[CounterMetricFamily]:
+        yield from self._families(None)
+
+    def collect(self) -> Iterator[CounterMetricFamily]:
+        yield from self._families(self._status())
+
+    @staticmethod
+    def _families(status: NodeStatus | None) -> Iterator[CounterMetricFamily]:
+        messages = CounterMetricFamily(
+            "ringleader_messages", "Messages this node sent, by kind", labels=["kind"]
+        )
+        rejected = CounterMetricFamily(
+            "ringleader_rejected_frames", "Frames this node dropped, by reason", labels=["reason"]
+        )
+        if status is not None:
+            for kind, count in sorted(status.sent.items()):
+                messages.add_metric([kind], count)
+            for reason, count in sorted(status.rejected.items()):
+                rejected.add_metric([reason], count)
+        yield messages
+        yield rejected

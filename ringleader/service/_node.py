@@ -1,0 +1,569 @@
+"""One node of a cluster in this process, for a service that wants a leader: :class:`Node`.
+
+A :class:`Node` binds its own address from the config, links to its out-neighbours (and
+later to any member, to repair a ring), and keeps its failure detector running.  By
+default it joins whatever cluster it finds, as a restarted node does: it asks its
+neighbours for the current epoch and starts an election above it, or starts the first
+one if nobody answers within ``suspect_after``; so peers may start in any order.  It is
+what ``ringleader node`` runs (:func:`ringleader.service._standalone.serve`).
+
+Three threads are involved.  The node's actor (a Pykka thread) runs the election and
+never waits for the service.  A thread of the node's own runs the service's callbacks,
+one at a time and in the order things happened, so that a slow callback delays later
+callbacks but never the election.  And whatever thread the service likes reads
+:attr:`Node.is_leader`, :attr:`Node.leader` and :attr:`Node.epoch` at any time without
+asking the actor: they come from the :class:`~ringleader.actors.host.Leadership` it publishes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import logging
+import os
+import queue
+import threading
+import time
+import weakref
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any
+
+import pykka
+
+from ringleader.actors import Member, crash_policy
+from ringleader.actors.host import (
+    Boot,
+    Connect,
+    GetStatus,
+    Leadership,
+    Listen,
+    NodeActor,
+    NodeEvent,
+    NodeStatus,
+    Resign,
+    Start,
+    wire_kinds,
+)
+from ringleader.errors import ConfigError, TransportError
+from ringleader.topologies import Config, load_config, node_secret
+from ringleader.traces import PartWriter
+from ringleader.transport import BETWEEN_PROCESSES, Codec, SocketOptions, ZmqNetwork
+
+from ._metrics import NodeMetrics, parse_address
+from ._protocol import event_dict, status_dict
+
+__all__ = ["LeaderChange", "Node", "check_standalone"]
+
+log = logging.getLogger(__name__)
+
+Emit = Callable[[dict[str, Any]], None]
+#: How long :meth:`Node.stop` waits for the actor, then for the callbacks thread (s).
+STOP_TIMEOUT = 10.0
+
+ELECTED, LOST, LEADER = "elected", "lost", "leader"
+#: How often :meth:`Node.wait_for_leader` looks whether this node's own lease is granted.
+LEASE_POLL = 0.02
+#: ``on_lost``'s reason when the service stops a node that leads.
+STOPPED = "stopped"
+
+
+def check_standalone(config: Config) -> None:
+    """What a config needs for nodes in separate processes (``node``, ``status``): a
+    transport between processes and a fixed address for every node."""
+    if config.transport not in BETWEEN_PROCESSES:
+        raise ConfigError(
+            config.source,
+            "transport",
+            f"{config.transport} cannot reach another process",
+            'use transport = "tcp" (or "ipc" on one machine)',
+        )
+    for index, spec in enumerate(config.nodes):
+        if spec.address is None or spec.address.endswith(":*"):
+            raise ConfigError(
+                config.source,
+                f"nodes[{index}].address",
+                "every node needs a fixed address, so that its peers can find it",
+                'e.g. address = "tcp://192.0.2.10:7001"',
+            )
+
+
+class _ServiceActor(NodeActor):
+    """A node's actor on a daemon thread: a service that ends (or crashes) without
+    :meth:`Node.stop` must exit, not hang on it; :func:`_stop_at_exit` stops it first."""
+
+    use_daemon_thread = True
+
+
+#: The nodes started and not yet stopped, stopped when the interpreter exits.
+_started: weakref.WeakSet[Node] = weakref.WeakSet()
+
+
+def _stop_at_exit() -> None:
+    for node in list(_started):
+        node.stop()
+
+
+def _stop_them_at_exit() -> None:
+    """(Re)registered whenever a node's actor starts: after the ``weakref.finalize`` exit
+    hook that closes its inbox, so that it runs before that hook (last in, first out)."""
+    atexit.unregister(_stop_at_exit)
+    atexit.register(_stop_at_exit)
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderChange:
+    """One change a node saw, as :meth:`Node.changes` yields it.
+
+    ``kind`` is ``"leader"`` (its view of the leader changed: ``leader`` is the new one,
+    ``None`` while an election is under way), ``"elected"`` (this node now leads epoch
+    ``epoch``) or ``"lost"`` (it no longer leads epoch ``epoch``; ``reason`` says why).
+    ``is_leader`` is whether this node leads just after the change.
+    """
+
+    kind: str
+    leader: int | None
+    epoch: int
+    is_leader: bool
+    reason: str = ""
+
+
+class Node:
+    """Node ``node_id`` of ``config`` (a :class:`~ringleader.Config` or the path of a
+    TOML file), run in this process.
+
+    :meth:`start` it (or use it as a context manager), read :attr:`is_leader` and
+    :attr:`epoch` wherever the service needs them, :meth:`stop` it when done.  The
+    callbacks, all optional, run on the node's callbacks thread, one at a time, in order:
+
+    - ``on_elected(epoch)``: this node now leads (with a lease, the default: once its
+      followers have acknowledged it, when :attr:`is_leader` turns true); ``epoch`` is
+      its fencing token;
+    - ``on_lost(epoch, reason)``: it no longer leads ``epoch``: ``"superseded"`` (a newer
+      round or another leader), ``"stopped"`` (:meth:`stop` was called);
+    - ``on_leader_change(leader, epoch)``: its view of the leader changed (``leader``
+      ``None`` while an election is under way).
+
+    A callback that raises is logged with its traceback; the node carries on.  A process
+    that ends without :meth:`stop` still exits: its nodes are stopped on the way out.
+    ``metrics``: ``"HOST:PORT"`` to serve Prometheus metrics there (port 0: any free
+    one, see :attr:`metrics_address`).  ``secret``: the cluster's secret, instead of the
+    one the config names.
+
+    For ``ringleader node``: ``emit`` receives every event as the dict its ``--json``
+    line shows; ``fresh`` makes it a member of a cluster started all at once (epoch 1,
+    initiating only once told, :meth:`initiate`) rather than one that joins by itself;
+    ``trace`` writes its part of a trace.
+    """
+
+    def __init__(
+        self,
+        config: Config | str | os.PathLike[str],
+        node_id: int,
+        *,
+        on_elected: Callable[[int], object] | None = None,
+        on_lost: Callable[[int, str], object] | None = None,
+        on_leader_change: Callable[[int | None, int], object] | None = None,
+        metrics: str | None = None,
+        secret: bytes | None = None,
+        emit: Emit | None = None,
+        fresh: bool = False,
+        trace: PartWriter | None = None,
+    ) -> None:
+        if isinstance(node_id, bool) or not isinstance(node_id, int):
+            raise TypeError(f"node_id must be an int, one of the config's ids, not {node_id!r}")
+        if metrics is not None and not isinstance(metrics, str):
+            raise TypeError(
+                f'metrics must be a str "HOST:PORT" (e.g. "127.0.0.1:9100"), not {metrics!r}'
+            )
+        if not isinstance(config, Config):
+            config = load_config(config)
+        ids = [n.id for n in config.nodes]
+        if node_id not in ids:
+            shown = ", ".join(str(i) for i in ids[:12]) + (", …" if len(ids) > 12 else "")
+            raise ConfigError(
+                config.source, "nodes", f"there is no node {node_id}", f"ids: {shown}"
+            )
+        check_standalone(config)
+        self._metrics_at = None if metrics is None else parse_address(metrics)
+        self.config = config
+        self.id = node_id
+        self.address = config.addresses[node_id]
+        self.incarnation = time.time_ns()  # grows across restarts: no stable storage needed
+        self._on_elected = on_elected
+        self._on_lost = on_lost
+        self._on_leader_change = on_leader_change
+        self._emit = emit
+        self._fresh = fresh
+        self._secret = secret
+        self._trace = trace
+        self._leadership = Leadership(node_id)
+        self._ref: pykka.ActorRef[_ServiceActor] | None = None
+        self._network: ZmqNetwork | None = None
+        self._metrics: NodeMetrics | None = None
+        self._running = False
+        self._lifecycle = threading.Lock()  # start and stop, one at a time
+        self._decided = threading.Condition()  # notified when the node's view changes
+        # The callbacks thread, and what it hands to changes() consumers under _consumers.
+        self._calls: queue.SimpleQueue[NodeEvent | None] = queue.SimpleQueue()
+        self._caller: threading.Thread | None = None
+        self._callbacks_thread: threading.Thread | None = None  # kept after stop, see stop()
+        self._closing = False  # a stop is under way (or done)
+        self._consumers_lock = threading.Lock()
+        self._consumers: list[tuple[asyncio.AbstractEventLoop, asyncio.Queue[Any]]] = []
+        self._ended = False  # no more changes: consumers end at once
+        self._seen: tuple[int | None, int] | None = None  # (leader, epoch) last told
+        self._leading: int | None = None  # the epoch this node was last told it leads
+        # With a lease, a node leads (on_elected, is_leader) once its followers have
+        # acknowledged it: from its "lease" event, not from its change of state.
+        self._leased = bool(config.node_settings().get("lease"))
+
+    # -- reading, from any thread ---------------------------------------------------------
+
+    @property
+    def leader(self) -> int | None:
+        """The node this one believes leads (``None`` while an election is under way,
+        or before :meth:`start`)."""
+        return self._leadership.read()[0]
+
+    @property
+    def epoch(self) -> int:
+        """The epoch this node knows: it grows with every election, so the leader's epoch
+        is a fencing token: stamp writes with it, and let the store refuse older ones."""
+        return self._leadership.read()[1]
+
+    @property
+    def is_leader(self) -> bool:
+        """Whether this node leads at this instant (read from the clock and what its actor
+        last published, never from a stale belief: right after a pause, ``False`` once its
+        lease has run out)."""
+        return self._leadership.is_leader()
+
+    @property
+    def running(self) -> bool:
+        """Between :meth:`start` and :meth:`stop`."""
+        return self._running
+
+    @property
+    def metrics_address(self) -> tuple[str, int] | None:
+        """``(host, port)`` the metrics are served on (``None`` without ``metrics``)."""
+        return None if self._metrics is None else self._metrics.address
+
+    def wait_for_leader(self, timeout: float | None = None) -> int:
+        """Wait up to ``timeout`` s (``None``: for ever) until this node knows a leader
+        (itself: once :attr:`is_leader` is true, its lease granted); return its id.
+        Raises :class:`TimeoutError` when the time runs out, and
+        :class:`~ringleader.TransportError` if the node is not running."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._decided:
+            while True:
+                if not self._running:
+                    raise TransportError(f"node {self.id} is not running")
+                leader = self._leadership.read()[0]
+                granting = leader == self.id and not self._leadership.is_leader()
+                if leader is not None and not granting:
+                    return leader
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    raise TimeoutError(f"node {self.id}: no leader within {timeout} s")
+                # Its own lease comes with a heartbeat's answers: look again soon.
+                if granting:
+                    left = LEASE_POLL if left is None else min(left, LEASE_POLL)
+                self._decided.wait(left)
+
+    def status(self, timeout: float = 10.0) -> NodeStatus:
+        """The node's view and counters (asked of its actor: waits while it is busy)."""
+        status = self._ask(GetStatus(), timeout)
+        assert isinstance(status, NodeStatus)
+        return status
+
+    def resign(self) -> None:
+        """Step down if this node leads: ``on_lost(epoch, "resigned")``, and it sits out
+        until another node leads (or ``reelect_after`` passes), so that the next one
+        takes over.  Nothing happens on a node that does not lead."""
+        self._tell(Resign())
+
+    async def changes(self) -> AsyncIterator[LeaderChange]:
+        """Each change this node sees, in order, for ``async for`` in asyncio.
+
+        Starts with the current view (a ``"leader"`` change) if the node has one; ends
+        when the node stops.  Any number of consumers, in any event loops.
+        """
+        loop = asyncio.get_running_loop()
+        changes: asyncio.Queue[LeaderChange | None] = asyncio.Queue()
+        consumer = (loop, changes)
+        with self._consumers_lock:
+            if self._ended:
+                return
+            if self._seen is not None:
+                leader, epoch = self._seen
+                changes.put_nowait(LeaderChange(LEADER, leader, epoch, leader == self.id))
+            self._consumers.append(consumer)
+        try:
+            while (change := await changes.get()) is not None:
+                yield change
+        finally:
+            with self._consumers_lock:
+                if consumer in self._consumers:
+                    self._consumers.remove(consumer)
+
+    # -- running ----------------------------------------------------------------------------
+
+    def start(self) -> Node:
+        """Bind, link, start the failure detector and join (or start) the election;
+        returns the node.  The leader comes later: see :meth:`wait_for_leader`."""
+        self.open()
+        self.boot()
+        return self
+
+    def __enter__(self) -> Node:
+        return self.start()
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    def open(self) -> None:
+        """The first half of :meth:`start` (for a supervisor): start the node's actor and
+        threads, bind its address, start linking to its out-neighbours, serve metrics."""
+        with self._lifecycle:
+            if self._ref is not None:
+                raise TransportError(f"node {self.id} was already started")
+            if self._closing:
+                raise TransportError(f"node {self.id} was stopped: make a new Node")
+            try:
+                self._open()
+            except BaseException:
+                self._close()
+                raise
+
+    def _open(self) -> None:
+        config, node_id = self.config, self.id
+        settings = config.node_settings()
+        view = next(v for v in config.wiring.views(settings) if v.id == node_id)
+        algorithm = config.algorithm_class
+        policy = crash_policy(algorithm)
+        if self._fresh:
+            member = Member(algorithm, view, initiator=node_id in config.initiators, policy=policy)
+        else:
+            member = Member(algorithm, view, recovering=True, policy=policy)
+        codec = Codec(self._secret or node_secret(config), config.cluster_id, wire_kinds(algorithm))
+        self._network = ZmqNetwork(
+            config.transport,
+            nodes=1,
+            links=config.n,
+            options=SocketOptions(send_timeout=settings["heartbeat"]),
+            curve=config.curve_keys([node_id]),
+        )
+        if self._metrics_at is not None:
+            self._metrics = NodeMetrics(self._leadership, self._status_now)
+            self._metrics.serve(*self._metrics_at)
+        self._caller = threading.Thread(
+            target=self._call, name=f"ringleader-node-{node_id}-callbacks", daemon=True
+        )
+        self._callbacks_thread = self._caller
+        self._caller.start()
+        trace = self._trace
+        _started.add(self)
+        self._ref = _ServiceActor.start(
+            member,
+            network=self._network,
+            codec=codec,
+            incarnation=self.incarnation,
+            events=self._on_event,
+            trace=None if trace is None else trace.trace,
+            leadership=self._leadership,
+        )
+        _stop_them_at_exit()
+        self._running = True
+        address = self._ask(Listen(self.address))
+        peers = {p: config.addresses[p] for p in config.wiring.out[node_id]}
+        self._ask(Connect(peers, 0.0, config.addresses))
+        extra = {}
+        if self._metrics is not None:
+            host, port = self._metrics.address or ("", 0)
+            extra["metrics"] = f"{host}:{port}"
+        self._line("listening", address=address, **extra)
+
+    def boot(self, wait: float = 0.0) -> None:
+        """The second half of :meth:`start`: start the failure detector (after up to
+        ``wait`` s for the links to connect); a node that is not ``fresh`` then joins or
+        starts an election by itself."""
+        if wait > 0:
+            config = self.config
+            peers = {p: config.addresses[p] for p in config.wiring.out[self.id]}
+            self._ask(Connect(peers, wait, config.addresses), timeout=wait + 10.0)
+        self._tell(Boot())
+        self._line("ready")
+
+    def initiate(self) -> None:
+        """Initiate an election (a ``fresh`` node; any other starts one by itself)."""
+        self._tell(Start())
+
+    def stop(self) -> None:
+        """Stop the node: its actor, sockets, metrics server and callbacks thread (after
+        the callbacks still waiting, and ``on_lost(epoch, "stopped")`` if it led).  Safe
+        to call twice, and from a callback (then it does not wait for that thread)."""
+        if threading.current_thread() is self._callbacks_thread:
+            # Another thread's stop() may hold the lock while it waits for this thread
+            # (on_lost(epoch, "stopped") calling stop()): then that stop is enough.
+            while not self._lifecycle.acquire(timeout=0.05):
+                if self._closing:
+                    return
+            try:
+                self._close()
+            finally:
+                self._lifecycle.release()
+            return
+        with self._lifecycle:
+            self._close()
+
+    def _close(self) -> None:
+        self._closing = True
+        _started.discard(self)
+        ref, self._ref = self._ref, None
+        if ref is not None:
+            try:
+                ref.stop(timeout=STOP_TIMEOUT)
+            except pykka.Timeout:
+                log.warning("node %s did not stop within %s s", self.id, STOP_TIMEOUT)
+        self._running = False
+        with self._decided:
+            self._decided.notify_all()
+        if self._network is not None:
+            self._network.close()
+            self._network = None
+        if self._trace is not None:
+            self._trace.close()
+            self._trace = None
+        caller, self._caller = self._caller, None
+        if caller is not None:
+            self._calls.put(None)
+            if caller is not threading.current_thread():
+                caller.join(STOP_TIMEOUT)
+                if caller.is_alive():
+                    log.warning("node %s: a callback still runs after %s s", self.id, STOP_TIMEOUT)
+        self._end_changes()
+        if self._metrics is not None:
+            self._metrics.close()
+
+    # -- for ringleader node ------------------------------------------------------------
+
+    def event_line(self, event: str, **fields: Any) -> dict[str, Any]:
+        """One of the node's own ``--json`` lines (``listening``, ``ready``, ``stopped``)."""
+        return {
+            "event": event,
+            "node": self.id,
+            "t": round(time.time(), 6),
+            "mono": time.monotonic(),
+            "incarnation": self.incarnation,
+            **fields,
+        }
+
+    def status_line(self) -> dict[str, Any]:
+        """The ``status`` line: :meth:`status` as a dict (and the trace flushed)."""
+        status = status_dict(self.status())
+        if self._trace is not None:  # a supervisor asks before it kills: lose no event
+            self._trace.flush()
+        return status
+
+    def _line(self, event: str, **fields: Any) -> None:
+        if self._emit is not None:
+            self._emit(self.event_line(event, **fields))
+
+    def _ask(self, message: object, timeout: float = 10.0) -> Any:
+        ref = self._ref
+        if ref is None:
+            raise TransportError(f"node {self.id} is not running")
+        return ref.ask(message, timeout=timeout)
+
+    def _tell(self, message: object) -> None:
+        ref = self._ref
+        if ref is None:
+            raise TransportError(f"node {self.id} is not running")
+        ref.tell(message)
+
+    def _status_now(self) -> NodeStatus | None:
+        """The status for a scrape: ``None`` if the actor is gone or busy for 1 s."""
+        try:
+            return self.status(timeout=1.0)
+        except (TransportError, pykka.ActorDeadError, pykka.Timeout):
+            return None
+
+    # -- events: on the actor's thread, then on the callbacks thread ----------------------
+
+    def _on_event(self, event: NodeEvent) -> None:
+        """Called on the actor's thread for every event: never waits for the service."""
+        if self._emit is not None:
+            self._emit(event_dict(event))
+        if self._metrics is not None:
+            self._metrics.observe(event)
+        if event.kind in ("state", "lost", "lease"):
+            with self._decided:
+                self._decided.notify_all()
+            self._calls.put(event)
+
+    def _call(self) -> None:
+        """The callbacks thread: each event's callbacks, in order, until stopped."""
+        while (event := self._calls.get()) is not None:
+            if event.kind == "lost":
+                if self._leading == event.epoch:  # not an epoch it never held a lease in
+                    self._lost(event.epoch, event.detail)
+                continue
+            leader = None if event.state == "undecided" else event.elected
+            if event.kind == "state" and (leader, event.epoch) != self._seen:
+                mine = leader == self.id and not self._leased  # else at its lease
+                self._tell_change(LeaderChange(LEADER, leader, event.epoch, mine))
+                self._callback(self._on_leader_change, leader, event.epoch)
+            leads = event.kind == ("lease" if self._leased else "state")
+            if leads and event.state == "leader" and self._leading != event.epoch:
+                self._leading = event.epoch
+                self._tell_change(LeaderChange(ELECTED, self.id, event.epoch, True))
+                self._callback(self._on_elected, event.epoch)
+        if self._leading is not None:
+            self._lost(self._leading, STOPPED)
+
+    def _lost(self, epoch: int, reason: str) -> None:
+        self._leading = None
+        leader = None if self._seen is None else self._seen[0]
+        self._tell_change(LeaderChange(LOST, leader, epoch, False, reason))
+        self._callback(self._on_lost, epoch, reason)
+
+    def _callback(self, callback: Callable[..., object] | None, *args: Any) -> None:
+        if callback is None:
+            return
+        try:
+            callback(*args)
+        except BaseException:  # SystemExit too: it would end this thread, and every callback
+            log.exception("node %s: callback %r failed; the node carries on", self.id, callback)
+
+    def _tell_change(self, change: LeaderChange) -> None:
+        with self._consumers_lock:
+            if change.kind == LEADER:
+                self._seen = (change.leader, change.epoch)
+            for consumer in list(self._consumers):
+                self._hand(consumer, change)
+
+    def _end_changes(self) -> None:
+        with self._consumers_lock:
+            self._ended = True
+            consumers, self._consumers = self._consumers, []
+            for consumer in consumers:
+                self._hand(consumer, None)
+
+    def _hand(
+        self,
+        consumer: tuple[asyncio.AbstractEventLoop, asyncio.Queue[Any]],
+        change: LeaderChange | None,
+    ) -> None:
+        loop, changes = consumer
+        try:
+            loop.call_soon_threadsafe(changes.put_nowait, change)
+        except RuntimeError:  # its loop is closed: nobody reads it any more
+            if consumer in self._consumers:
+                self._consumers.remove(consumer)

@@ -1,0 +1,121 @@
+"""The node's protocol with whoever runs it, both ends of it.
+
+A ``ringleader node`` prints one JSON object per line on stdout: each
+:class:`~ringleader.actors.host.NodeEvent` as :func:`event_dict` makes it (a supervisor reads it
+back with :func:`node_event`), its own ``listening``, ``ready`` and ``stopped`` lines,
+and, when asked, its status (:func:`status_dict`, read back with
+:func:`status_from_dict`).  A supervised node reads commands on stdin, one per line
+(:func:`command_line`, :func:`parse_command`):
+
+- ``boot [SECONDS]``: link, waiting up to SECONDS for the neighbours, then start the
+  failure detector;
+- ``start``: initiate an election;
+- ``status``: print a ``status`` line.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict
+from typing import Any
+
+from ringleader.actors.host import NodeEvent, NodeStatus
+
+__all__ = [
+    "BOOT",
+    "START",
+    "STATUS",
+    "command_line",
+    "event_dict",
+    "node_event",
+    "parse_command",
+    "status_dict",
+    "status_from_dict",
+]
+
+BOOT, START, STATUS = "boot", "start", "status"
+
+#: A node event's kind → its ``event`` in a line, where the two differ.
+_EVENT_NAMES = {"state": "leader", "rejected": "rejected_frame"}
+_KINDS = {name: kind for kind, name in _EVENT_NAMES.items()}
+
+
+def event_dict(event: NodeEvent) -> dict[str, Any]:
+    """A node event as one ``--json`` line's object.
+
+    ``t`` is wall-clock time (comparable across machines as far as their clocks agree),
+    ``mono`` this machine's monotonic clock (comparable between its processes).
+    """
+    data: dict[str, Any] = {
+        "event": _EVENT_NAMES.get(event.kind, event.kind),
+        "node": event.node,
+        "t": round(time.time(), 6),
+        "mono": event.at,
+        "epoch": event.epoch,
+        "incarnation": event.incarnation,
+    }
+    if event.kind == "state":
+        data["leader"] = event.elected
+        data["state"] = event.state
+    elif event.kind in ("suspect", "recovered"):
+        data["peer"] = event.subject
+        if event.detail:  # a suspicion on proof of death: "connection refused"
+            data["reason"] = event.detail
+    elif event.kind == "election":
+        data["trigger"] = event.detail
+        if event.subject is not None:  # the node whose crash or return set it off
+            data["peer"] = event.subject
+    elif event.kind == "lost":
+        data["reason"] = event.detail
+    elif event.kind == "rejected":
+        reason, _, detail = event.detail.partition(": ")
+        data["reason"] = reason
+        data["detail"] = detail
+        data["address"] = event.address  # where it came from; None if unknown
+    return data
+
+
+def node_event(data: dict[str, Any]) -> NodeEvent:
+    """The inverse of :func:`event_dict`: a line back into the event it came from."""
+    kind = _KINDS.get(data["event"], data["event"])
+    detail = data.get("trigger", "")
+    if kind in ("lost", "suspect", "recovered"):
+        detail = data.get("reason", "")
+    elif kind == "rejected":
+        detail = f"{data['reason']}: {data['detail']}"
+    return NodeEvent(
+        node=data["node"],
+        kind=kind,
+        state=data.get("state", ""),
+        elected=data.get("leader"),
+        epoch=data.get("epoch", 0),
+        at=data["mono"],
+        incarnation=data["incarnation"],
+        subject=data.get("peer"),
+        detail=detail,
+        address=data.get("address"),
+    )
+
+
+def status_dict(status: NodeStatus) -> dict[str, Any]:
+    """A node's status as the line that answers ``status``."""
+    return {"event": STATUS, **asdict(status)}
+
+
+def status_from_dict(data: dict[str, Any]) -> NodeStatus:
+    """The inverse of :func:`status_dict` (JSON turns int keys to str)."""
+    fields = {k: v for k, v in data.items() if k in NodeStatus.__dataclass_fields__}
+    fields["sent_by_epoch"] = {int(k): v for k, v in fields.get("sent_by_epoch", {}).items()}
+    return NodeStatus(**fields)
+
+
+def command_line(name: str, wait: float | None = None) -> str:
+    """One command line: ``command_line(BOOT, 1.25)`` → ``boot 1.250``; ``command_line(START)``."""
+    return name if wait is None else f"{name} {wait:.3f}"
+
+
+def parse_command(line: str) -> tuple[str, float]:
+    """``(name, seconds)`` from one command line: ``seconds`` is ``boot``'s wait (0 when
+    not given, or for another command); a blank line gives ``("", 0.0)``."""
+    name, _, argument = line.strip().partition(" ")
+    return name, float(argument or 0) if name == BOOT else 0.0

@@ -1,0 +1,41 @@
+"""Traces of a run, and everything told or drawn from them.
+
+- Recording: :class:`RunTrace` (a run in this process), :class:`PartWriter` (one node's
+  part, written as it goes), :func:`open_trace`.
+- Reading: :func:`load_trace` gives a :class:`Trace` (its events, nodes and the names
+  the pictures use).
+- Telling and drawing: :func:`replay` and :func:`narrate` (the notes' words),
+  :func:`write_view` (a space-time diagram, the step-through page, a ShiViz log).
+
+The format itself is :mod:`ringleader.actors.tracing`'s.  matplotlib is imported only
+when a picture is drawn.
+"""
+
+from ._html import html_page
+from ._narration import ALGORITHM_KINDS, algorithm_of, narrate
+from ._shiviz import REGEX, shiviz_log
+from ._trace_file import Trace, TraceError, candidate, colours, label, load_trace, parse_trace
+from ._tracing import PartWriter, RunTrace, open_trace
+from ._views import SUFFIXES, replay, write_view
+
+__all__ = [
+    "ALGORITHM_KINDS",
+    "REGEX",
+    "SUFFIXES",
+    "PartWriter",
+    "RunTrace",
+    "Trace",
+    "TraceError",
+    "algorithm_of",
+    "candidate",
+    "colours",
+    "html_page",
+    "label",
+    "load_trace",
+    "narrate",
+    "open_trace",
+    "parse_trace",
+    "replay",
+    "shiviz_log",
+    "write_view",
+]

@@ -1,0 +1,82 @@
+"""The ``diagram`` and ``replay`` commands: a trace file as a picture, a page, a log or a
+story.  The pictures need matplotlib, imported only when one is drawn."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TextIO
+
+from ringleader.errors import UsageError
+
+from ._html import html_page
+from ._narration import narrate
+from ._shiviz import shiviz_log
+from ._trace_file import Trace, load_trace
+
+__all__ = ["SUFFIXES", "replay", "write_view"]
+
+SUFFIXES = (".svg", ".png", ".pdf", ".html", ".log")
+
+
+def _draw(trace: Trace, out: Path) -> None:
+    from ._diagram import draw_diagram  # noqa: PLC0415 — matplotlib is slow to import
+
+    draw_diagram(trace, out)
+
+
+def _text(make: Callable[[Trace], str]) -> Callable[[Trace, Path], None]:
+    def write(trace: Trace, out: Path) -> None:
+        out.write_text(make(trace), encoding="utf-8")
+
+    return write
+
+
+_WRITERS: dict[str, Callable[[Trace, Path], None]] = {
+    ".svg": _draw,
+    ".png": _draw,
+    ".pdf": _draw,
+    ".html": _text(html_page),
+    ".log": _text(shiviz_log),
+}
+
+
+def write_view(trace_file: str | Path, out: str | Path) -> None:
+    """Write ``trace_file`` as ``out``, in the format ``out``'s suffix names."""
+    out = Path(out)
+    writer = _WRITERS.get(out.suffix.lower())
+    if writer is None:
+        raise UsageError(
+            f"{out}: unknown format {out.suffix or '(no suffix)'!r}; "
+            f"use one of {', '.join(SUFFIXES)}"
+        )
+    trace = load_trace(trace_file)
+    try:
+        writer(trace, out)
+    except OSError as exc:
+        raise UsageError(f"{out}: cannot write it ({exc.strerror})") from None
+
+
+def replay(
+    trace_file: str | Path,
+    *,
+    step: bool,
+    out: TextIO | None = None,
+    ask: Callable[[], str] = input,
+) -> None:
+    """Tell the run in ``trace_file``; with ``step``, wait for ``ask`` (Enter) after each
+    step, and stop when it answers ``q``."""
+    out = out or sys.stdout
+    lines = narrate(load_trace(trace_file).events)
+    if step:
+        out.write("(Enter: the next step; q then Enter: stop)\n")
+    for number, line in enumerate(lines):
+        out.write(line + "\n")
+        out.flush()
+        if step and 0 < number < len(lines) - 1:
+            try:
+                if ask().strip().lower() == "q":
+                    return
+            except EOFError:
+                step = False
