@@ -8,7 +8,7 @@ name the message (``on_election``, ``on_elected``, ``on_coordinator`` …), one 
 sets, ``on_<timer>_timeout``, and :meth:`Election.bound`, the notes' message count.  No
 socket, thread, clock or pickle is in sight, and no crash either: the failure detector,
 the epochs and the ring repair are parts that a :class:`~ringleader.actors.Member` composes around
-an election (see ``_member.py``); an election only asks them, through :attr:`around`,
+an election (see ``_member.py``); an election only asks them, through :attr:`Election.around`,
 who is suspected, who its live neighbours on a ring are, and for a new round.
 """
 

@@ -290,7 +290,7 @@ class Member:
         """Proof that ``node``'s process is dead (the host's link to it was refused):
         suspect it now rather than after ``suspect_after`` of silence, if it is watched
         and the fast path is on.  Silence is never proof: only a host that saw a refusal
-        calls this (see README, "Failure detection")."""
+        calls this (see docs/how-to/crashes.md, "How it works")."""
         detector = self.detector
         if detector is not None and detector.settings.fast_failover and detector.dead(node):
             self._out.append(Notice("suspect", node, self.epoch, PROOF_OF_DEATH))

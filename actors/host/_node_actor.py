@@ -1,6 +1,6 @@
 """The node: a Pykka actor that hosts one sans-IO election and one end of the wire.
 
-Its inbox (a :class:`~ringleader.transport.Inbox`) holds control messages from whoever runs the
+Its inbox (a :class:`~ringleader.actors.host.Inbox`) holds control messages from whoever runs the
 cluster (``Listen``, ``Connect``, ``Start``, ``GetStatus``) and also waits on the node's
 transport mailbox, so the actor's own thread receives every frame, as ``bytes``, with no
 receiver thread in between.  A frame is opened by the node's

@@ -99,7 +99,7 @@ def simulate(
 
     Raises :class:`RuntimeError` if ``max_steps`` events or ``max_time`` virtual seconds
     do not finish it (an algorithm that re-elects for ever, on a topology it does not fit).
-    The cyclic garbage collector is paused while it runs (as :mod:`timeit` pauses it).
+    The cyclic garbage collector is paused while it runs (as ``timeit`` pauses it).
     """
     # A run makes few reference cycles (a restarted node's old member), while its set-up
     # and its messages in flight would make the cyclic garbage collector go through every

@@ -41,7 +41,7 @@ _REFRESH = 0.25  # s between progress updates while nobody decides
 
 
 class LocalCluster(SetUpOnEnter):
-    """Every node of ``config`` as a :class:`~ringleader.actors.NodeActor` in this process.
+    """Every node of ``config`` as a :class:`~ringleader.actors.host.NodeActor` in this process.
 
     Use it as a context manager: entering binds every mailbox and connects every link
     (and fails with :class:`~ringleader.errors.TransportError` if that cannot be done
@@ -156,7 +156,8 @@ class LocalCluster(SetUpOnEnter):
             self._refs[node].tell(Start())
 
     def crash(self, node: int) -> NodeStatus:
-        """Crash ``node`` (see :class:`~ringleader.actors.Crash`); return its status just before."""
+        """Crash ``node`` (see :class:`~ringleader.actors.host.Crash`); return its status
+        just before."""
         ref = self._refs.pop(node)
         status = ref.ask(GetStatus(), timeout=self._deadline.left() + 1.0)
         assert isinstance(status, NodeStatus)
