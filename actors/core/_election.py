@@ -15,7 +15,7 @@ who is suspected, who its live neighbours on a ring are, and for a new round.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Collection, Set
+from collections.abc import Callable, Collection, Hashable, Mapping, Set
 from typing import Any, ClassVar, Protocol
 
 from ._actions import Action, CancelTimer, Send, SetTimer
@@ -23,7 +23,7 @@ from ._bound import Bound, Graph
 from ._message import Message
 from ._view import Candidate, NodeView
 
-__all__ = ["Around", "Election", "NodeState"]
+__all__ = ["Around", "Election", "NodeState", "frozen"]
 
 #: Message kinds no algorithm may use: the failure detector's and the operator's.
 RESERVED_KINDS = frozenset({"ping", "pong", "status_query", "status_answer"})
@@ -87,6 +87,37 @@ class Alone:
 
 
 Handler = Callable[[Any, Any, int], None]
+
+#: An election's attributes that are its place and its plumbing, not its state: the
+#: same in every state of one node (see :meth:`Election.key`).
+_NOT_STATE = frozenset({"node", "id", "me", "around", "_outbox"})
+
+
+def frozen(value: Any) -> Hashable:
+    """``value`` as a hashable value equal for equal contents: sets and dicts as frozen
+    sets, lists as tuples, other objects by their attributes (for :meth:`Election.key`)."""
+    if isinstance(value, Hashable) and not hasattr(value, "__dict__"):
+        if isinstance(value, tuple) and not hasattr(value, "_fields"):
+            return tuple(frozen(v) for v in value)
+        return value
+    if isinstance(value, Set):
+        return frozenset(frozen(v) for v in value)
+    if isinstance(value, Mapping):
+        return frozenset((frozen(k), frozen(v)) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return tuple(frozen(v) for v in value)
+    if isinstance(value, enum.Enum) or _is_value(value):
+        return value  # type: ignore[no-any-return]
+    state = getattr(value, "__dict__", None)
+    if state is not None:
+        return (type(value), frozenset((k, frozen(v)) for k, v in state.items()))
+    return repr(value)
+
+
+def _is_value(value: Any) -> bool:
+    """A frozen dataclass (a message), or anything else hashable by its contents."""
+    params = getattr(type(value), "__dataclass_params__", None)
+    return params is not None and params.frozen
 
 
 class Election:
@@ -212,6 +243,30 @@ class Election:
         out = self._outbox[:]
         self._outbox.clear()
         return out
+
+    def key(self) -> Hashable:
+        """This round's state at this node as a hashable value: two elections of one node
+        with equal keys behave alike from now on.  The explorer (``ringleader explore``)
+        tells states apart by it.
+
+        The default takes every instance attribute but the node's place and plumbing
+        (``node``, ``id``, ``me``, ``around``, the outbox), sets and lists by their
+        contents, and leaves out an attribute still equal to its class's default (so that
+        ``participant = False`` set again is the state it was).  Override it only if the
+        election keeps state elsewhere than in its attributes.
+        """
+        cls = type(self)
+        items = []
+        for name, value in self.__dict__.items():
+            if name in _NOT_STATE:
+                continue
+            if name in cls.__dict__ or hasattr(cls, name):
+                default = getattr(cls, name)
+                if not callable(default) and type(default) is type(value) and default == value:
+                    continue
+            items.append((name, frozen(value)))
+        items.sort(key=lambda item: item[0])
+        return tuple(items)
 
     # -- for what runs it: the round's few changes that come from outside a slide -------
     #

@@ -16,7 +16,20 @@ from ringleader.actors.core import Message
 
 __all__ = ["EVENTS", "NodeTrace", "Record", "TraceClock", "merge_runs"]
 
-EVENTS = ("send", "receive", "timer", "state", "suspect", "crash", "restart")
+EVENTS = (
+    "send",
+    "receive",
+    "timer",
+    "state",
+    "suspect",
+    "crash",
+    "restart",
+    # what a misbehaving network did (``[[faults]]``, the explorer)
+    "partition",
+    "heal",
+    "pause",
+    "resume",
+)
 
 #: A recorded event: ``(t, order, node, event, *details)``; see :class:`NodeTrace`.
 Record = tuple[Any, ...]

@@ -45,7 +45,7 @@ def _events(records: Iterable[Record], began: float, heartbeats: bool) -> Iterat
     for t, _, node, event, *details in records:
         line: Event = {"event": event, "t": round(t - began, 6), "node": node}
         if event in ("send", "receive"):
-            peer, message, epoch, key = details
+            peer, message, epoch, key, *network = details
             heartbeat = message.kind in DETECTOR_KINDS
             if heartbeat and not heartbeats:
                 continue
@@ -58,6 +58,11 @@ def _events(records: Iterable[Record], began: float, heartbeats: bool) -> Iterat
             line.update(peer=peer, kind=message.kind, epoch=epoch, fields=shown, msg=key)
             if heartbeat:
                 line["heartbeat"] = True
+            if network:  # what the network did: a send lost (and why), a copy received
+                if event == "send":
+                    line["lost"] = network[0]
+                else:
+                    line["duplicate"] = True
         elif event == "timer":
             name = details[0]
             if _is_heartbeat_timer(name):
@@ -69,6 +74,10 @@ def _events(records: Iterable[Record], began: float, heartbeats: bool) -> Iterat
             line.update(state=details[0], elected=details[1], epoch=details[2])
         elif event == "suspect":
             line.update(peer=details[0], epoch=details[1])
+        elif event == "partition" or (event == "heal" and details):
+            line["groups"] = details[0]
+        elif event in ("pause", "resume") and details:
+            line["seconds"] = details[0]
         yield line
 
 
@@ -144,7 +153,10 @@ class TraceWriter:
             event["msg"] = key if self._part else next(self._numbers)
             self._sent[key] = (event["msg"], lamport, vc)
         elif event["event"] == "receive" and key in self._sent:
-            event["msg"], lamport_at, vc_at = self._sent.pop(key)
+            # A copy the network delivered twice: its send stays for the other.
+            sent = self._sent.get(key) if event.get("duplicate") else self._sent.pop(key)
+            assert sent is not None
+            event["msg"], lamport_at, vc_at = sent
             lamport, vc = clocks.receive(node, lamport_at, vc_at)
         else:
             lamport, vc = clocks.local(node)
