@@ -20,6 +20,7 @@ import tomli_w
 from ringleader.actors import Bound, Election
 from ringleader.transport import CurveKeys
 
+from ._custom import custom_algorithm, is_custom
 from ._keys import configured_secret, is_loopback, load_curve_keys
 from ._registry import TOPOLOGIES
 from ._schema import DETECTOR_DEFAULTS
@@ -109,6 +110,8 @@ class Config:
 
     @property
     def algorithm_class(self) -> type[Election]:
+        if is_custom(self.algorithm):  # "module:Class": a class of one's own
+            return custom_algorithm(self.algorithm)[1]
         return TOPOLOGIES[self.topology].algorithm(self.algorithm)
 
     @property

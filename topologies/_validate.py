@@ -18,6 +18,7 @@ from ringleader.actors import ALGORITHMS, DetectorSettings, LeaseSettings
 from ringleader.transport import BETWEEN_PROCESSES
 
 from ._config import Config, FaultSpec, Overrides
+from ._custom import AlgorithmError, custom_algorithm, is_custom
 from ._errors import ConfigError, WiringError
 from ._keys import read_secret
 from ._registry import TOPOLOGIES
@@ -365,6 +366,19 @@ class _Validator:
         return self.choice("topology", None, tuple(TOPOLOGIES))
 
     def algorithm(self, topology: str) -> tuple[str, bool]:
+        given = self.data.get("algorithm")
+        if isinstance(given, str) and is_custom(given):
+            try:  # your own Election subclass: any topology (its bound() says what it costs)
+                canonical, _ = custom_algorithm(given, self.base or Path.cwd())
+            except AlgorithmError as exc:
+                raise self.error("algorithm", exc.problem, exc.hint) from None
+            return canonical, False
+        if isinstance(given, str) and given not in ("auto", *ALGORITHMS):
+            raise self.error(
+                "algorithm",
+                f"unknown algorithm {given!r}",
+                f"valid: {_choices(('auto', *ALGORITHMS))}, or module:Class for your own",
+            )
         name = self.choice("algorithm", "auto", ("auto", *ALGORITHMS))
         fits = TOPOLOGIES[topology].algorithms
         swapped = "topology" in self.from_cli and "algorithm" not in self.from_cli

@@ -20,7 +20,7 @@ lost and duplicated messages, partitions and pauses — and checks each state.
 Standard library only, like the rest of :mod:`ringleader.actors`.
 """
 
-from ._checks import KINDS, Finding
+from ._checks import KINDS, Finding, end_check, leaders_clash
 from ._graph import Graph
 from ._model import Model
 from ._nodes import CRASHED
@@ -38,6 +38,8 @@ __all__ = [
     "Model",
     "Options",
     "Path",
+    "end_check",
     "explore",
+    "leaders_clash",
     "records",
 ]

@@ -69,6 +69,8 @@ class Exploration:
     bound_held: bool | None = None
     cyclic: bool = False
     findings: list[Finding] = field(default_factory=list)
+    #: Every state found, by number (tuples of ``Model``'s layout).
+    found: list[tuple[int, ...]] = field(default_factory=list)
     paths: dict[str, Path] = field(default_factory=dict)
 
     @property
@@ -148,6 +150,7 @@ class _Search:
             elapsed=0.0,
             memory=self._memory(),
             bound=bound,
+            found=self.states,
         )
         self._runs(exploration)
         exploration.elapsed = time.perf_counter() - began
