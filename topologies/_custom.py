@@ -45,7 +45,7 @@ def is_custom(name: str) -> bool:
 def custom_algorithm(spec: str, base: Path | None = None) -> tuple[str, type[Election]]:
     """The canonical spec and the class of ``spec``, ``"module:Class"`` or
     ``"path/to/file.py:Class"`` (relative to ``base``, the config's directory)."""
-    loaded = _LOADED.get(spec)
+    loaded = _LOADED.get(spec) if base is None else None  # a canonical spec, known
     if loaded is not None:
         return spec, loaded
     where, _, name = spec.rpartition(":")
@@ -65,7 +65,7 @@ def custom_algorithm(spec: str, base: Path | None = None) -> tuple[str, type[Ele
     if cls is None:
         raise AlgorithmError(f"{where} has no {name}", f"define class {name}(Election) in it")
     _check(cls, spec)
-    _LOADED[spec] = _LOADED[canonical] = cls
+    _LOADED[canonical] = cls
     return canonical, cls
 
 
@@ -89,31 +89,29 @@ def _check(cls: object, spec: str) -> None:
 
 
 def _import(module: str, base: Path | None) -> tuple[object, Path | None]:
-    """Import ``module``; failing that, from the config's directory ``base`` (then the
-    module's file is returned too)."""
+    """Import ``module``: first as a file next to the config (``base``; then its file is
+    returned too), else as Python would, else as a package next to the config."""
+    top = module.split(".")[0]
+    file = None if base is None else (base / f"{top}.py").resolve()
+    if "." not in module and file is not None and file.is_file():
+        return _from_file(file), file
     try:
         return importlib.import_module(module), None
     except ModuleNotFoundError as exc:
-        if exc.name != module.split(".")[0] or base is None:
+        if exc.name != top:
             raise _failed(module, exc) from None
     except Exception as exc:  # noqa: BLE001 -- the student's module failed: say how
         raise _failed(module, exc) from None
-    top = module.split(".")[0]
-    file = base / f"{top}.py"
-    package = base / top / "__init__.py"
-    if not (file.exists() or package.exists()):
+    if base is None or not (base / top / "__init__.py").is_file():
         raise AlgorithmError(
-            f"cannot import {module} (no {top}.py here or next to the config)",
+            f"cannot import {module} (no {top}.py next to the config, nor on the path)",
             f"put {top}.py next to the config, or add its folder to PYTHONPATH",
         )
-    if "." not in module and file.exists():
-        return _from_file(file.resolve()), file.resolve()
     sys.path.insert(0, str(base.resolve()))
     try:
-        found = importlib.import_module(module)
+        return importlib.import_module(module), None
     except Exception as exc:  # noqa: BLE001
         raise _failed(module, exc) from None
-    return found, None
 
 
 def _from_file(path: Path) -> object:
@@ -130,6 +128,9 @@ def _from_file(path: Path) -> object:
         raise AlgorithmError(f"cannot import {path}", "give the path of a .py file")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
+    folder = str(path.parent)
+    if folder not in sys.path:  # its neighbours import as it does: from hasty import Bid
+        sys.path.append(folder)
     try:
         spec.loader.exec_module(module)
     except Exception as exc:  # noqa: BLE001

@@ -146,7 +146,9 @@ class Election:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if "messages" in cls.__dict__:
+        # Every class with messages (its own or inherited) gets its handlers looked up
+        # again: a subclass that overrides on_<kind> alone must have its own handler.
+        if getattr(cls, "messages", None) is not None:
             handlers: dict[str, Handler] = {}
             for message in cls.messages:
                 kind = message.kind
@@ -157,7 +159,7 @@ class Election:
                     raise TypeError(f"{cls.__name__} has no handler on_{kind} for {kind!r}")
                 handlers[kind] = handler
             cls._handlers = handlers
-        if "timers" in cls.__dict__ or "messages" in cls.__dict__:
+        if getattr(cls, "messages", None) is not None:
             timeouts: dict[str, Callable[[Any], None]] = {}
             for timer in cls.timers:
                 handler = getattr(cls, f"on_{timer}_timeout", None)

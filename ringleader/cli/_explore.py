@@ -12,6 +12,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
+from ringleader.actors import ALGORITHMS
 from ringleader.actors.exploration import TIMER_RULES, Exploration, Options
 from ringleader.cluster import explore_config, explore_options
 from ringleader.errors import UsageError
@@ -27,7 +28,7 @@ CHECKS = {
     "disagreement": "all live nodes name the same leader (every end state)",
     "crashed_leader": "the leader they name is alive (every end state)",
     "wrong_leader": "without a crash, the largest candidate wins (every end state)",
-    "bound": "the notes' message count (complete runs without faults)",
+    "bound": "the message count (complete runs without faults)",
 }
 
 
@@ -215,6 +216,7 @@ def exploration_summary(
         "source": config.source,
         "title": _title(config),
         "algorithm": config.algorithm_class.name,
+        "custom": config.algorithm_class not in ALGORITHMS.values(),
         "topology": config.topology,
         "n": config.n,
         "initiators": list(config.initiators),
@@ -300,7 +302,8 @@ def print_exploration(console: Console, summary: dict[str, Any]) -> None:
             False: "[red]broken[/]",
             None: "not checked (no complete run without a fault)",
         }[bound["held"]]
-        console.print(f"  the notes: {kind} {bound['formula']} = {bound['value']}: {verdict}")
+        whose = "its bound()" if summary["custom"] else "the notes"
+        console.print(f"  {whose}: {kind} {bound['formula']} = {bound['value']}: {verdict}")
     kinds = {v["kind"]: v for v in summary["violations"]}
     for kind, words in CHECKS.items():
         if kind == "bound":
