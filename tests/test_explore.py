@@ -154,7 +154,10 @@ def test_a_lost_message_leaves_the_ring_undecided(tmp_path: Path) -> None:
     exploration = explore_config(ring(tmp_path, 3), Options(losses=1))
     assert kinds(exploration) == ["undecided"]
     run = records(exploration.model, exploration.paths["undecided"].events)
-    assert [r for r in run if r[3] == "send" and len(r) == 9][0][8] == "lost by the network"
+    assert [r for r in run if r[3] == "send" and len(r) == 10][0][8:] == (
+        "lost",
+        "lost by the network",
+    )
 
 
 def test_a_duplicate_is_delivered_twice(tmp_path: Path) -> None:

@@ -15,12 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from ringleader.actors import ALGORITHMS, DetectorSettings, LeaseSettings
+from ringleader.actors.faults import NetworkFault
 from ringleader.transport import BETWEEN_PROCESSES
 
 from ._config import Config, FaultSpec, Overrides
 from ._custom import AlgorithmError, custom_algorithm, is_custom
 from ._errors import ConfigError, WiringError
 from ._keys import read_secret
+from ._network_faults import NETWORK_KEYS, NETWORK_KINDS, network_fault
 from ._registry import TOPOLOGIES
 from ._schema import (
     ALGORITHM_DEFAULTS,
@@ -132,7 +134,7 @@ class _Validator:
                 "live inside one process",
                 'use transport = "tcp" or "ipc"',
             )
-        faults = self.faults(nodes, topology)
+        faults, network = self.faults(nodes, topology)
         run_for = self.data.get("run_for")
         if run_for is not None and (not _is_number(run_for) or not 0 <= run_for <= MAX_SETTING):
             raise self.error("run_for", f"{run_for!r} is not a number of seconds in [0, 86400]")
@@ -156,6 +158,7 @@ class _Validator:
             mode=mode,
             run_for=None if run_for is None else float(run_for),
             faults=faults,
+            network=network,
             detector_settings=detector,
             cluster=self.cluster(),
             security=security,
@@ -276,25 +279,35 @@ class _Validator:
             )
         return {"lease": lease, "quorum": 1.0 if quorum else 0.0}
 
-    def faults(self, nodes: tuple[NodeSpec, ...], topology: str) -> tuple[FaultSpec, ...]:
+    def faults(
+        self, nodes: tuple[NodeSpec, ...], topology: str
+    ) -> tuple[tuple[FaultSpec, ...], tuple[NetworkFault, ...]]:
+        """The crash schedule, and the entries that make the network misbehave."""
         value = self.data.get("faults")
         if value is None:
-            return ()
+            return (), ()
         example = 'e.g. [[faults]] at = 0.3, crash = "leader", restart_after = 0.8'
         if not isinstance(value, list):
             raise self.error("faults", "must be a list of [[faults]] tables", example)
         ids = {n.id for n in nodes}
         faults = []
+        network: list[NetworkFault] = []
         for index, entry in enumerate(value):
             key = f"faults[{index}]"
             if not isinstance(entry, dict):
                 raise self.error(key, "must be a table", example)
+            kinds = [kind for kind in NETWORK_KINDS if kind in entry]
+            if kinds:
+                if len(kinds) > 1 or "crash" in entry:
+                    both = " and ".join([*kinds, *(["crash"] if "crash" in entry else [])])
+                    raise self.error(key, f"has {both}", "one kind per [[faults]] table")
+                network.append(network_fault(key, entry, kinds[0], ids, self.error))
+                continue
             for name in entry:
                 if name not in FAULT_KEYS:
-                    close = difflib.get_close_matches(name, FAULT_KEYS, n=1)
-                    hint = (
-                        f"did you mean {close[0]!r}?" if close else f"valid: {_choices(FAULT_KEYS)}"
-                    )
+                    valid = (*FAULT_KEYS, *NETWORK_KINDS, *NETWORK_KEYS)
+                    close = difflib.get_close_matches(name, valid, n=1)
+                    hint = f"did you mean {close[0]!r}?" if close else f"valid: {_choices(valid)}"
                     raise self.error(f"{key}.{name}", "unknown key", hint)
             if "at" not in entry:
                 raise self.error(
@@ -322,7 +335,7 @@ class _Validator:
                     '"leader" (the first leader, the default) or "start" (the run\'s start)',
                 )
             faults.append(FaultSpec(at, crash, restart, after))
-        return tuple(faults)
+        return tuple(faults), tuple(network)
 
     def keys(self, security: str, transport: str) -> Path | None:
         value = self.data.get("keys")

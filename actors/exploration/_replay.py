@@ -81,7 +81,7 @@ class _Run:
             why = "the network is partitioned"
         details: tuple[object, ...] = (model.ids[to], action.message, action.epoch, key)
         if why is not None:
-            self.record(model.ids[i], "send", *details, why)
+            self.record(model.ids[i], "send", *details, "lost", why)
             return
         self.sends[key] = len(self.records)
         self.record(model.ids[i], "send", *details)
@@ -92,7 +92,7 @@ class _Run:
         """Mark the send of message ``key`` as lost, and why."""
         place = self.sends.pop(key, None)
         if place is not None:
-            self.records[place] = (*self.records[place], why)
+            self.records[place] = (*self.records[place], "lost", why)
 
     def take(self, link: int, number: int, *, keep: bool = False) -> tuple[Any, int, int]:
         channel = self.channels[link]
@@ -112,6 +112,12 @@ class _Run:
             extra = ("duplicate",) if what == "duplicate" else ()
             self.record(model.ids[to], "receive", model.ids[frm], message, epoch, key, *extra)
             self.act(to, member.handle_message(model.ids[frm], message, epoch))
+            if what == "duplicate":  # its send says how many times it came
+                place = self.sends.get(key)
+                if place is not None:
+                    send = self.records[place]
+                    copies = send[9] + 1 if len(send) > 8 else 2
+                    self.records[place] = (*send[:8], "copies", copies)
         elif what == "lose":
             _, link, number = event
             self.lost(self.take(link, number)[2], "lost by the network")

@@ -59,9 +59,11 @@ def _events(records: Iterable[Record], began: float, heartbeats: bool) -> Iterat
             if heartbeat:
                 line["heartbeat"] = True
             if network:  # what the network did: a send lost (and why), a copy received
-                if event == "send":
-                    line["lost"] = network[0]
-                else:
+                if network[0] == "lost":
+                    line["lost"] = network[1]
+                elif network[0] == "copies":  # delivered more than once
+                    line["copies"] = network[1]
+                elif network[0] == "duplicate":
                     line["duplicate"] = True
         elif event == "timer":
             name = details[0]
@@ -125,6 +127,7 @@ class TraceWriter:
         self._clocks = _Clocks(vectors=nodes <= VECTOR_LIMIT)
         self._sent: dict[Any, tuple[Any, int, dict[int, int] | None]] = {}  # key → msg, clocks
         self._waiting: dict[Any, list[Event]] = {}
+        self._copies: dict[Any, int] = {}  # key → receives still to come, if several
         self._numbers = itertools.count(1)
         self.written = 0
 
@@ -152,11 +155,18 @@ class TraceWriter:
             lamport, vc = clocks.local(node)
             event["msg"] = key if self._part else next(self._numbers)
             self._sent[key] = (event["msg"], lamport, vc)
+            if event.get("copies", 1) > 1:
+                self._copies[key] = event["copies"]
         elif event["event"] == "receive" and key in self._sent:
-            # A copy the network delivered twice: its send stays for the other.
-            sent = self._sent.get(key) if event.get("duplicate") else self._sent.pop(key)
-            assert sent is not None
-            event["msg"], lamport_at, vc_at = sent
+            copies = self._copies.get(key)
+            if copies is None:
+                event["msg"], lamport_at, vc_at = self._sent.pop(key)
+            else:  # a message the network delivered more than once: kept for each copy
+                event["msg"], lamport_at, vc_at = self._sent[key]
+                if copies > 1:
+                    self._copies[key] = copies - 1
+                else:
+                    del self._copies[key], self._sent[key]
             lamport, vc = clocks.receive(node, lamport_at, vc_at)
         else:
             lamport, vc = clocks.local(node)
