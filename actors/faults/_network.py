@@ -47,6 +47,9 @@ class Misbehaving:
         self.pauses = [e for e in self.entries if isinstance(e, Pause)]
         self._links = [e for e in self.entries if not isinstance(e, Partition | Pause)]
         self._last: dict[tuple[int, int], float] = {}  # link → the last copy's delay end
+        #: When the entries' clock started, on the host's clock (a host sets it when the
+        #: nodes are up; a node restarted later is given the same).
+        self.began: float | None = None
 
     def __bool__(self) -> bool:
         return bool(self.entries)

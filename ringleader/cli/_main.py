@@ -371,9 +371,15 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
             seed=args.seed,
         )
     if args.json:
-        _print_json(report.as_dict())
+        data = report.as_dict()
+        if config.network:
+            data["network"] = [str(entry) for entry in config.network]
+        _print_json(data)
     else:
         print_report(out, report)
+        if config.network:
+            told = "; ".join(str(entry) for entry in config.network)
+            out.print(f"The network misbehaved on purpose ([[faults]]): {told}")
     return EXIT_OK if report.ok else EXIT_FAILED
 
 
