@@ -15,6 +15,15 @@ from typing import Any
 
 from ringleader.actors import Election
 from ringleader.actors.exploration import Exploration, Options, explore
+from ringleader.actors.faults import (
+    Delay,
+    Duplicate,
+    Loss,
+    NetworkFault,
+    Partition,
+    Pause,
+    Reorder,
+)
 from ringleader.topologies import Config
 
 __all__ = ["ALGORITHM_SETTINGS", "explore_config", "explore_options"]
@@ -36,21 +45,46 @@ def explore_options(
     """What may happen in an explored run of ``config``: the command line's choices,
     and, where it makes none, what the config's ``[[faults]]`` say.
 
-    A crash entry lets its node (any node, for ``"leader"``) crash, once per entry
-    (restarts are not explored).
+    An explored run has no clock, so each entry says what *may* happen, at any moment:
+    a crash entry lets its node (any node, for ``"leader"``) crash, once per entry
+    (restarts are not explored); ``loss`` and ``duplicate`` let one message (on the
+    entry's link, or any) be lost or delivered twice (``--loss``, ``--duplicates``: as
+    many as that); ``reorder`` lifts FIFO on its link (or everywhere); ``partition``
+    may split the network once, and heal it later; ``pause`` lets its node stand still
+    once (meanwhile the other nodes' timers do not wait for what is on its way to it);
+    a ``delay`` that may last as long as a timeout of the algorithm lets timers fire at
+    any moment (``--timers any``).
     """
     entries = list(config.faults)
     named = {entry.crash for entry in entries}
-    crashable = (
-        None if not entries or "leader" in named else frozenset(int(n) for n in named)
-    )
+    crashable = None if not entries or "leader" in named else frozenset(int(n) for n in named)
+    network = config.network
+
+    def links(kind: type[NetworkFault]) -> tuple[int, frozenset[tuple[int, int]] | None]:
+        """How many of these entries, and their links (``None``: every link)."""
+        found = [e for e in network if isinstance(e, kind)]
+        if not found or any(e.link is None for e in found):  # type: ignore[attr-defined]
+            return len(found), None
+        return len(found), frozenset(e.link for e in found)  # type: ignore[attr-defined]
+
+    lossy, lossy_links = links(Loss)
+    copying, copying_links = links(Duplicate)
+    reordering, reordered = links(Reorder)
+    longest = max((e.delay.most for e in network if isinstance(e, Delay)), default=0.0)
+    timeouts = [config.settings[k] for k in ALGORITHM_SETTINGS if k in config.settings]
+    early = bool(config.algorithm_class.timers) and timeouts and longest >= min(timeouts)
     return Options(
-        unordered=unordered,
-        timers=timers or "quiet",
+        unordered=unordered or (reordering > 0 and reordered is None),
+        unordered_links=reordered or frozenset(),
+        timers=timers or ("any" if early else "quiet"),
         crashes=len(entries) if crashes is None else crashes,
         crashable=crashable,
-        losses=losses or 0,
-        duplicates=duplicates or 0,
+        losses=(1 if lossy else 0) if losses is None else losses,
+        lossy_links=lossy_links if lossy else None,
+        duplicates=(1 if copying else 0) if duplicates is None else duplicates,
+        duplicating_links=copying_links if copying else None,
+        partitions=tuple(e.groups for e in network if isinstance(e, Partition)),
+        pauses=tuple(e.node for e in network if isinstance(e, Pause)),
     )
 
 
