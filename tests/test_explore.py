@@ -112,9 +112,7 @@ def test_bully_is_safe_with_a_crash_when_timeouts_respect_the_delays(tmp_path: P
 
 
 def test_bully_has_two_leaders_when_t_fires_before_the_answer(tmp_path: Path) -> None:
-    exploration = explore_config(
-        mesh(tmp_path, 3, "[1]"), Options(timers="any"), max_states=5_000
-    )
+    exploration = explore_config(mesh(tmp_path, 3, "[1]"), Options(timers="any"), max_states=5_000)
     assert kinds(exploration)[0] == "two_leaders"
     finding = exploration.findings[0]
     assert finding.detail == "P1 and P3 lead epoch 1"
@@ -154,7 +152,7 @@ def test_a_lost_message_leaves_the_ring_undecided(tmp_path: Path) -> None:
     exploration = explore_config(ring(tmp_path, 3), Options(losses=1))
     assert kinds(exploration) == ["undecided"]
     run = records(exploration.model, exploration.paths["undecided"].events)
-    assert [r for r in run if r[3] == "send" and len(r) == 10][0][8:] == (
+    assert next(r for r in run if r[3] == "send" and len(r) == 10)[8:] == (
         "lost",
         "lost by the network",
     )
@@ -164,9 +162,7 @@ def test_a_duplicate_is_delivered_twice(tmp_path: Path) -> None:
     exploration = explore_config(ring(tmp_path, 3), Options(duplicates=1))
     assert exploration.complete
     assert exploration.faultless == (9, 9)
-    duplicated = [
-        n for n, e in enumerate(exploration.model.events) if e[0] == "duplicate"
-    ]
+    duplicated = [n for n, e in enumerate(exploration.model.events) if e[0] == "duplicate"]
     assert duplicated
 
 
@@ -207,8 +203,10 @@ def test_the_key_of_an_election_ignores_a_default_set_again() -> None:
 
 
 def test_a_send_outside_the_wiring_adds_its_link() -> None:
-    views = [NodeView(i, i, (i % 3 + 1,), ((i - 2) % 3 + 1,), {1: 1, 2: 2, 3: 3}, {}, (1, 2, 3))
-             for i in (1, 2, 3)]
+    views = [
+        NodeView(i, i, (i % 3 + 1,), ((i - 2) % 3 + 1,), {1: 1, 2: 2, 3: 3}, {}, (1, 2, 3))
+        for i in (1, 2, 3)
+    ]
     # Bully answers whoever called, wherever the ring wires it.
     exploration = explore(Bully, views, [1])
     assert exploration.complete
@@ -226,8 +224,7 @@ def test_limits_stop_the_search(tmp_path: Path) -> None:
 def test_crash_entries_in_the_config_name_who_may_crash(tmp_path: Path) -> None:
     path = tmp_path / "c.toml"
     path.write_text(
-        'topology = "full_mesh"\nalgorithm = "bully"\nnodes = 3\n'
-        "[[faults]]\nat = 0.1\ncrash = 3\n"
+        'topology = "full_mesh"\nalgorithm = "bully"\nnodes = 3\n[[faults]]\nat = 0.1\ncrash = 3\n'
     )
     cfg = load_config(path)
     options = explore_options(cfg)
@@ -268,8 +265,17 @@ def test_explore_exits_1_on_a_violation_with_its_trace(
     cfg = tmp_path / "bully.toml"
     cfg.write_text('topology = "full_mesh"\nalgorithm = "bully"\ninitiators = [1]\nnodes = 3\n')
     code = main(
-        ["explore", str(cfg), "--timers", "any", "--max-states", "3000", "--json",
-         "--out", str(tmp_path / "o")]
+        [
+            "explore",
+            str(cfg),
+            "--timers",
+            "any",
+            "--max-states",
+            "3000",
+            "--json",
+            "--out",
+            str(tmp_path / "o"),
+        ]
     )
     data = json.loads(capsys.readouterr().out)
     assert code == 1 and not data["ok"]

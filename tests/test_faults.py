@@ -4,6 +4,7 @@ and what the network did, in traces, replay and pictures."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import random
@@ -60,7 +61,13 @@ def test_every_kind_is_read_and_written_back(tmp_path: Path) -> None:
     )
     config = load_config(path)
     assert [type(e) for e in config.network] == [
-        Partition, Loss, Delay, Delay, Duplicate, Reorder, Pause
+        Partition,
+        Loss,
+        Delay,
+        Delay,
+        Duplicate,
+        Reorder,
+        Pause,
     ]
     assert config.network[0] == Partition(0.1, 0.3, (frozenset({1, 2}),))
     assert config.network[1] == Loss(0.0, math.inf, (1, 2), 0.2)
@@ -101,10 +108,10 @@ def test_the_network_keeps_links_fifo_unless_reordered() -> None:
     delay = Delay(0.0, math.inf, None, Distribution("uniform", 0.0, 0.05))
     fifo = Misbehaving([delay], random.Random(1))
     arrivals = [t + fifo.fate(1, 2, t).copies[0] for t in (i * 0.001 for i in range(200))]
-    assert all(b >= a - 1e-12 for a, b in zip(arrivals, arrivals[1:]))
+    assert all(b >= a - 1e-12 for a, b in itertools.pairwise(arrivals))
     loose = Misbehaving([Reorder(0.0, math.inf, None, 0.05)], random.Random(1))
     arrivals = [t + loose.fate(1, 2, t).copies[0] for t in (i * 0.001 for i in range(200))]
-    assert any(b < a - 1e-6 for a, b in zip(arrivals, arrivals[1:]))
+    assert any(b < a - 1e-6 for a, b in itertools.pairwise(arrivals))
     assert not loose.fate(1, 2, 0.0).fifo
 
 
@@ -146,7 +153,9 @@ def test_simulated_loss_on_a_link_leaves_the_ring_undecided(tmp_path: Path) -> N
     assert all(elected is None for elected in result.elected.values())
     lost = [e for e in trace_events(result.records) if e.get("lost")]
     assert lost and all(e["node"] == 4 and e["peer"] == 1 for e in lost)
-    assert any("lost: lost by the network" in line for line in narrate(trace_events(result.records)))
+    assert any(
+        "lost: lost by the network" in line for line in narrate(trace_events(result.records))
+    )
 
 
 def test_simulated_partition_loses_what_crosses_it_and_heals(tmp_path: Path) -> None:
@@ -186,7 +195,7 @@ def test_simulated_faults_are_one_run_per_seed(tmp_path: Path) -> None:
 
 def test_simulated_reorder_can_break_lelann(tmp_path: Path) -> None:
     """LeLann needs FIFO links (notes 000): reordering can make it elect wrongly."""
-    head = RING.replace('nodes = 4', 'algorithm = "lelann"\nnodes = 4')
+    head = RING.replace("nodes = 4", 'algorithm = "lelann"\nnodes = 4')
     path = config_file(tmp_path, "reorder = 0.01", head=head)
     outcomes = {tuple(sorted(simulated(path, seed).elected.items())) for seed in range(40)}
     assert any(any(e != 4 for _, e in outcome) for outcome in outcomes)
@@ -229,9 +238,7 @@ def test_threads_pause_delay_and_duplicate_still_elect(
     resume = next(e for e in told if e["event"] == "resume")
     assert pause["node"] == resume["node"] == 2 and pause["seconds"] == 0.1
     assert resume["t"] - pause["t"] >= 0.09
-    assert all(
-        e["t"] >= resume["t"] for e in told if e["node"] == 2 and e["event"] == "receive"
-    )
+    assert all(e["t"] >= resume["t"] for e in told if e["node"] == 2 and e["event"] == "receive")
     copies = [e for e in told if e["event"] == "send" and e.get("duplicate")]
     assert copies and all((e["node"], e["peer"]) == (4, 1) for e in copies)
     assert report["elapsed_s"] >= 0.1  # the pause held the election up

@@ -91,7 +91,7 @@ def _check(cls: object, spec: str) -> None:
 def _import(module: str, base: Path | None) -> tuple[object, Path | None]:
     """Import ``module``: first as a file next to the config (``base``; then its file is
     returned too), else as Python would, else as a package next to the config."""
-    top = module.split(".")[0]
+    top = module.split(".", maxsplit=1)[0]
     file = None if base is None else (base / f"{top}.py").resolve()
     if "." not in module and file is not None and file.is_file():
         return _from_file(file), file

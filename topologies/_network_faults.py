@@ -26,7 +26,7 @@ from ringleader.actors.faults import (
 
 from ._errors import ConfigError
 
-__all__ = ["NETWORK_KINDS", "NETWORK_KEYS", "network_fault"]
+__all__ = ["NETWORK_KEYS", "NETWORK_KINDS", "network_fault"]
 
 #: The kinds of network entry, and the keys each table may hold besides its kind.
 NETWORK_KINDS = ("partition", "loss", "delay", "duplicate", "reorder", "pause")
@@ -37,9 +37,7 @@ Error = Callable[..., ConfigError]
 
 
 def _number(value: Any) -> bool:
-    return (
-        isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-    )
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _node(value: Any, ids: Collection[int]) -> bool:
@@ -76,15 +74,35 @@ def network_fault(
     value = entry[kind]
     if kind == "partition":
         return Partition(start, end, _groups(f"{key}.partition", value, ids, shown, error))
+    return _entry(key, kind, value, (start, end), link, ids, error)
+
+
+def _entry(  # noqa: PLR0917 -- what network_fault has read so far
+    key: str,
+    kind: str,
+    value: Any,
+    window: tuple[float, float],
+    link: tuple[int, int] | None,
+    ids: Collection[int],
+    error: Error,
+) -> NetworkFault:
+    """A pause, loss, duplicate, reorder or delay entry, once its window and link are
+    read."""
+    start, end = window
     if kind == "pause":
         if not _node(value, ids):
-            raise error(f"{key}.pause", f"{value!r} is not a node of the cluster", f"one of: {shown}")
+            shown = ", ".join(str(i) for i in sorted(ids)[:12])
+            raise error(
+                f"{key}.pause", f"{value!r} is not a node of the cluster", f"one of: {shown}"
+            )
         if end == math.inf:
             raise error(f"{key}.until", "missing", "a pause ends: until = seconds after the start")
         return Pause(start, end, value)
     if kind in ("loss", "duplicate"):
         if not _number(value) or not 0 <= value <= 1:
-            raise error(f"{key}.{kind}", f"{value!r} is not a probability in [0, 1]", f"{kind} = 0.2")
+            raise error(
+                f"{key}.{kind}", f"{value!r} is not a probability in [0, 1]", f"{kind} = 0.2"
+            )
         cls = Loss if kind == "loss" else Duplicate
         return cls(start, end, link, float(value))
     if kind == "reorder":
@@ -137,7 +155,7 @@ def _distribution(key: str, value: Any, error: Error) -> Distribution:
         low, high = value
         if 0 <= low <= high <= 60:
             return Distribution("uniform", float(low), float(high))
-    if isinstance(value, dict) and set(value) == {"mean"} and _number(value["mean"]):
-        if 0 < value["mean"] <= 60:
-            return Distribution("exponential", float(value["mean"]))
+    mean: Any = value.get("mean") if isinstance(value, dict) and set(value) == {"mean"} else None
+    if _number(mean) and 0 < mean <= 60:
+        return Distribution("exponential", float(mean))
     raise error(key, f"{value!r} is not a delay in seconds (at most 60)", hint)

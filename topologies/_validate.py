@@ -296,12 +296,9 @@ class _Validator:
             key = f"faults[{index}]"
             if not isinstance(entry, dict):
                 raise self.error(key, "must be a table", example)
-            kinds = [kind for kind in NETWORK_KINDS if kind in entry]
-            if kinds:
-                if len(kinds) > 1 or "crash" in entry:
-                    both = " and ".join([*kinds, *(["crash"] if "crash" in entry else [])])
-                    raise self.error(key, f"has {both}", "one kind per [[faults]] table")
-                network.append(network_fault(key, entry, kinds[0], ids, self.error))
+            misbehaving = self.network_fault(key, entry, ids)
+            if misbehaving is not None:
+                network.append(misbehaving)
                 continue
             for name in entry:
                 if name not in FAULT_KEYS:
@@ -336,6 +333,16 @@ class _Validator:
                 )
             faults.append(FaultSpec(at, crash, restart, after))
         return tuple(faults), tuple(network)
+
+    def network_fault(self, key: str, entry: dict[str, Any], ids: set[int]) -> NetworkFault | None:
+        """The table ``entry`` as a network entry, or ``None`` if it is a crash entry."""
+        kinds = [kind for kind in NETWORK_KINDS if kind in entry]
+        if not kinds:
+            return None
+        if len(kinds) > 1 or "crash" in entry:
+            both = " and ".join([*kinds, *(["crash"] if "crash" in entry else [])])
+            raise self.error(key, f"has {both}", "one kind per [[faults]] table")
+        return network_fault(key, entry, kinds[0], ids, self.error)
 
     def keys(self, security: str, transport: str) -> Path | None:
         value = self.data.get("keys")

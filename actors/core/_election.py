@@ -96,28 +96,30 @@ _NOT_STATE = frozenset({"node", "id", "me", "around", "_outbox"})
 def frozen(value: Any) -> Hashable:
     """``value`` as a hashable value equal for equal contents: sets and dicts as frozen
     sets, lists as tuples, other objects by their attributes (for :meth:`Election.key`)."""
-    if isinstance(value, Hashable) and not hasattr(value, "__dict__"):
-        if isinstance(value, tuple) and not hasattr(value, "_fields"):
-            return tuple(frozen(v) for v in value)
-        return value
     if isinstance(value, Set):
         return frozenset(frozen(v) for v in value)
     if isinstance(value, Mapping):
         return frozenset((frozen(k), frozen(v)) for k, v in value.items())
-    if isinstance(value, list | tuple):
+    if isinstance(value, list) or type(value) is tuple:
         return tuple(frozen(v) for v in value)
-    if isinstance(value, enum.Enum) or _is_value(value):
+    if _by_value(value):
         return value  # type: ignore[no-any-return]
     state = getattr(value, "__dict__", None)
-    if state is not None:
-        return (type(value), frozenset((k, frozen(v)) for k, v in state.items()))
-    return repr(value)
+    if state is None:
+        return repr(value)
+    return (type(value), frozenset((k, frozen(v)) for k, v in state.items()))
 
 
-def _is_value(value: Any) -> bool:
-    """A frozen dataclass (a message), or anything else hashable by its contents."""
+def _by_value(value: Any) -> bool:
+    """Whether ``value`` is hashable by its contents already: an enum, a frozen
+    dataclass (a message), or a hashable value without attributes (a number, a string,
+    a :class:`Candidate`)."""
+    if isinstance(value, enum.Enum):
+        return True
     params = getattr(type(value), "__dataclass_params__", None)
-    return params is not None and params.frozen
+    if params is not None and params.frozen:
+        return True
+    return isinstance(value, Hashable) and not hasattr(value, "__dict__")
 
 
 class Election:

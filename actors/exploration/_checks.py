@@ -51,9 +51,7 @@ class Finding:
 
 def _stances(model: Model, state: tuple[int, ...]) -> dict[int, tuple[NodeState, int | None, int]]:
     return {
-        model.ids[i]: model.nodes[i].stance[state[i]]
-        for i in range(model.n)
-        if state[i] != CRASHED
+        model.ids[i]: model.nodes[i].stance[state[i]] for i in range(model.n) if state[i] != CRASHED
     }
 
 
@@ -79,7 +77,8 @@ def end_check(model: Model, state: tuple[int, ...]) -> tuple[str, str] | None:
     undecided = sorted(node for node, (s, _, _) in stances.items() if s is NodeState.UNDECIDED)
     if undecided:
         who = ", ".join(f"P{node}" for node in undecided)
-        return "undecided", f"{who} never decided ({'it is' if len(undecided) == 1 else 'they are'} live)"
+        verb = "it is" if len(undecided) == 1 else "they are"
+        return "undecided", f"{who} never decided ({verb} live)"
     named = {(elected, epoch) for _, elected, epoch in stances.values()}
     if len(named) > 1:
         views = ", ".join(
@@ -87,16 +86,25 @@ def end_check(model: Model, state: tuple[int, ...]) -> tuple[str, str] | None:
             for node, (_, elected, epoch) in sorted(stances.items())
         )
         return "disagreement", views
-    ((leader, epoch),) = named
+    ((leader, _),) = named
+    return _agreed_on(model, state, stances, leader)
+
+
+def _agreed_on(
+    model: Model,
+    state: tuple[int, ...],
+    stances: dict[int, tuple[NodeState, int | None, int]],
+    leader: int | None,
+) -> tuple[str, str] | None:
+    """What is wrong with every live node naming ``leader``, if anything."""
     crashed = model.crashed(state)
     if leader in crashed:
         return "crashed_leader", f"every live node names P{leader}, which crashed"
     if leader not in stances or stances[leader][0] is not NodeState.LEADER:
         return "disagreement", f"every live node names P{leader}, which does not say it leads"
-    if not crashed:
-        best = max(view.candidate for view in model.views)
-        if leader != best.id:
-            return "wrong_leader", f"P{leader} was elected, not P{best.id}, the largest"
+    best = max(view.candidate for view in model.views)
+    if not crashed and leader != best.id:
+        return "wrong_leader", f"P{leader} was elected, not P{best.id}, the largest"
     return None
 
 

@@ -47,7 +47,7 @@ Entry = tuple[int, int, tuple[tuple[int, int, int, bool], ...], int]
 _BEFORE, _UNDER_WAY, _OVER = 0, 1, 2
 
 
-class NewLink(Exception):  # noqa: N818 -- not an error: the search starts again with it
+class NewLink(Exception):
     """A node sent on a link the model did not have (outside the wiring)."""
 
     def __init__(self, link: tuple[int, int]) -> None:
@@ -84,13 +84,12 @@ class Model:
         policy = crash_policy(algorithm)
         self.messages = Messages()
         self.channels = Channels()
+
+        def maker(view: NodeView) -> Callable[[], Member]:
+            return lambda: member(algorithm, view, initiator=view.id in starting, policy=policy)
+
         self.nodes = [
-            NodeStates(
-                i,
-                lambda v=view: member(algorithm, v, initiator=v.id in starting, policy=policy),
-                self.index,
-                self.messages,
-            )
+            NodeStates(i, maker(view), self.index, self.messages)
             for i, view in enumerate(self.views)
         ]
         pairs = [(v.id, peer) for v in self.views for peer in v.out if peer != v.id]
@@ -174,15 +173,11 @@ class Model:
     def paused(self, state: tuple[int, ...]) -> set[int]:
         """The indices of the nodes paused in ``state``."""
         base = self.phases + len(self.groups)
-        return {
-            node
-            for k, node in enumerate(self.paused_nodes)
-            if state[base + k] == _UNDER_WAY
-        }
+        return {node for k, node in enumerate(self.paused_nodes) if state[base + k] == _UNDER_WAY}
 
     # -- steps -------------------------------------------------------------------------
 
-    def expand(self, state: tuple[int, ...]) -> tuple[list[Step], bool]:  # noqa: C901, PLR0912, PLR0915
+    def expand(self, state: tuple[int, ...]) -> tuple[list[Step], bool]:  # noqa: PLR0912, PLR0915
         """The steps enabled in ``state``, and whether it is an end state."""
         n, channels, cache = self.n, self.channels, self.cache
         heads, pushed, dst = channels.heads, channels.pushed, self.dst
@@ -220,7 +215,9 @@ class Model:
                 successor[n + link] = rest
                 successor[to] = new
                 for target, slot, sent, fifo in pushes:
-                    if successor[target] == CRASHED or (groups and self._across(successor, to, target)):
+                    if successor[target] == CRASHED or (
+                        groups and self._across(successor, to, target)
+                    ):
                         continue  # lost: nobody is there, or a partition is in the way
                     content_there = successor[slot]
                     if fifo:
@@ -301,6 +298,7 @@ class Model:
         ``key`` is a delivery's ``link << 32 | message``, -1 to wake up, or a timer's
         name.  Its sends are resolved to the links they go on."""
         node = self.nodes[i]
+        event: Any
         if key == -1:
             event, number = START, self.event(("start", i))
         elif type(key) is str:

@@ -28,9 +28,7 @@ class _Run:
     def __init__(self, model: Model, step: float) -> None:
         self.model = model
         self.step = step
-        self.members: list[Member | None] = [
-            nodes.member(nodes.initial) for nodes in model.nodes
-        ]
+        self.members: list[Member | None] = [nodes.member(nodes.initial) for nodes in model.nodes]
         self.channels: list[list[tuple[Any, int, int, int]]] = [[] for _ in model.links]
         self.records: list[Record] = []
         self.order = itertools.count()
@@ -100,7 +98,7 @@ class _Run:
         message, epoch, key, _ = channel[at] if keep else channel.pop(at)
         return message, epoch, key
 
-    def do(self, event: tuple[Any, ...]) -> None:  # noqa: C901, PLR0912
+    def do(self, event: tuple[Any, ...]) -> None:
         model = self.model
         what = event[0]
         if what in ("deliver", "duplicate"):

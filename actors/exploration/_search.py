@@ -83,7 +83,7 @@ class Exploration:
         return self.states / self.elapsed if self.elapsed > 0 else 0.0
 
 
-def explore(  # noqa: PLR0913 -- the search's knobs
+def explore(
     algorithm: type[Election],
     views: Sequence[NodeView],
     initiators: Collection[int],
@@ -157,7 +157,7 @@ class _Search:
         exploration.findings = [self.findings[k] for k in KINDS if k in self.findings]
         return exploration
 
-    def _search(self) -> tuple[str | None, int]:  # noqa: C901, PLR0912
+    def _search(self) -> tuple[str | None, int]:  # noqa: PLR0912
         model, graph = self.model, self.graph
         states, index = self.states, self.index
         start, target, sent, event, parent = (
@@ -223,9 +223,7 @@ class _Search:
 
         def path(state: int, via: object = None) -> Path:
             edges = graph.path(state, via)  # type: ignore[arg-type]
-            return Path(
-                [graph.event[e] for e in edges], sum(graph.sent[e] for e in edges), state
-            )
+            return Path([graph.event[e] for e in edges], sum(graph.sent[e] for e in edges), state)
 
         ends = self.ends
         if ends:
@@ -270,9 +268,4 @@ class _Search:
         size = sys.getsizeof
         states = self.states
         sample = states[len(states) // 2] if states else ()
-        return (
-            size(states)
-            + size(self.index)
-            + len(states) * size(sample)
-            + self.graph.nbytes()
-        )
+        return size(states) + size(self.index) + len(states) * size(sample) + self.graph.nbytes()

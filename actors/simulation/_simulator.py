@@ -13,8 +13,9 @@ timers and the messages still on their way to it are lost, while what it sent be
 crashing is still delivered (as on a real network); a restarted node is a new member
 with ``recovering=True``.  ``network`` makes the network misbehave
 (:mod:`ringleader.actors.faults`: partitions, loss, delay, duplicates, reordering, and
-pauses, during which what reaches a node waits), drawn from the same seed.  With a failure detector (a ``heartbeat`` setting) nothing is
-ever quiet, so such runs need ``until``.  ``trace=True`` records every event for
+pauses, during which what reaches a node waits), drawn from the same seed.  With a
+failure detector (a ``heartbeat`` setting) nothing is ever quiet, so such runs need
+``until``.  ``trace=True`` records every event for
 :func:`~ringleader.actors.write_trace` (``SimulationResult.records``).
 """
 
@@ -395,11 +396,8 @@ class _Simulation:
                 slot = event[3]
                 if slot.down:
                     continue  # lost with the node
-                if pauses:
-                    until = self.network.paused_until(slot.id, now)  # type: ignore[union-attr]
-                    if until is not None:  # it stands still: this waits until it resumes
-                        heapq.heappush(events, (until, next(self.order), *event[2:]))
-                        continue
+                if pauses and self.waits(now, slot, event):
+                    continue
                 if kind == _DELIVER:
                     actions = self.deliver(now, slot, event)
                 elif kind == _TIMER:
@@ -416,6 +414,16 @@ class _Simulation:
             result.messages.update(self.counts)
             self.counts.clear()
         return result
+
+    def waits(self, now: float, slot: _Node, event: tuple[Any, ...]) -> bool:
+        """Whether ``slot``'s node stands still (a pause) at ``now``: then ``event``
+        waits until it resumes (after what waits already: in the order they came)."""
+        assert self.network is not None
+        until = self.network.paused_until(slot.id, now)
+        if until is None:
+            return False
+        heapq.heappush(self.events, (until, next(self.order), *event[2:]))
+        return True
 
     def deliver(self, now: float, slot: _Node, event: tuple[Any, ...]) -> list[Action] | None:
         """A message arrives at ``slot``'s node: its actions, or ``None`` if it was dropped."""

@@ -150,7 +150,9 @@ class NodeTrace:
         self._obj.append(message)
         self._ints.extend((at[1], _SEND, peer, epoch, incarnation, seq))
 
-    def lost(self, at: tuple[float, int], peer: int, message: Message, epoch: int, why: str) -> None:
+    def lost(
+        self, at: tuple[float, int], peer: int, message: Message, epoch: int, why: str
+    ) -> None:
         """``message`` for ``peer`` was lost by a misbehaving network, ``why`` in words
         (it never left: it has no sequence number, and no receive will match it)."""
         self._lost += 1

@@ -35,8 +35,46 @@ def _jsonable(value: Any) -> Any:
     return repr(value)
 
 
+#: The network's own events, and what their detail is.
+_NETWORK = {"partition": "groups", "heal": "groups", "pause": "seconds", "resume": "seconds"}
+
+
 def _is_heartbeat_timer(name: str) -> bool:
     return name.startswith("detector:")
+
+
+def _network(line: Event, said: list[Any]) -> None:
+    """What the network did to a message: lost (and why), delivered several times (a
+    send's ``copies``), or this receive is of a copy."""
+    if said[0] == "lost":
+        line["lost"] = said[1]
+    elif said[0] == "copies":
+        line["copies"] = said[1]
+    elif said[0] == "duplicate":
+        line["duplicate"] = True
+
+
+def _message(
+    line: Event, details: list[Any], fields: dict[Message, dict[str, Any]], heartbeats: bool
+) -> bool:
+    """Fill in a send's or a receive's ``line``; ``False`` to leave it out (a heartbeat,
+    unless asked for).  ``fields`` keeps each message's fields, made once."""
+    peer, message, epoch, key, *network = details
+    heartbeat = message.kind in DETECTOR_KINDS
+    if heartbeat and not heartbeats:
+        return False
+    shown = fields.get(message)
+    if shown is None:
+        names = message.__match_args__
+        shown = fields[message] = {n: _jsonable(getattr(message, n)) for n in names}
+    if type(key) is tuple:  # a wire key: sender, its incarnation, receiver, seq
+        key = ":".join(map(str, key))
+    line.update(peer=peer, kind=message.kind, epoch=epoch, fields=shown, msg=key)
+    if heartbeat:
+        line["heartbeat"] = True
+    if network:
+        _network(line, network)
+    return True
 
 
 def _events(records: Iterable[Record], began: float, heartbeats: bool) -> Iterator[Event]:
@@ -45,26 +83,8 @@ def _events(records: Iterable[Record], began: float, heartbeats: bool) -> Iterat
     for t, _, node, event, *details in records:
         line: Event = {"event": event, "t": round(t - began, 6), "node": node}
         if event in ("send", "receive"):
-            peer, message, epoch, key, *network = details
-            heartbeat = message.kind in DETECTOR_KINDS
-            if heartbeat and not heartbeats:
+            if not _message(line, details, fields, heartbeats):
                 continue
-            shown = fields.get(message)
-            if shown is None:
-                names = message.__match_args__
-                shown = fields[message] = {n: _jsonable(getattr(message, n)) for n in names}
-            if type(key) is tuple:  # a wire key: sender, its incarnation, receiver, seq
-                key = ":".join(map(str, key))
-            line.update(peer=peer, kind=message.kind, epoch=epoch, fields=shown, msg=key)
-            if heartbeat:
-                line["heartbeat"] = True
-            if network:  # what the network did: a send lost (and why), a copy received
-                if network[0] == "lost":
-                    line["lost"] = network[1]
-                elif network[0] == "copies":  # delivered more than once
-                    line["copies"] = network[1]
-                elif network[0] == "duplicate":
-                    line["duplicate"] = True
         elif event == "timer":
             name = details[0]
             if _is_heartbeat_timer(name):
@@ -76,10 +96,8 @@ def _events(records: Iterable[Record], began: float, heartbeats: bool) -> Iterat
             line.update(state=details[0], elected=details[1], epoch=details[2])
         elif event == "suspect":
             line.update(peer=details[0], epoch=details[1])
-        elif event == "partition" or (event == "heal" and details):
-            line["groups"] = details[0]
-        elif event in ("pause", "resume") and details:
-            line["seconds"] = details[0]
+        elif details and event in _NETWORK:  # partition, heal: groups; pause: seconds
+            line[_NETWORK[event]] = details[0]
         yield line
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from ringleader.actors import Bound, Elected, Graph
-
 from hasty import Bid, Hasty
+
+from ringleader.actors import Bound, Elected, Graph
 
 
 class Patient(Hasty):

@@ -19,7 +19,7 @@ from ringleader.errors import UsageError
 from ringleader.topologies import TOPOLOGIES, Config
 from ringleader.traces import explorer_page, write_runs
 
-__all__ = ["add_explore_command", "explore_command", "exploration_summary"]
+__all__ = ["add_explore_command", "exploration_summary", "explore_command"]
 
 #: What each check is, in words (the report's lines, the page's).
 CHECKS = {
@@ -69,8 +69,9 @@ def add_explore_command(
     config_arguments(parser)
     what = parser.add_argument_group("what may happen (besides every ordering)")
     what.add_argument(
-        "--unordered", action="store_true", help="links are not FIFO: any message in flight "
-        "may be delivered next"
+        "--unordered",
+        action="store_true",
+        help="links are not FIFO: any message in flight may be delivered next",
     )
     what.add_argument(
         "--timers",
@@ -235,9 +236,7 @@ def exploration_summary(
         "faultless_messages": None
         if faultless is None
         else {"min": faultless[0], "max": faultless[1]},
-        "bound": None
-        if bound is None
-        else {**bound.as_dict(), "held": exploration.bound_held},
+        "bound": None if bound is None else {**bound.as_dict(), "held": exploration.bound_held},
         "violations": [
             {
                 **finding.as_dict(),
@@ -292,7 +291,9 @@ def print_exploration(console: Console, summary: dict[str, Any]) -> None:
     )
     messages = summary["messages"]
     if messages is not None:
-        most = "unbounded (a run can go on for ever)" if messages["max"] is None else messages["max"]
+        most = (
+            "unbounded (a run can go on for ever)" if messages["max"] is None else messages["max"]
+        )
         console.print(f"  messages: {messages['min']} to {most} over the complete runs")
     bound = summary["bound"]
     if bound is not None:

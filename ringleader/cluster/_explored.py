@@ -19,7 +19,6 @@ from ringleader.actors.faults import (
     Delay,
     Duplicate,
     Loss,
-    NetworkFault,
     Partition,
     Pause,
     Reorder,
@@ -60,12 +59,15 @@ def explore_options(
     crashable = None if not entries or "leader" in named else frozenset(int(n) for n in named)
     network = config.network
 
-    def links(kind: type[NetworkFault]) -> tuple[int, frozenset[tuple[int, int]] | None]:
+    def links(
+        kind: type[Loss | Duplicate | Reorder],
+    ) -> tuple[int, frozenset[tuple[int, int]] | None]:
         """How many of these entries, and their links (``None``: every link)."""
-        found = [e for e in network if isinstance(e, kind)]
-        if not found or any(e.link is None for e in found):  # type: ignore[attr-defined]
+        found: list[Loss | Duplicate | Reorder] = [e for e in network if isinstance(e, kind)]
+        pairs = {e.link for e in found}
+        if not found or None in pairs:
             return len(found), None
-        return len(found), frozenset(e.link for e in found)  # type: ignore[attr-defined]
+        return len(found), frozenset(link for link in pairs if link is not None)
 
     lossy, lossy_links = links(Loss)
     copying, copying_links = links(Duplicate)

@@ -304,7 +304,7 @@ class ProcessCluster(SetUpOnEnter):
                     text = text[: text.rfind(b"\n", 0, self._covered[part]) + 1]
                 lines = text.decode("utf-8").splitlines(keepends=True)
                 parts.append(list(read_trace(lines, source=str(part))))
-        end = max((float(e["t"]) for part in parts[1:] for e in part), default=0.0)
+        end = max((float(e["t"]) for part in parts[1:] for e in part), default=0.0)  # type: ignore[arg-type]
         parts.append([e for e in self._network_events if float(e["t"]) <= end])  # type: ignore[arg-type]
         with path.open("w", encoding="utf-8") as out:
             merge_parts(parts, out)

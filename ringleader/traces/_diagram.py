@@ -126,21 +126,14 @@ def _figure(events: list[Event], nodes: list[Any], left_out: list[str], title: s
             axes.plot([x0, end[0]], [y0, end[1]], ls=":", color=kinds[send["kind"]])
             if send.get("lost"):  # the network (or a crash) lost it: say so with a cross
                 axes.plot([end[0]], [end[1]], marker="x", color="#d62728", ms=7, mew=2, ls="")
-    for x, event in enumerate(events):
-        line = _NETWORK_LINES.get(event["event"])
-        if line is not None:
-            axes.axvline(x, ls=line[0], color="#777777", lw=1, zorder=1)
-            axes.annotate(
-                line[1], (x, -0.5), xytext=(2, 0), textcoords="offset points", fontsize=6
-            )
+    _network_lines(axes, events)
     _marks(axes, events, row, per_point)
     ticks = list(range(0, steps, max(1, round(steps / (width / 1.1)))))
     axes.set_xticks(ticks, [f"{x}\n{events[x]['t']:.4g} s" for x in ticks], fontsize=7)
     axes.set_xlabel("events in the order they happened (step, and t in seconds) →")
     handles: list[Any] = [Line2D([], [], color=c, lw=2, label=k) for k, c in kinds.items()]
     shown = {e["event"] if e["event"] != "state" else _state_mark(e) for e in events}
-    if any(e["event"] == "send" and e.get("lost") for e in events):
-        shown.add("lost")
+    shown |= {"lost" for e in events if e["event"] == "send" and e.get("lost")}
     for key, (marker, colour, text) in _MARKS.items():
         if key in shown:
             handles.append(
@@ -154,6 +147,15 @@ def _figure(events: list[Event], nodes: list[Any], left_out: list[str], title: s
             0.01, 0.005, "Left out: " + "; ".join(left_out) + ".", color="#b00000", fontsize=8
         )
     return figure
+
+
+def _network_lines(axes: Any, events: list[Event]) -> None:
+    """A line across every node where the network split or healed."""
+    for x, event in enumerate(events):
+        line = _NETWORK_LINES.get(event["event"])
+        if line is not None:
+            axes.axvline(x, ls=line[0], color="#777777", lw=1, zorder=1)
+            axes.annotate(line[1], (x, -0.5), xytext=(2, 0), textcoords="offset points", fontsize=6)
 
 
 def _arrow_text(send: Event, epochs: bool) -> str:
@@ -194,9 +196,12 @@ def _marks(axes: Any, events: list[Event], row: dict[Any, int], per_point: float
             text = f"{names.get(key, event['state'])} e{event.get('epoch')}"
         elif kind in ("crash", "restart", "suspect", "pause", "resume"):
             key = kind
-            text = {"crash": "crash", "restart": "restart", "pause": "pause", "resume": "resume"}.get(
-                kind, f"?{label(event.get('peer'))}"
-            )
+            text = {
+                "crash": "crash",
+                "restart": "restart",
+                "pause": "pause",
+                "resume": "resume",
+            }.get(kind, f"?{label(event.get('peer'))}")
         else:
             continue
         marker, colour, _ = _MARKS[key]

@@ -232,7 +232,9 @@ def explorer_page(exploration: Exploration, *, title: str = "", limit: int = PAG
         if expanded:
             for edge in range(graph.start[s], graph.start[s + 1]):
                 target = graph.target[edge]
-                edges.append([graph.event[edge], target if target < count else -1, graph.sent[edge]])
+                edges.append(
+                    [graph.event[edge], target if target < count else -1, graph.sent[edge]]
+                )
         entry: dict[str, Any] = {"v": list(state), "e": edges, "x": expanded}
         if expanded and not edges:
             ends.add(s)

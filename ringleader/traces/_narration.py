@@ -183,6 +183,8 @@ class _Teller:
 
     def _tell(self, step: _Step) -> str:
         me, trigger = label(step.node), step.trigger
+        if trigger is not None and trigger["event"] in _NETWORK:
+            return _network(trigger, me) or ""
         kind = trigger["event"] if trigger else "start"
         if self.algorithm in ("bully", "bully_broadcast"):
             said = self.bully(step, me, trigger)
@@ -203,9 +205,6 @@ class _Teller:
         then = f" → {sends}" if sends else ""
         if trigger is None:
             return None
-        network = _network(trigger, me)
-        if network is not None:
-            return network + then
         if trigger["event"] == "crash":
             return f"{me} crashes (fails): it stops, its messages are lost"
         if trigger["event"] == "restart":

@@ -14,7 +14,7 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from ringleader.actors import (
     NodeTrace,
@@ -51,7 +51,7 @@ class RunTrace:
         self.clock = TraceClock(time.monotonic)
         self.began = time.monotonic()
         self._lives: list[NodeTrace] = []
-        self._network: list[tuple[object, ...]] = []  # the network's own events
+        self._network: list[tuple[Any, ...]] = []  # the network's own events
         self._lock = threading.Lock()
 
     def node(self, node: int) -> NodeTrace:
