@@ -42,7 +42,8 @@ Step = tuple[int, tuple[int, ...], int, bool]
 #: A step at one node, resolved for the search: ``(event number, the node's next state,
 #: its sends as (receiver index, link slot in the state, message, FIFO), the epoch it
 #: now leads if it did not before, else 0)``.
-Entry = tuple[int, int, tuple[tuple[int, int, int, bool], ...], int]
+Push = tuple[int, int, int, bool]
+Entry = tuple[int, int, tuple[Push, ...], int]
 
 _BEFORE, _UNDER_WAY, _OVER = 0, 1, 2
 
@@ -126,6 +127,12 @@ class Model:
         self.extras = n + L  # where the crashes left are; then losses, duplicates, phases
         self.phases = n + L + 3
         self.timers_any = options.timers == "any"
+        #: Whether anything but the orderings may happen (crashes, losses …).
+        self.faulty = options.faulty
+        #: Whether every send lands on its FIFO link (the search's plain path).
+        self.plain = not (
+            options.faulty or options.unordered or options.unordered_links or self.groups
+        )
         #: Every event seen, by number (see :meth:`describe`).
         self.events: list[Event] = []
         self._event_ids: dict[Event, int] = {}
@@ -177,20 +184,21 @@ class Model:
 
     # -- steps -------------------------------------------------------------------------
 
-    def expand(self, state: tuple[int, ...]) -> tuple[list[Step], bool]:  # noqa: PLR0912, PLR0915
+    def expand(self, state: tuple[int, ...]) -> tuple[list[Step], bool]:  # noqa: C901, PLR0912, PLR0915
         """The steps enabled in ``state``, and whether it is an end state."""
         n, channels, cache = self.n, self.channels, self.cache
         heads, pushed, dst = channels.heads, channels.pushed, self.dst
         x = self.extras
-        losses_left, dups_left = state[x + 1], state[x + 2]
         paused = self.paused(state) if self.paused_nodes else ()
-        groups = self.groups
+        # Without crashes, partitions or unordered links every send lands on its FIFO
+        # link: the plain path, the search's hottest loop.
+        plain = self.plain
+        faulty = self.faulty
         out: list[Step] = []
         append = out.append
         quiet = True
         busy = False  # something is still to happen (not an end state)
-        for link in range(self.L):
-            content = state[n + link]
+        for link, content in enumerate(state[n : n + self.L]):
             if not content:
                 continue
             busy = True
@@ -198,10 +206,10 @@ class Model:
             if to in paused:
                 continue
             quiet = False
-            if self.unordered[link]:
-                choices: Any = channels.choices(content)
+            if plain or not self.unordered[link]:
+                choices: Any = (heads[content],)
             else:
-                choices = (heads[content],)
+                choices = channels.choices(content)
             base = link << 32
             local = state[to]
             moves = cache[to][local]
@@ -214,55 +222,70 @@ class Model:
                 successor = list(state)
                 successor[n + link] = rest
                 successor[to] = new
-                for target, slot, sent, fifo in pushes:
-                    if successor[target] == CRASHED or (
-                        groups and self._across(successor, to, target)
-                    ):
-                        continue  # lost: nobody is there, or a partition is in the way
-                    content_there = successor[slot]
-                    if fifo:
-                        after = pushed[content_there].get(sent)
-                        successor[slot] = (
-                            channels.push(content_there, sent) if after is None else after
-                        )
-                    else:
-                        successor[slot] = channels.add(content_there, sent)
+                if plain:
+                    for _, slot, sent, _ in pushes:
+                        there = successor[slot]
+                        after = pushed[there].get(sent)
+                        successor[slot] = channels.push(there, sent) if after is None else after
+                else:
+                    self._land(successor, to, pushes)
                 clash = bool(lead) and self._clash(successor, to, lead)
                 append((number, tuple(successor), len(pushes), clash))
-                if dups_left and self.duplicating[link]:
-                    step = out[-1]
-                    copy = list(step[1])
-                    copy[n + link] = content  # the message stays: delivered again later
-                    copy[x + 2] -= 1
-                    number = self.event(("duplicate", link, message))
-                    append((number, tuple(copy), step[2], step[3]))
-                if losses_left and self.lossy[link]:
-                    successor = list(state)
-                    successor[n + link] = rest
-                    successor[x + 1] -= 1
-                    append((self.event(("lose", link, message)), tuple(successor), 0, False))
+                if faulty:
+                    self._mishaps(state, link, message, rest, out)
         nodes = self.nodes
-        for i in range(n):
-            local = state[i]
+        timers_any = self.timers_any
+        for i, local in enumerate(state[:n]):
             if local == CRASHED:
                 continue
             node = nodes[i]
-            timers = node.timers[local]
-            starting = node.can_start[local]
-            if not (timers or starting):
+            if not node.active[local]:
                 continue
             busy = True
             if i in paused:
                 continue
-            if starting:
+            if node.can_start[local]:
                 append(self._act(state, i, -1))
-            if timers and (quiet or self.timers_any):
+            timers = node.timers[local]
+            if timers and (quiet or timers_any):
                 for name in timers:
                     append(self._act(state, i, name))
         if not busy:
             return out, True
-        self._faults(state, out)
+        if faulty:
+            self._faults(state, out)
         return out, False
+
+    def _land(self, successor: list[int], i: int, pushes: tuple[Push, ...]) -> None:
+        """Node ``i``'s sends, each on its link, unless lost (its receiver crashed, or a
+        partition is in the way)."""
+        channels, groups = self.channels, self.groups
+        for target, slot, sent, fifo in pushes:
+            if successor[target] == CRASHED or (groups and self._across(successor, i, target)):
+                continue
+            if fifo:
+                successor[slot] = channels.push(successor[slot], sent)
+            else:
+                successor[slot] = channels.add(successor[slot], sent)
+
+    def _mishaps(
+        self, state: tuple[int, ...], link: int, message: int, rest: int, out: list[Step]
+    ) -> None:
+        """After the delivery of ``message`` on ``link`` (``out[-1]``): the same message
+        delivered and kept for a second time, or lost instead."""
+        n, x = self.n, self.extras
+        if state[x + 2] and self.duplicating[link]:
+            step = out[-1]
+            copy = list(step[1])
+            copy[n + link] = state[n + link]  # the message stays: delivered again later
+            copy[x + 2] -= 1
+            number = self.event(("duplicate", link, message))
+            out.append((number, tuple(copy), step[2], step[3]))
+        if state[x + 1] and self.lossy[link]:
+            successor = list(state)
+            successor[n + link] = rest
+            successor[x + 1] -= 1
+            out.append((self.event(("lose", link, message)), tuple(successor), 0, False))
 
     def _faults(self, state: tuple[int, ...], out: list[Step]) -> None:
         """The faults that may strike in ``state`` (not an end state)."""
@@ -330,14 +353,7 @@ class Model:
         number, new, pushes, lead = entry
         successor = list(state)
         successor[i] = new
-        channels, groups = self.channels, self.groups
-        for target, slot, sent, fifo in pushes:
-            if successor[target] == CRASHED or (groups and self._across(successor, i, target)):
-                continue
-            if fifo:
-                successor[slot] = channels.push(successor[slot], sent)
-            else:
-                successor[slot] = channels.add(successor[slot], sent)
+        self._land(successor, i, pushes)
         clash = bool(lead) and self._clash(successor, i, lead)
         return number, tuple(successor), len(pushes), clash
 

@@ -61,8 +61,8 @@ class NodeStates:
 
     ``make`` makes the node's member as it starts; ``index_of`` maps node ids to
     indices.  Per state number: :attr:`timers` (pending, sorted), :attr:`can_start`
-    (an initiator not woken yet), :attr:`stance` (state, elected, epoch) and
-    :attr:`leading` (the epoch it leads, 0 if it does not).
+    (an initiator not woken yet), :attr:`active` (either), :attr:`stance` (state,
+    elected, epoch) and :attr:`leading` (the epoch it leads, 0 if it does not).
     """
 
     def __init__(
@@ -80,6 +80,7 @@ class NodeStates:
         self.templates: list[Member] = []
         self.timers: list[tuple[str, ...]] = []
         self.can_start: list[bool] = []
+        self.active: list[bool] = []  # a timer pending, or still to wake up
         self.stance: list[tuple[NodeState, int | None, int]] = []
         self.leading: list[int] = []
         self.moves: list[dict[Any, Move]] = []
@@ -99,6 +100,7 @@ class NodeStates:
             self.timers.append(tuple(sorted(timers)))
             election = member.election
             self.can_start.append(election.initiator and not election.started)
+            self.active.append(bool(timers) or self.can_start[-1])
             self.stance.append((election.state, election.elected, election.epoch))
             self.leading.append(election.epoch if election.state is NodeState.LEADER else 0)
             self.moves.append({})
