@@ -60,8 +60,19 @@ def test_walking_to_two_bully_leaders_by_hand(browser: Any, tmp_path: Path) -> N
     config.write_text(BULLY)
     page = tmp_path / "bully.html"
     code = main(
-        ["explore", str(config), "--timers", "any", "--max-states", "2000",
-         "--out", str(tmp_path / "o"), "--html", str(page), "--json"]
+        [
+            "explore",
+            str(config),
+            "--timers",
+            "any",
+            "--max-states",
+            "2000",
+            "--out",
+            str(tmp_path / "o"),
+            "--html",
+            str(page),
+            "--json",
+        ]
     )
     assert code == 1
     browser.get(page.as_uri())

@@ -9,8 +9,9 @@ order in which the messages in flight are delivered (FIFO per link unless
 lost and duplicated messages, partitions and pauses — and checks each state.
 
 - ``_options.py``: :class:`Options`, what may happen besides the orderings;
-- ``_nodes.py``, ``_channels.py``: one node's states and a link's contents, numbered,
-  with memoised moves (the canonical state is a tuple of small integers);
+- ``_nodes.py``, ``_channels.py``, ``_clocks.py``: one node's states, a link's contents
+  and a node's pending timers with their time left, numbered, with memoised moves (the
+  canonical state is a tuple of small integers);
 - ``_model.py``: :class:`Model`, the global state and every step enabled in it;
 - ``_checks.py``: what is checked (:data:`KINDS`), :class:`Finding`;
 - ``_graph.py``: the explored graph and the fewest and most messages to each state;

@@ -6,7 +6,9 @@ A global state is one flat tuple of small integers (see ``_nodes.py`` and
     (node 0's state, …, node n−1's state,      one number per node (CRASHED: -1)
      link 0's contents, …, link L−1's contents, one number per link (0: empty)
      crashes left, losses left, duplicates left,
-     each partition's phase, each pause's phase) 0 before, 1 under way, 2 over
+     each partition's phase, each pause's phase, 0 before, 1 under way, 2 over
+     each node's clock)                         with timers that fire in deadline
+                                                order (``_clocks.py``) only
 
 It is canonical: every node's election and member state and what its host holds for it
 (timers, whether it has woken), what is in flight on each link (in order, or as a bag
@@ -15,7 +17,8 @@ messages it sent, how it got here — belongs to a path, not to a state, and is 
 
 :meth:`Model.expand` lists the steps enabled in a state: an initiator wakes up, a link
 delivers (its first message, or any when unordered), a timer fires (when the timer rule
-allows), and, while the run is still going on, a node crashes, a message is lost or
+allows: with ``"quiet"``, once nothing is in flight, the timer with the least time left),
+and, while the run is still going on, a node crashes, a message is lost or
 duplicated, a partition begins or heals, a node pauses or resumes.  A state with none of
 the first three left, nothing in flight and no timer pending is an *end state*.
 """
@@ -30,6 +33,7 @@ from ringleader.actors.core import Election, NodeView
 from ringleader.actors.crashes import Member
 
 from ._channels import EMPTY, Channels
+from ._clocks import Clocks
 from ._nodes import CRASHED, START, Messages, NodeStates
 from ._options import Options
 
@@ -41,9 +45,9 @@ Event = tuple[Any, ...]
 Step = tuple[int, tuple[int, ...], int, bool]
 #: A step at one node, resolved for the search: ``(event number, the node's next state,
 #: its sends as (receiver index, link slot in the state, message, FIFO), the epoch it
-#: now leads if it did not before, else 0)``.
+#: now leads if it did not before, else 0, the timers it (re)set with their delays)``.
 Push = tuple[int, int, int, bool]
-Entry = tuple[int, int, tuple[Push, ...], int]
+Entry = tuple[int, int, tuple[Push, ...], int, tuple[tuple[str, int], ...]]
 
 _BEFORE, _UNDER_WAY, _OVER = 0, 1, 2
 
@@ -126,6 +130,11 @@ class Model:
         self.paused_nodes = [self.index[node] for node in options.pauses]
         self.extras = n + L  # where the crashes left are; then losses, duplicates, phases
         self.phases = n + L + 3
+        #: Timers fire in the order of their deadlines (see ``_clocks.py``): each node's
+        #: clock is in the state, from here on.
+        self.timed = options.timers == "quiet" and bool(algorithm.timers)
+        self.clocks = Clocks()
+        self.clock_base = self.phases + len(options.partitions) + len(options.pauses)
         self.timers_any = options.timers == "any"
         #: Whether anything but the orderings may happen (crashes, losses …).
         self.faulty = options.faulty
@@ -151,6 +160,7 @@ class Model:
             options.duplicates,
             *([_BEFORE] * len(self.groups)),
             *([_BEFORE] * len(self.paused_nodes)),
+            *([0] * (self.n if self.timed else 0)),
         )
 
     def event(self, event: Event) -> int:
@@ -174,7 +184,7 @@ class Model:
             and state[x] == options.crashes
             and state[x + 1] == options.losses
             and state[x + 2] == options.duplicates
-            and not any(state[self.phases :])
+            and not any(state[self.phases : self.clock_base])
         )
 
     def paused(self, state: tuple[int, ...]) -> set[int]:
@@ -194,6 +204,7 @@ class Model:
         # link: the plain path, the search's hottest loop.
         plain = self.plain
         faulty = self.faulty
+        nodes, timed, clocks, clock_base = self.nodes, self.timed, self.clocks, self.clock_base
         out: list[Step] = []
         append = out.append
         quiet = True
@@ -218,10 +229,13 @@ class Model:
                 entry = moves.get(key)
                 if entry is None:
                     entry = self._entry(to, local, key)
-                number, new, pushes, lead = entry
+                number, new, pushes, lead, sets = entry
                 successor = list(state)
                 successor[n + link] = rest
                 successor[to] = new
+                if timed:
+                    at = clock_base + to
+                    successor[at] = clocks.after(state[at], nodes[to].timers[new], sets)
                 if plain:
                     for _, slot, sent, _ in pushes:
                         there = successor[slot]
@@ -233,8 +247,8 @@ class Model:
                 append((number, tuple(successor), len(pushes), clash))
                 if faulty:
                     self._mishaps(state, link, message, rest, out)
-        nodes = self.nodes
         timers_any = self.timers_any
+        least = -2  # the least time left on any timer that may fire now (-2: not yet known)
         for i, local in enumerate(state[:n]):
             if local == CRASHED:
                 continue
@@ -248,8 +262,16 @@ class Model:
                 append(self._act(state, i, -1))
             timers = node.timers[local]
             if timers and (quiet or timers_any):
+                if not timed:
+                    for name in timers:
+                        append(self._act(state, i, name))
+                    continue
+                if least == -2:
+                    least = self._least(state, paused)
+                clock = state[clock_base + i]
                 for name in timers:
-                    append(self._act(state, i, name))
+                    if clocks.left(clock, name) == least:  # the next to fire
+                        append(self._fire(state, i, name, least))
         if not busy:
             return out, True
         if faulty:
@@ -313,6 +335,8 @@ class Model:
                     successor[i] = CRASHED
                     for link in self.into[i]:
                         successor[n + link] = EMPTY  # lost with it
+                    if self.timed:
+                        successor[self.clock_base + i] = 0  # its timers die with it
                     successor[x] -= 1
                     out.append((event(("crash", i)), tuple(successor), 0, False))
 
@@ -329,7 +353,7 @@ class Model:
         else:
             link, message = key >> 32, key & 0xFFFFFFFF
             event, number = (self.src[link], message), self.event(("deliver", link, message))
-        new, sends = node.move(local, event)
+        new, sends, sets = node.move(local, event)
         cache = self.cache[i]
         while len(cache) < len(node):
             cache.append({})
@@ -340,7 +364,7 @@ class Model:
                 raise NewLink((self.ids[i], self.ids[to]))
             pushes.append((to, self.n + link, message, not self.unordered[link]))
         was, now = node.leading[local], node.leading[new]
-        entry = (number, new, tuple(pushes), now if now and now != was else 0)
+        entry = (number, new, tuple(pushes), now if now and now != was else 0, sets)
         cache[local][key] = entry
         return entry
 
@@ -350,9 +374,41 @@ class Model:
         entry = self.cache[i][local].get(key)
         if entry is None:
             entry = self._entry(i, local, key)
-        number, new, pushes, lead = entry
+        number, new, pushes, lead, sets = entry
         successor = list(state)
         successor[i] = new
+        if self.timed:
+            at = self.clock_base + i
+            successor[at] = self.clocks.after(state[at], self.nodes[i].timers[new], sets)
+        self._land(successor, i, pushes)
+        clash = bool(lead) and self._clash(successor, i, lead)
+        return number, tuple(successor), len(pushes), clash
+
+    def _least(self, state: tuple[int, ...], paused: Any) -> int:
+        """The least time left on a pending timer of a live node that is not paused."""
+        least, clocks, base = -1, self.clocks, self.clock_base
+        for i in range(self.n):
+            if state[i] != CRASHED and i not in paused:
+                left = clocks.least[state[base + i]]
+                if left >= 0 and (least < 0 or left < least):
+                    least = left
+        return least
+
+    def _fire(self, state: tuple[int, ...], i: int, name: str, elapsed: int) -> Step:
+        """Node ``i``'s timer ``name`` fires, ``elapsed`` µs after the last step: every
+        clock moves on by that much."""
+        local = state[i]
+        entry = self.cache[i][local].get(name)
+        if entry is None:
+            entry = self._entry(i, local, name)
+        number, new, pushes, lead, sets = entry
+        successor = list(state)
+        successor[i] = new
+        clocks, base = self.clocks, self.clock_base
+        for j in range(self.n):
+            successor[base + j] = clocks.advance(state[base + j], elapsed)
+        at = base + i
+        successor[at] = clocks.after(successor[at], self.nodes[i].timers[new], sets)
         self._land(successor, i, pushes)
         clash = bool(lead) and self._clash(successor, i, lead)
         return number, tuple(successor), len(pushes), clash

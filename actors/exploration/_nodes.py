@@ -28,9 +28,10 @@ CRASHED = -1
 #: pair, a timer its name).
 START = 0
 
-#: What an event does: the number of the state it leads to, and the sends as
-#: ``(receiver index, message number)`` pairs.
-Move = tuple[int, tuple[tuple[int, int], ...]]
+#: What an event does: the number of the state it leads to, the sends as
+#: ``(receiver index, message number)`` pairs, and the timers (re)set as ``(name, delay
+#: in µs)`` pairs, the last setting of each (its pending timers are the new state's).
+Move = tuple[int, tuple[tuple[int, int], ...], tuple[tuple[str, int], ...]]
 
 
 class Messages:
@@ -132,6 +133,7 @@ class NodeStates:
             message, epoch = self.messages.items[message_number]
             actions = member.handle_message(self._ids[sender], message, epoch)
         sends = []
+        sets: dict[str, int] = {}
         for action in actions:
             if type(action) is Send:
                 to = self._index_of.get(action.to)
@@ -140,6 +142,9 @@ class NodeStates:
                 sends.append((to, self.messages.number(action.message, action.epoch)))
             elif type(action) is SetTimer:
                 timers.add(action.name)
+                sets.pop(action.name, None)
+                sets[action.name] = round(action.delay * 1e6)
             elif type(action) is CancelTimer:
                 timers.discard(action.name)
-        return self._number(member, frozenset(timers)), tuple(sends)
+                sets.pop(action.name, None)
+        return self._number(member, frozenset(timers)), tuple(sends), tuple(sets.items())

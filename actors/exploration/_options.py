@@ -9,7 +9,8 @@ __all__ = ["TIMER_RULES", "Options"]
 
 #: When a pending timer may fire: ``"quiet"`` only when no message is in flight (every
 #: answer a timer waits for has arrived: the notes' synchrony assumption, T longer than
-#: any delay), ``"any"`` at any moment (T may fire before an answer arrives).
+#: any delay), and then the one with the least time left first; ``"any"`` at any moment
+#: (T may fire before an answer arrives).
 TIMER_RULES = ("quiet", "any")
 
 

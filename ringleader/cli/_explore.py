@@ -77,8 +77,8 @@ def add_explore_command(
         "--timers",
         choices=TIMER_RULES,
         help="when a pending timer may fire: quiet (default: only when no message is in "
-        "flight, the notes' synchrony assumption) or any (at any moment, even before "
-        "the answer it waits for arrives)",
+        "flight, the shortest first: the notes' synchrony assumption) or any (at any "
+        "moment, even before the answer it waits for arrives)",
     )
     what.add_argument(
         "--crashes", type=_count, metavar="K", help="up to K nodes crash, at any moment"
@@ -259,7 +259,7 @@ def _plural(count: int, word: str, many: str) -> str:
 def _what_may_happen(options: dict[str, Any]) -> str:
     parts = ["unordered links" if options["unordered"] else "FIFO links"]
     if options["timers"] == "quiet":
-        parts.append("timers only when no message is in flight")
+        parts.append("timers only when no message is in flight, in deadline order")
     else:
         parts.append("timers at any moment")
     if options["crashes"]:
