@@ -194,11 +194,10 @@ class Model:
 
     # -- steps -------------------------------------------------------------------------
 
-    def expand(self, state: tuple[int, ...]) -> tuple[list[Step], bool]:  # noqa: C901, PLR0912, PLR0915
+    def expand(self, state: tuple[int, ...]) -> tuple[list[Step], bool]:  # noqa: PLR0912, PLR0915
         """The steps enabled in ``state``, and whether it is an end state."""
         n, channels, cache = self.n, self.channels, self.cache
         heads, pushed, dst = channels.heads, channels.pushed, self.dst
-        x = self.extras
         paused = self.paused(state) if self.paused_nodes else ()
         # Without crashes, partitions or unordered links every send lands on its FIFO
         # link: the plain path, the search's hottest loop.
