@@ -7,8 +7,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from ringleader.actors.exploration import Options
 from ringleader.cli import main
 from ringleader.cluster import explore_config
