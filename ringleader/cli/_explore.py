@@ -221,7 +221,7 @@ def exploration_summary(
         "topology": config.topology,
         "n": config.n,
         "initiators": list(config.initiators),
-        "options": _options_dict(options),
+        "options": {**_options_dict(options), "timed": bool(config.algorithm_class.timers)},
         "states": exploration.states,
         "explored": exploration.explored,
         "end_states": exploration.end_states,
@@ -258,7 +258,9 @@ def _plural(count: int, word: str, many: str) -> str:
 
 def _what_may_happen(options: dict[str, Any]) -> str:
     parts = ["unordered links" if options["unordered"] else "FIFO links"]
-    if options["timers"] == "quiet":
+    if not options["timed"]:
+        pass  # the algorithm sets no timer
+    elif options["timers"] == "quiet":
         parts.append("timers only when no message is in flight, in deadline order")
     else:
         parts.append("timers at any moment")
@@ -284,8 +286,9 @@ def print_exploration(console: Console, summary: dict[str, Any]) -> None:
     else:
         limit = "--max-states" if summary["stopped"] == "max_states" else "--max-depth"
         extent = f"[yellow]stopped by {limit}: not every state[/]"
+    ends = summary["end_states"]
     console.print(
-        f"  states: {summary['states']:,} ({extent}), {summary['end_states']:,} end states, "
+        f"  states: {summary['states']:,} ({extent}), {ends:,} end state{'s' * (ends != 1)}, "
         f"depth {summary['depth']}; {summary['elapsed_s']:.2f} s, "
         f"{summary['states_per_s']:,} states/s, {summary['memory_per_state']} bytes/state"
     )
