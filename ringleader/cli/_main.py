@@ -379,7 +379,7 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
         print_report(out, report)
         if config.network:
             told = "; ".join(str(entry) for entry in config.network)
-            out.print(f"The network misbehaved on purpose ([[faults]]): {told}")
+            out.print(f"The network misbehaved on purpose ([[faults]]): {told}", markup=False)
     return EXIT_OK if report.ok else EXIT_FAILED
 
 
