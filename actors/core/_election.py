@@ -140,6 +140,9 @@ class Election:
     title: ClassVar[str]
     messages: ClassVar[tuple[type[Message], ...]]
     timers: ClassVar[tuple[str, ...]] = ()
+    #: The config keys this algorithm reads (:meth:`setting`), each with its default in
+    #: seconds: the only place these defaults are written.
+    tunables: ClassVar[Mapping[str, float]] = {}
     #: What the algorithm needs to be safe beyond FIFO reliable links, said to the user
     #: when a run turns out unsafe (Bully: its timeouts must exceed every delay).
     assumption: ClassVar[str | None] = None
@@ -325,9 +328,10 @@ class Election:
             self._pending.discard(name)
             self._outbox.append(CancelTimer(name))
 
-    def setting(self, name: str, default: float) -> float:
-        """A tunable from the config (``node.settings``), else ``default``."""
-        return self.node.setting(name, default)
+    def setting(self, name: str, default: float | None = None) -> float:
+        """A tunable from the config (``node.settings``), else ``default``, else its
+        default in :attr:`tunables`."""
+        return self.node.setting(name, self.tunables[name] if default is None else default)
 
     def decide(self, leader: Candidate) -> None:
         """Set ``elected`` and become leader or not-leader."""

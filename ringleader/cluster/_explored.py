@@ -25,11 +25,7 @@ from ringleader.actors.faults import (
 )
 from ringleader.topologies import Config
 
-__all__ = ["ALGORITHM_SETTINGS", "explore_config", "explore_options"]
-
-#: The settings an explored run keeps: the algorithms' own (the failure detector's and
-#: the lease's are left out, see the module's docs).
-ALGORITHM_SETTINGS = ("election_timeout", "coordinator_timeout")
+__all__ = ["explore_config", "explore_options"]
 
 
 def explore_options(
@@ -73,8 +69,9 @@ def explore_options(
     copying, copying_links = links(Duplicate)
     reordering, reordered = links(Reorder)
     longest = max((e.delay.most for e in network if isinstance(e, Delay)), default=0.0)
-    timeouts = [config.settings[k] for k in ALGORITHM_SETTINGS if k in config.settings]
-    early = bool(config.algorithm_class.timers) and timeouts and longest >= min(timeouts)
+    algorithm = config.algorithm_class
+    timeouts = [config.settings.get(k, v) for k, v in algorithm.tunables.items()]
+    early = bool(algorithm.timers) and bool(timeouts) and longest >= min(timeouts)
     return Options(
         unordered=unordered or (reordering > 0 and reordered is None),
         unordered_links=reordered or frozenset(),
@@ -101,7 +98,9 @@ def explore_config(
 ) -> Exploration:
     """Explore ``config`` under ``options`` (default: :func:`explore_options`)."""
     algorithm = algorithm or config.algorithm_class
-    settings = {k: v for k, v in config.settings.items() if k in ALGORITHM_SETTINGS}
+    # The algorithm's own settings (its tunables); the failure detector's and the
+    # lease's are left out (see the module's docs).
+    settings = {k: v for k, v in config.settings.items() if k in algorithm.tunables}
     return explore(
         algorithm,
         config.wiring.views(settings),
