@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -315,3 +316,28 @@ def test_explore_bad_usage_exits_2_in_one_line(
     err = capsys.readouterr().err
     assert code == 2
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+# -- the docs' examples ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("example", "options", "found"),
+    [
+        ("bully.toml", {}, []),
+        ("bully.toml", {"crashes": 1}, ["crashed_leader"]),
+        ("bully_early.toml", {"timers": "any"}, ["two_leaders", "disagreement", "bound"]),
+        ("bully_pause.toml", {}, ["two_leaders"]),
+        ("ring_crash.toml", {}, ["undecided", "crashed_leader"]),
+        ("hirschberg_sinclair.toml", {}, []),
+    ],
+)
+def test_the_explore_examples_find_what_they_say(
+    example: str, options: dict[str, Any], found: list[str]
+) -> None:
+    config = load_config(EXAMPLES / "explore" / example)
+    exploration = explore_config(config, explore_options(config, **options), max_states=20_000)
+    assert kinds(exploration) == found
+    assert exploration.complete or options.get("timers") == "any"
+    for path in exploration.paths.values():
+        assert records(exploration.model, path.events)  # each run replays

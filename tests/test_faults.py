@@ -326,3 +326,11 @@ def test_explore_finds_the_paused_bully_leader(tmp_path: Path) -> None:
     assert exploration.findings[0].kind == "two_leaders"
     steps = [exploration.model.describe(e) for e in exploration.paths["two_leaders"].events]
     assert "P3 pauses" in steps and "P3 resumes" in steps
+
+
+def test_the_partition_example_heals_and_agrees(capsys: pytest.CaptureFixture[str]) -> None:
+    example = Path(__file__).resolve().parent.parent / "examples" / "faults" / "partition.toml"
+    code, report = run_cli(capsys, "run", str(example), "--simulate", "--json")
+    assert code == 0 and report["leader"] == 5 and report["finished"]
+    assert report["safety"]["violations"] == []
+    assert report["network"] == ["partition P1 P2 | the rest from 0.05 s to 0.45 s"]
