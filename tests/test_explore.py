@@ -53,17 +53,43 @@ def kinds(exploration: Exploration) -> list[str]:
 def test_chang_roberts_worst_case_is_the_maximum_over_every_ordering(
     tmp_path: Path, n: int
 ) -> None:
+    """Initiators wake at any moment (the notes' model): the most any ordering sends is
+    the notes' n(n+1)/2 + n, the fewest 2n (the largest's election reaches every other
+    initiator before it wakes)."""
     exploration = explore_config(ring(tmp_path, n))
     assert exploration.complete and exploration.ok
-    assert exploration.messages is not None
-    assert exploration.messages[1] == n * (n + 1) // 2 + n
+    assert exploration.messages == (2 * n, n * (n + 1) // 2 + n)
     assert exploration.bound is not None and exploration.bound.formula == "n(n+1)/2+n"
     assert exploration.bound_held
+
+
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_with_the_hosts_start_rule_every_ordering_sends_the_worst_case(
+    tmp_path: Path, n: int
+) -> None:
+    """``starts="first"``: each initiator sends its own election before it handles
+    anything, as real runs do, and every ordering sends exactly n(n+1)/2 + n."""
+    exploration = explore_config(ring(tmp_path, n), Options(starts="first"))
+    assert exploration.complete and exploration.ok and exploration.bound_held
+    assert exploration.messages == (n * (n + 1) // 2 + n,) * 2
+
+
+def test_a_late_initiator_is_drawn_in_and_never_bids(tmp_path: Path) -> None:
+    """The run with the fewest messages: only the winner's election and its elected go
+    round; nobody else's election is ever sent."""
+    out = tmp_path / "out"
+    assert main(["explore", str(ring(tmp_path, 4).source), "--out", str(out)]) == 0
+    sends = [e for e in load_trace(out / "min.jsonl").events if e["event"] == "send"]
+    bids = {e["fields"]["candidate"]["id"] for e in sends if e["kind"] == "election"}
+    assert len(sends) == 8 and bids == {4}
 
 
 def test_chang_roberts_state_counts_grow_as_the_docs_say(tmp_path: Path) -> None:
     """docs/explore.md gives these counts; a change to the model changes them."""
     found = {n: explore_config(ring(tmp_path, n)).states for n in (3, 4, 5, 6, 7)}
+    assert found == {3: 78, 4: 317, 5: 1352, 6: 6111, 7: 28970}
+    first = Options(starts="first")
+    found = {n: explore_config(ring(tmp_path, n), first).states for n in (3, 4, 5, 6, 7)}
     assert found == {3: 27, 4: 80, 5: 254, 6: 842, 7: 2867}
 
 
@@ -162,7 +188,7 @@ def test_a_lost_message_leaves_the_ring_undecided(tmp_path: Path) -> None:
 def test_a_duplicate_is_delivered_twice(tmp_path: Path) -> None:
     exploration = explore_config(ring(tmp_path, 3), Options(duplicates=1))
     assert exploration.complete
-    assert exploration.faultless == (9, 9)
+    assert exploration.faultless == (6, 9)  # 2n to n(n+1)/2 + n, as without the fault
     duplicated = [n for n, e in enumerate(exploration.model.events) if e[0] == "duplicate"]
     assert duplicated
 
@@ -250,8 +276,9 @@ def test_explore_json_exits_0_and_writes_traces_replay_reads(
     assert code == 0 and data["ok"]
     for key in ("states", "end_states", "complete", "messages", "bound", "violations", "traces"):
         assert key in data
-    assert data["complete"] and data["messages"] == {"min": 20, "max": 20}
+    assert data["complete"] and data["messages"] == {"min": 10, "max": 20}
     assert data["bound"]["formula"] == "n(n+1)/2+n" and data["bound"]["held"]
+    assert data["options"]["starts"] == "any"
     assert set(data["traces"]) == {"min", "max"}
     trace = load_trace(data["traces"]["max"])
     assert sum(e["event"] == "send" for e in trace.events) == 20
@@ -336,7 +363,7 @@ def test_the_explore_examples_find_what_they_say(
     example: str, options: dict[str, Any], found: list[str]
 ) -> None:
     config = load_config(EXAMPLES / "explore" / example)
-    exploration = explore_config(config, explore_options(config, **options), max_states=20_000)
+    exploration = explore_config(config, explore_options(config, **options), max_states=300_000)
     assert kinds(exploration) == found
     assert exploration.complete or options.get("timers") == "any"
     for path in exploration.paths.values():

@@ -25,13 +25,14 @@ from ._checks import KINDS, Finding, end_check, leaders_clash
 from ._graph import Graph
 from ._model import Model
 from ._nodes import CRASHED
-from ._options import TIMER_RULES, Options
+from ._options import START_RULES, TIMER_RULES, Options
 from ._replay import records
 from ._search import Exploration, Path, explore
 
 __all__ = [
     "CRASHED",
     "KINDS",
+    "START_RULES",
     "TIMER_RULES",
     "Exploration",
     "Finding",

@@ -108,11 +108,24 @@ def _agreed_on(
     return None
 
 
-def bound_check(bound: Bound, fewest: int, most: int | None) -> str | None:
-    """What is wrong with the complete runs' message counts against ``bound``, if anything."""
+def bound_check(
+    bound: Bound, fewest: int, most: int | None, *, free_starts: bool = False
+) -> str | None:
+    """What is wrong with the complete runs' message counts against ``bound``, if anything.
+
+    ``free_starts``: initiators wake at any moment (``starts = "any"``).  The notes
+    count an exact case with every initiator starting before anything reaches it; when
+    a message may reach one first, it is drawn in and sends no bid of its own, so the
+    exact count is then the most any run sends, and fewer is no fault.
+    """
     if most is None:
         return f"some run never ends: the count is unbounded, the notes say {bound.formula}"
-    if bound.exact and (fewest != bound.value or most != bound.value):
+    if bound.exact and free_starts and most != bound.value:
+        return (
+            f"the most any run sent is {most} messages; the notes say {bound.formula} = "
+            f"{bound.value} when every initiator starts before anything reaches it"
+        )
+    if bound.exact and not free_starts and (fewest != bound.value or most != bound.value):
         counts = str(fewest) if fewest == most else f"{fewest} to {most}"
         return f"runs sent {counts} messages; the notes say exactly {bound.formula} = {bound.value}"
     if not bound.exact and most > bound.value:

@@ -61,7 +61,7 @@ class Graph:
 
     def path(self, state: int, via: array[int] | None = None) -> list[int]:
         """The edges from state 0 to ``state``: through the parents (a shortest path),
-        or through ``via`` (an edge per state, as :class:`Extremes` has them)."""
+        or through ``via`` (an edge per state, as ``Extremes`` has them)."""
         links = self.parent if via is None else via
         edges: list[int] = []
         seen = set()

@@ -90,11 +90,22 @@ class Model:
         self.messages = Messages()
         self.channels = Channels()
 
+        # With starts "any", an initiator is made as a node that is not one, and wakes up
+        # (becomes one) as a step of its own, unless a message reaches it first.
+        hosts_rule = options.starts == "first"
+
         def maker(view: NodeView) -> Callable[[], Member]:
-            return lambda: member(algorithm, view, initiator=view.id in starting, policy=policy)
+            initiator = hosts_rule and view.id in starting
+            return lambda: member(algorithm, view, initiator=initiator, policy=policy)
 
         self.nodes = [
-            NodeStates(i, maker(view), self.index, self.messages)
+            NodeStates(
+                i,
+                maker(view),
+                self.index,
+                self.messages,
+                wakes=not hosts_rule and view.id in starting,
+            )
             for i, view in enumerate(self.views)
         ]
         pairs = [(v.id, peer) for v in self.views for peer in v.out if peer != v.id]
@@ -145,7 +156,7 @@ class Model:
         #: Every event seen, by number (see :meth:`describe`).
         self.events: list[Event] = []
         self._event_ids: dict[Event, int] = {}
-        #: Per node, per state number: step key → :data:`Entry` (see :meth:`_entry`).
+        #: Per node, per state number: step key → ``Entry`` (see ``_entry``).
         self.cache: list[list[dict[Any, Entry]]] = [[{}] for _ in self.nodes]
 
     # -- states ------------------------------------------------------------------------

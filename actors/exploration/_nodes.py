@@ -61,9 +61,13 @@ class NodeStates:
     """Every state node ``index`` has been seen in, and the memoised moves out of each.
 
     ``make`` makes the node's member as it starts; ``index_of`` maps node ids to
-    indices.  Per state number: :attr:`timers` (pending, sorted), :attr:`can_start`
-    (an initiator not woken yet), :attr:`active` (either), :attr:`stance` (state,
-    elected, epoch) and :attr:`leading` (the epoch it leads, 0 if it does not).
+    indices.  ``wakes``: the node is an initiator that wakes up as a step of its own
+    (:data:`START`), unless a message reaches it first (then it never does: it was
+    drawn in); otherwise an initiator is one from the start (its member says so) and
+    wakes before it handles anything.  Per state number: :attr:`timers` (pending,
+    sorted), :attr:`can_start` (an initiator not woken yet), :attr:`active` (either),
+    :attr:`stance` (state, elected, epoch) and :attr:`leading` (the epoch it leads, 0 if
+    it does not).
     """
 
     def __init__(
@@ -72,8 +76,11 @@ class NodeStates:
         make: Callable[[], Member],
         index_of: dict[int, int],
         messages: Messages,
+        *,
+        wakes: bool = False,
     ) -> None:
         self.index = index
+        self.wakes = wakes
         self.messages = messages
         self._index_of = index_of
         self._ids = sorted(index_of, key=index_of.__getitem__)  # index → node id
@@ -87,20 +94,23 @@ class NodeStates:
         self.moves: list[dict[Any, Move]] = []
         member = make()
         self._shared = {id(member.view): member.view, id(member.policy): member.policy}
-        self.initial = self._number(member, frozenset())
+        self.initial = self._number(member, frozenset(), wakes)
 
     def __len__(self) -> int:
         return len(self.templates)
 
-    def _number(self, member: Member, timers: frozenset[str]) -> int:
-        key = (member.key(), timers)
+    def _number(self, member: Member, timers: frozenset[str], may_wake: bool) -> int:
+        key = (member.key(), timers, may_wake)
         number = self.ids.get(key)
         if number is None:
             number = self.ids[key] = len(self.templates)
             self.templates.append(member)
             self.timers.append(tuple(sorted(timers)))
             election = member.election
-            self.can_start.append(election.initiator and not election.started)
+            if self.wakes:
+                self.can_start.append(may_wake)
+            else:
+                self.can_start.append(election.initiator and not election.started)
             self.active.append(bool(timers) or self.can_start[-1])
             self.stance.append((election.state, election.elected, election.epoch))
             self.leading.append(election.epoch if election.state is NodeState.LEADER else 0)
@@ -123,12 +133,15 @@ class NodeStates:
     def _compute(self, number: int, event: Any) -> Move:
         member = self.member(number)
         timers = set(self.timers[number])
+        may_wake = self.wakes and self.can_start[number]
         if event == START:
+            may_wake = False
             actions = member.handle_start()
         elif type(event) is str:
             timers.discard(event)
             actions = member.handle_timer(event)
         else:
+            may_wake = False  # drawn in before it woke: it never starts a run of its own
             sender, message_number = event
             message, epoch = self.messages.items[message_number]
             actions = member.handle_message(self._ids[sender], message, epoch)
@@ -147,4 +160,8 @@ class NodeStates:
             elif type(action) is CancelTimer:
                 timers.discard(action.name)
                 sets.pop(action.name, None)
-        return self._number(member, frozenset(timers)), tuple(sends), tuple(sets.items())
+        return (
+            self._number(member, frozenset(timers), may_wake),
+            tuple(sends),
+            tuple(sets.items()),
+        )

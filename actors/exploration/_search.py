@@ -250,10 +250,11 @@ class _Search:
                 exploration.faultless = (fewest, most)
                 bound = exploration.bound
                 if bound is not None:
-                    wrong = bound_check(bound, fewest, most)
+                    free = model.options.starts == "any"
+                    wrong = bound_check(bound, fewest, most, free_starts=free)
                     exploration.bound_held = wrong is None
                     if wrong is not None:
-                        below = bound.exact and fewest != bound.value
+                        below = bound.exact and not free and fewest != bound.value
                         culprit = clean_low if below else clean_high
                         self._found("bound", wrong, culprit)
                         via = extremes.fewest_edge if below else extremes.most_edge

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from ringleader.actors import ALGORITHMS
-from ringleader.actors.exploration import TIMER_RULES, Exploration, Options
+from ringleader.actors.exploration import START_RULES, TIMER_RULES, Exploration, Options
 from ringleader.cluster import explore_config, explore_options
 from ringleader.errors import UsageError
 from ringleader.topologies import TOPOLOGIES, Config
@@ -72,6 +72,15 @@ def add_explore_command(
         "--unordered",
         action="store_true",
         help="links are not FIFO: any message in flight may be delivered next",
+    )
+    what.add_argument(
+        "--starts",
+        choices=START_RULES,
+        default="any",
+        help="when an initiator may wake up: any (default: at any moment, as the notes "
+        "let any process start at any time; a message that reaches it first draws it in "
+        "and it never starts a run of its own) or first (before it handles anything, as "
+        "run and --simulate do)",
     )
     what.add_argument(
         "--timers",
@@ -150,6 +159,7 @@ def explore_command(args: argparse.Namespace, config: Config, out: Console, err:
     options = explore_options(
         config,
         unordered=args.unordered,
+        starts=args.starts,
         timers=args.timers,
         crashes=args.crashes,
         losses=args.loss,
@@ -191,6 +201,7 @@ def _title(config: Config) -> str:
 def _options_dict(options: Options) -> dict[str, Any]:
     return {
         "unordered": options.unordered,
+        "starts": options.starts,
         "timers": options.timers,
         "crashes": options.crashes,
         "losses": options.losses,
@@ -258,6 +269,10 @@ def _plural(count: int, word: str, many: str) -> str:
 
 def _what_may_happen(options: dict[str, Any]) -> str:
     parts = ["unordered links" if options["unordered"] else "FIFO links"]
+    if options["starts"] == "any":
+        parts.append("initiators wake at any moment")
+    else:
+        parts.append("initiators start before they handle anything")
     if not options["timed"]:
         pass  # the algorithm sets no timer
     elif options["timers"] == "quiet":
@@ -275,6 +290,17 @@ def _what_may_happen(options: dict[str, Any]) -> str:
     if options["pauses"]:
         parts.append("pauses of " + ", ".join(f"P{n}" for n in options["pauses"]))
     return ", ".join(parts)
+
+
+def _claim(bound: dict[str, Any], messages: dict[str, Any] | None, starts: str) -> str:
+    """What the notes (or the algorithm's ``bound()``) say of the count, in words."""
+    count = f"{bound['formula']} = {bound['value']}"
+    if not bound["exact"]:
+        return f"at most {count}"
+    every = messages is not None and messages["min"] == messages["max"]
+    if starts == "any" and not every:
+        return f"{count} when every initiator starts at once, the most any run sends"
+    return f"exactly {count}"
 
 
 def print_exploration(console: Console, summary: dict[str, Any]) -> None:
@@ -300,14 +326,14 @@ def print_exploration(console: Console, summary: dict[str, Any]) -> None:
         console.print(f"  messages: {messages['min']} to {most} over the complete runs")
     bound = summary["bound"]
     if bound is not None:
-        kind = "exactly" if bound["exact"] else "at most"
         verdict = {
             True: "[green]held[/]",
             False: "[red]broken[/]",
             None: "not checked (no complete run without a fault)",
         }[bound["held"]]
         whose = "its bound()" if summary["custom"] else "the notes"
-        console.print(f"  {whose}: {kind} {bound['formula']} = {bound['value']}: {verdict}")
+        claim = _claim(bound, messages, summary["options"]["starts"])
+        console.print(f"  {whose}: {claim}: {verdict}")
     kinds = {v["kind"]: v for v in summary["violations"]}
     for kind, words in CHECKS.items():
         if kind == "bound":

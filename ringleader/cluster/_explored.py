@@ -32,6 +32,7 @@ def explore_options(
     config: Config,
     *,
     unordered: bool = False,
+    starts: str = "any",
     timers: str | None = None,
     crashes: int | None = None,
     losses: int | None = None,
@@ -74,6 +75,7 @@ def explore_options(
     early = bool(algorithm.timers) and bool(timeouts) and longest >= min(timeouts)
     return Options(
         unordered=unordered or (reordering > 0 and reordered is None),
+        starts=starts,
         unordered_links=reordered or frozenset(),
         timers=timers or ("any" if early else "quiet"),
         crashes=len(entries) if crashes is None else crashes,
