@@ -22,7 +22,7 @@ from ringleader.topologies import make_keys
 from tests.conftest import eventually, let_pass
 from tests.nodes import (
     NodeProcess,
-    children_of,
+    descendants_of,
     free_ports,
     running,
     wait_agreement,
@@ -96,8 +96,10 @@ def test_bully_restart_in_processes_mode_brings_the_top_node_back(tmp_path: Path
 
 
 def _wait_children(pid: int, count: int, timeout: float = 30.0) -> list[int]:
-    found = eventually(lambda: len(children_of(pid)) >= count, timeout) and children_of(pid)
-    assert found, f"{count} children did not start: {children_of(pid)}"
+    """``pid``'s processes once there are ``count`` of them: the nodes' launcher, and
+    the nodes it forked."""
+    found = eventually(lambda: len(descendants_of(pid)) >= count, timeout) and descendants_of(pid)
+    assert found, f"{count} processes did not start: {descendants_of(pid)}"
     return found
 
 
@@ -130,7 +132,7 @@ def test_no_node_process_outlives_an_interrupted_or_killed_run(tmp_path: Path, h
         env={**os.environ, "TMPDIR": str(tmp_path)},  # what a killed run leaves, pytest cleans
     )
     try:
-        children = _wait_children(parent.pid, 3)
+        children = _wait_children(parent.pid, 1 + 3)  # the launcher, three nodes
         parent.send_signal(getattr(signal, how.upper()))
         _, err = parent.communicate(timeout=30)
         _wait_gone(children)

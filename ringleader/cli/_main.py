@@ -9,6 +9,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Sequence
 from contextlib import nullcontext
 from pathlib import Path
@@ -19,16 +20,9 @@ from rich.console import Console
 from ringleader import __version__
 from ringleader.actors import ALGORITHMS
 from ringleader.cluster import run
-from ringleader.errors import ConfigError, TransportError, UsageError
-from ringleader.service import (
-    EventWriter,
-    ask_status,
-    describe,
-    die_with_parent,
-    parse_address,
-    serve,
-    status_summary,
-)
+from ringleader.errors import ConfigError, SetupError, TransportError, UsageError
+from ringleader.reports import setup_failed_report
+from ringleader.service import ask_status, parse_address, run_node, status_summary
 from ringleader.topologies import (
     MAX_SETTING,
     TOPOLOGIES,
@@ -342,17 +336,29 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
     config = _load(args)
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _interrupt)
-    if not args.all_cpus and not args.simulate:
+    # Processes mode: the nodes are other processes, which would inherit the pinning.
+    if not args.all_cpus and not args.simulate and config.mode != "processes":
         one_cpu()
     show = err.is_terminal and not args.verbose and not args.simulate
-    with progress_bar(err) if show else nullcontext(None) as progress:
-        report = run(
+    began = time.monotonic()
+    try:
+        with progress_bar(err) if show else nullcontext(None) as progress:
+            report = run(
+                config,
+                progress=progress,
+                trace=args.trace,
+                trace_heartbeats=args.trace_heartbeats,
+                simulate=args.simulate,
+                seed=args.seed,
+            )
+    except SetupError as exc:  # nothing ran, but the report says what failed
+        sys.stderr.write(f"ringleader run: error: {exc}\n")
+        report = setup_failed_report(
             config,
-            progress=progress,
-            trace=args.trace,
-            trace_heartbeats=args.trace_heartbeats,
-            simulate=args.simulate,
-            seed=args.seed,
+            config.algorithm_class,
+            node=exc.node,
+            reason=exc.reason,
+            setup_s=time.monotonic() - began,
         )
     if args.json:
         _print_json(report.as_dict())
@@ -376,32 +382,17 @@ def _node(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     if args.metrics is not None:
         parse_address(args.metrics)  # a bad value is one line and exit 2, before anything runs
-    stop = threading.Event()
-    output = EventWriter(sys.stdout, json.dumps if args.json else describe, on_closed=stop.set)
-
-    def on_signal(signum: int, frame: object) -> None:
-        stop.set()
-
-    signal.signal(signal.SIGTERM, on_signal)
-    if args.supervised:
-        die_with_parent()
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the supervisor's to handle
-    else:
-        signal.signal(signal.SIGINT, on_signal)
-    try:
-        serve(
-            config,
-            args.node_id,
-            emit=output.emit,
-            stop=stop,
-            commands=sys.stdin if args.supervised else None,
-            fresh=args.fresh,
-            trace=args.trace,
-            trace_heartbeats=args.trace_heartbeats,
-            metrics=args.metrics,
-        )
-    finally:
-        output.close()
+    run_node(
+        config,
+        args.node_id,
+        out=sys.stdout,
+        json_lines=args.json,
+        commands=sys.stdin if args.supervised else None,
+        fresh=args.fresh,
+        trace=args.trace,
+        trace_heartbeats=args.trace_heartbeats,
+        metrics=args.metrics,
+    )
     return EXIT_OK
 
 

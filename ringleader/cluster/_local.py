@@ -24,7 +24,7 @@ from ringleader.actors.host import (
     Tally,
     wire_kinds,
 )
-from ringleader.errors import TransportError
+from ringleader.errors import SetupError, TransportError
 from ringleader.reports import Report
 from ringleader.topologies import Config, run_secret
 from ringleader.traces import RunTrace
@@ -115,9 +115,10 @@ class LocalCluster(SetUpOnEnter):
         for node, missing in zip(self._refs, unreachable, strict=True):
             if missing:
                 peer = missing[0]
-                raise TransportError(
-                    f"node {node} could not connect to node {peer} at {addresses[peer]} "
-                    f"within the {config.timeout:g} s timeout"
+                raise SetupError(
+                    node,
+                    f"could not connect to node {peer} at {addresses[peer]} "
+                    f"within the {config.timeout:g} s timeout",
                 )
         self._progress("connecting", config.n, config.n)
         for ref in self._refs.values():

@@ -15,10 +15,13 @@ from ._operator import ask_status, status_summary
 from ._output import EventWriter, describe
 from ._protocol import (
     BOOT,
+    LINK,
     START,
     STATUS,
     command_line,
     event_dict,
+    link_addresses,
+    link_line,
     node_event,
     parse_command,
     status_dict,
@@ -29,6 +32,7 @@ from ._standalone import (
     REJECTIONS_PER_SECOND,
     RejectionThrottle,
     die_with_parent,
+    run_node,
     serve,
 )
 
@@ -36,6 +40,7 @@ __all__ = [
     "BAD_SIGNATURE_EVERY",
     "BOOT",
     "FAILOVER_BUCKETS",
+    "LINK",
     "REJECTIONS_PER_SECOND",
     "START",
     "STATUS",
@@ -50,9 +55,12 @@ __all__ = [
     "describe",
     "die_with_parent",
     "event_dict",
+    "link_addresses",
+    "link_line",
     "node_event",
     "parse_address",
     "parse_command",
+    "run_node",
     "serve",
     "status_dict",
     "status_from_dict",

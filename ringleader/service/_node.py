@@ -25,8 +25,8 @@ import queue
 import threading
 import time
 import weakref
-from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass, replace
 from types import TracebackType
 from typing import Any
 
@@ -69,9 +69,10 @@ LEASE_POLL = 0.02
 STOPPED = "stopped"
 
 
-def check_standalone(config: Config) -> None:
+def check_standalone(config: Config, *, any_port: bool = False) -> None:
     """What a config needs for nodes in separate processes (``node``, ``status``): a
-    transport between processes and a fixed address for every node."""
+    transport between processes and a fixed address for every node (``any_port``: or a
+    wildcard port, ``tcp://127.0.0.1:*``, for nodes a supervisor starts together)."""
     if config.transport not in BETWEEN_PROCESSES:
         raise ConfigError(
             config.source,
@@ -80,7 +81,7 @@ def check_standalone(config: Config) -> None:
             'use transport = "tcp" (or "ipc" on one machine)',
         )
     for index, spec in enumerate(config.nodes):
-        if spec.address is None or spec.address.endswith(":*"):
+        if spec.address is None or (spec.address.endswith(":*") and not any_port):
             raise ConfigError(
                 config.source,
                 f"nodes[{index}].address",
@@ -153,7 +154,9 @@ class Node:
 
     For ``ringleader node``: ``emit`` receives every event as the dict its ``--json``
     line shows; ``fresh`` makes it a member of a cluster started all at once (epoch 1,
-    initiating only once told, :meth:`initiate`) rather than one that joins by itself;
+    initiating only once told, :meth:`initiate`) rather than one that joins by itself,
+    whose addresses may have a wildcard port (``tcp://127.0.0.1:*``: it binds any free
+    port and says which in its ``listening`` line; :meth:`link` then gets everyone's);
     ``trace`` writes its part of a trace.
     """
 
@@ -185,7 +188,7 @@ class Node:
             raise ConfigError(
                 config.source, "nodes", f"there is no node {node_id}", f"ids: {shown}"
             )
-        check_standalone(config)
+        check_standalone(config, any_port=fresh)
         self._metrics_at = None if metrics is None else parse_address(metrics)
         self.config = config
         self.id = node_id
@@ -381,14 +384,26 @@ class Node:
         )
         _stop_them_at_exit()
         self._running = True
-        address = self._ask(Listen(self.address))
+        address = self.address = self._ask(Listen(self.address))
         peers = {p: config.addresses[p] for p in config.wiring.out[node_id]}
-        self._ask(Connect(peers, 0.0, config.addresses))
+        if not any(a.endswith(":*") for a in peers.values()):  # else known at link()
+            self._ask(Connect(peers, 0.0, config.addresses))
         extra = {}
         if self._metrics is not None:
             host, port = self._metrics.address or ("", 0)
             extra["metrics"] = f"{host}:{port}"
         self._line("listening", address=address, **extra)
+
+    def link(self, addresses: Mapping[int, str]) -> None:
+        """For a supervisor that let its nodes pick their ports (see ``fresh``): every
+        node's address, found once all were listening; they replace the config's, and the
+        node links to its out-neighbours there (before anyone boots)."""
+        nodes = self.config.nodes
+        found = tuple(replace(n, address=addresses.get(n.id, n.address)) for n in nodes)
+        self.config = config = self.config.replace(nodes=found)
+        peers = {p: config.addresses[p] for p in config.wiring.out[self.id]}
+        self._ask(Connect(peers, 0.0, config.addresses))
+        self._line("linked")
 
     def boot(self, wait: float = 0.0) -> None:
         """The second half of :meth:`start`: start the failure detector (after up to
