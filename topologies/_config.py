@@ -15,8 +15,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-import tomli_w
-
 from ringleader.actors import Bound, Election
 from ringleader.transport import CurveKeys
 
@@ -163,6 +161,8 @@ class Config:
         data["nodes"] = [_given(asdict(node)) for node in self.nodes]
         if self.faults:
             data["faults"] = [_given(fault.as_dict()) for fault in self.faults]
+        import tomli_w  # noqa: PLC0415 -- only node processes need a config written
+
         return tomli_w.dumps(data)
 
     def curve_keys(self, hosted: Collection[int]) -> CurveKeys | None:

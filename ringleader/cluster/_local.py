@@ -7,6 +7,7 @@ import queue
 import secrets
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import pykka
 
@@ -27,11 +28,13 @@ from ringleader.actors.host import (
 from ringleader.errors import SetupError, TransportError
 from ringleader.reports import Report
 from ringleader.topologies import Config, run_secret
-from ringleader.traces import RunTrace
 from ringleader.transport import Codec, Deadline, Network, open_network
 
 from ._cluster import Progress, SetUpOnEnter, no_progress
 from ._termination import wait_quiet
+
+if TYPE_CHECKING:
+    from ringleader.traces import RunTrace
 
 __all__ = ["LocalCluster"]
 

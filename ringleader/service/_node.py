@@ -17,7 +17,6 @@ asking the actor: they come from the :class:`~ringleader.actors.host.Leadership`
 
 from __future__ import annotations
 
-import asyncio
 import atexit
 import logging
 import os
@@ -28,7 +27,7 @@ import weakref
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, replace
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pykka
 
@@ -48,11 +47,16 @@ from ringleader.actors.host import (
 )
 from ringleader.errors import ConfigError, TransportError
 from ringleader.topologies import Config, load_config, node_secret
-from ringleader.traces import PartWriter
 from ringleader.transport import BETWEEN_PROCESSES, Codec, SocketOptions, ZmqNetwork
 
-from ._metrics import NodeMetrics, parse_address
 from ._protocol import event_dict, status_dict
+
+if TYPE_CHECKING:  # imported when used: a node without metrics or changes() needs neither
+    import asyncio
+
+    from ringleader.traces import PartWriter
+
+    from ._metrics import NodeMetrics
 
 __all__ = ["LeaderChange", "Node", "check_standalone"]
 
@@ -189,7 +193,11 @@ class Node:
                 config.source, "nodes", f"there is no node {node_id}", f"ids: {shown}"
             )
         check_standalone(config, any_port=fresh)
-        self._metrics_at = None if metrics is None else parse_address(metrics)
+        self._metrics_at = None
+        if metrics is not None:
+            from ._metrics import parse_address  # noqa: PLC0415 -- the Prometheus client
+
+            self._metrics_at = parse_address(metrics)
         self.config = config
         self.id = node_id
         self.address = config.addresses[node_id]
@@ -293,6 +301,8 @@ class Node:
         Starts with the current view (a ``"leader"`` change) if the node has one; ends
         when the node stops.  Any number of consumers, in any event loops.
         """
+        import asyncio  # noqa: PLC0415 -- only a service in asyncio asks
+
         loop = asyncio.get_running_loop()
         changes: asyncio.Queue[LeaderChange | None] = asyncio.Queue()
         consumer = (loop, changes)
@@ -364,6 +374,8 @@ class Node:
             curve=config.curve_keys([node_id]),
         )
         if self._metrics_at is not None:
+            from ._metrics import NodeMetrics  # noqa: PLC0415 -- the Prometheus client
+
             self._metrics = NodeMetrics(self._leadership, self._status_now)
             self._metrics.serve(*self._metrics_at)
         self._caller = threading.Thread(

@@ -24,7 +24,6 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from ringleader.topologies import Config
-from ringleader.traces import PartWriter
 
 from ._node import Node, check_standalone
 from ._output import EventWriter, describe
@@ -179,6 +178,8 @@ def serve(
     """
     part = None
     if trace is not None:
+        from ringleader.traces import PartWriter  # noqa: PLC0415 -- only a traced node
+
         part = PartWriter(trace, node_id, nodes=config.n, heartbeats=trace_heartbeats)
     try:
         node = Node(
