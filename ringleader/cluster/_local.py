@@ -229,8 +229,9 @@ class LocalCluster(SetUpOnEnter):
         began = time.monotonic()
         self.start_initiators()
         log.info("electing: %d nodes, %d initiators", config.n, len(config.initiators))
-        finished = self._wait_decided() and self._wait_quiet()
-        statuses = self.statuses()
+        quiet = self._wait_quiet() if self._wait_decided() else None
+        finished = quiet is not None
+        statuses = quiet if quiet is not None else self.statuses()  # the last sweep is final
         ends = [s.last_activity for s in statuses if s.last_activity is not None]
         return Report.from_statuses(
             statuses,
@@ -266,10 +267,11 @@ class LocalCluster(SetUpOnEnter):
                 self._progress("electing", len(decided), n, tally.total())
         return True
 
-    def _wait_quiet(self) -> bool:
+    def _wait_quiet(self) -> list[NodeStatus] | None:
+        """Every node's status once nothing moves (``None``: not before the timeout)."""
         self._progress("settling", 0, 1)
         quiet = wait_quiet(self.statuses, self.config.initiators, self._deadline)
-        if quiet:
+        if quiet is not None:
             self._progress("settling", 1, 1)
         return quiet
 
