@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import pykka
 
 from ringleader.actors import Election
-from ringleader.errors import UsageError
+from ringleader.errors import TransportError, UsageError
 from ringleader.reports import Report
 from ringleader.topologies import Config
 
@@ -131,6 +131,11 @@ def _run(
             supervisor.proxy().attach(cluster).get()
             done: pykka.Future[Report] = pykka.ThreadingFuture()
             supervisor.tell(Supervise(done))
-            return done.get(timeout=config.timeout + 30.0)
+            try:
+                return done.get(timeout=config.timeout + 30.0)
+            except pykka.Timeout:  # the supervisor ends a run at its timeout: it is stuck
+                raise TransportError(
+                    f"the run did not end within its {config.timeout:g} s timeout and 30 s more"
+                ) from None
     finally:
         supervisor.stop()
