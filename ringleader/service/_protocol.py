@@ -4,8 +4,9 @@ A ``ringleader node`` prints one JSON object per line on stdout: each
 :class:`~ringleader.actors.host.NodeEvent` as :func:`event_dict` makes it (a supervisor reads it
 back with :func:`node_event`), its own ``listening``, ``ready`` and ``stopped`` lines,
 and, when asked, its status (:func:`status_dict`, read back with
-:func:`status_from_dict`).  A supervised node reads commands on stdin, one per line
-(:func:`command_line`, :func:`parse_command`):
+:func:`status_from_dict`).  A supervised node also says ``linked`` (after ``link``) and,
+if it cannot start, ``failed`` (with ``error``: what went wrong) before it exits.  It
+reads commands on stdin, one per line (:func:`command_line`, :func:`parse_command`):
 
 - ``link ADDRESSES``: every node's address (a JSON object, node id → address), when the
   nodes picked their own ports (see :class:`~ringleader.Node`'s ``fresh``) and the
