@@ -21,7 +21,7 @@ import ringleader
 import ringleader.cluster._processes as processes_module
 from ringleader.cli import main
 from ringleader.cluster import ProcessCluster
-from ringleader.errors import SetupError
+from ringleader.errors import SetupError, TransportError
 from ringleader.service import EventWriter
 from ringleader.topologies import make_keys
 from tests.conftest import eventually, let_pass
@@ -218,6 +218,37 @@ def test_nodes_without_an_address_bind_distinct_ports_of_their_own(tmp_path: Pat
         assert len(set(addresses.values())) == 8
         assert all(re.fullmatch(r"tcp://127\.0\.0\.1:\d+", a) for a in addresses.values())
         assert [s.id for s in cluster.statuses()] == list(range(1, 9))
+
+
+def test_fresh_nodes_with_ports_left_to_them_link_once_given_the_addresses(
+    tmp_path: Path,
+) -> None:
+    """What a supervisor does with ``tcp://127.0.0.1:*`` nodes: open (each binds a free
+    port), then ``link`` with everyone's, then boot; booting before is refused."""
+    config = _config(
+        tmp_path,
+        'topology = "full_mesh"\n'
+        '[[nodes]]\nid = 1\naddress = "tcp://127.0.0.1:*"\n'
+        '[[nodes]]\nid = 2\naddress = "tcp://127.0.0.1:*"\n',
+    )
+    nodes = [ringleader.Node(config, i, fresh=True) for i in (1, 2)]
+    try:
+        for node in nodes:
+            node.open()
+        with pytest.raises(TransportError, match=r"addresses of nodes \[2\] are not known"):
+            nodes[0].boot()
+        addresses = {node.id: node.address for node in nodes}
+        assert all(re.fullmatch(r"tcp://127\.0\.0\.1:\d+", a) for a in addresses.values())
+        for node in nodes:
+            node.link(addresses)
+        for node in nodes:
+            node.boot(5.0)
+        for node in nodes:
+            node.initiate()
+        assert [node.wait_for_leader(10.0) for node in nodes] == [2, 2]
+    finally:
+        for node in nodes:
+            node.stop()
 
 
 def _wait_children(pid: int, count: int, timeout: float = 30.0) -> list[int]:

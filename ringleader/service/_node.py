@@ -421,8 +421,16 @@ class Node:
         """The second half of :meth:`start`: start the failure detector (after up to
         ``wait`` s for the links to connect); a node that is not ``fresh`` then joins or
         starts an election by itself."""
+        config = self.config
+        unknown = sorted(
+            p for p in config.wiring.out[self.id] if config.addresses[p].endswith(":*")
+        )
+        if unknown:
+            raise TransportError(
+                f"node {self.id}: the addresses of nodes {unknown} are not known yet "
+                "(their ports are left to them): link() gives them"
+            )
         if wait > 0:
-            config = self.config
             peers = {p: config.addresses[p] for p in config.wiring.out[self.id]}
             self._ask(Connect(peers, wait, config.addresses), timeout=wait + 10.0)
         self._tell(Boot())
