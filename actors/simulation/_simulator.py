@@ -11,8 +11,11 @@ and large ``n``.
 ``faults`` crash and restart nodes at given virtual times: a crashed node's pending
 timers and the messages still on their way to it are lost, while what it sent before
 crashing is still delivered (as on a real network); a restarted node is a new member
-with ``recovering=True``.  With a failure detector (a ``heartbeat`` setting) nothing is
-ever quiet, so such runs need ``until``.  ``trace=True`` records every event for
+with ``recovering=True``.  ``network`` makes the network misbehave
+(:mod:`ringleader.actors.faults`: partitions, loss, delay, duplicates, reordering, and
+pauses, during which what reaches a node waits), drawn from the same seed.  With a
+failure detector (a ``heartbeat`` setting) nothing is ever quiet, so such runs need
+``until``.  ``trace=True`` records every event for
 :func:`~ringleader.actors.write_trace` (``SimulationResult.records``).
 """
 
@@ -30,6 +33,7 @@ from typing import Any
 from ringleader.actors.algorithms import crash_policy
 from ringleader.actors.core import Action, Election, NodeState, NodeView, Notice, Send, SetTimer
 from ringleader.actors.crashes import Member
+from ringleader.actors.faults import Misbehaving, NetworkFault, Partition, Pause
 from ringleader.actors.tracing import Record
 
 from ._safety import SafetyChecker
@@ -93,13 +97,14 @@ def simulate(
     max_steps: int = 50_000_000,
     max_time: float = 3600.0,
     trace: bool = False,
+    network: Sequence[NetworkFault] = (),
 ) -> SimulationResult:
     """Run ``algorithm`` on ``views`` until no message is in flight and no timer pending
     (or, with ``until``, until that virtual time).
 
     Raises :class:`RuntimeError` if ``max_steps`` events or ``max_time`` virtual seconds
     do not finish it (an algorithm that re-elects for ever, on a topology it does not fit).
-    The cyclic garbage collector is paused while it runs (as :mod:`timeit` pauses it).
+    The cyclic garbage collector is paused while it runs (as ``timeit`` pauses it).
     """
     # A run makes few reference cycles (a restarted node's old member), while its set-up
     # and its messages in flight would make the cyclic garbage collector go through every
@@ -109,6 +114,8 @@ def simulate(
     gc.disable()
     try:
         run = _Simulation.prepare(algorithm, views, initiators, seed, latency, faults, trace)
+        if network:
+            run.misbehave(network)
         if until is None and any(a.detector is not None for a in run.nodes.values()):
             raise ValueError("a run with a failure detector never goes quiet: give `until`")
         return run.until_quiet(max_steps, max_time if until is None else until, until is not None)
@@ -194,6 +201,8 @@ class _Simulation:
         # Whether a node may have more than one life (crash and restart): without faults
         # every message is for and from a node's only life, and no session is needed.
         self.lives = True
+        #: The network's misbehaviour, if the run has any (see misbehave()).
+        self.network: Misbehaving | None = None
 
     @classmethod
     def prepare(  # noqa: PLR0917 -- simulate()'s arguments, passed on
@@ -223,6 +232,21 @@ class _Simulation:
             run.push(fault.at, _FAULT, fault.node, fault.action)
         return run
 
+    def misbehave(self, entries: Sequence[NetworkFault]) -> None:
+        """Let the network misbehave as ``entries`` say (drawn from the run's seed); the
+        partitions and pauses are in the trace when they begin and end."""
+        self.network = Misbehaving(entries, self.rng)
+        first = min(self.slots)
+        for entry in entries:
+            if isinstance(entry, Partition):
+                groups = [sorted(g) for g in entry.groups]
+                self.push(entry.start, _FAULT, first, ("partition", groups))
+                if entry.end < float("inf"):
+                    self.push(entry.end, _FAULT, first, ("heal", groups))
+            elif isinstance(entry, Pause):
+                self.push(entry.start, _FAULT, entry.node, ("pause", entry.seconds))
+                self.push(entry.end, _FAULT, entry.node, ("resume", entry.seconds))
+
     def push(self, when: float, kind: int, node: _Node | int, *details: object) -> None:
         """An event at ``node`` (its record; a fault: its id): a start (no details), a
         fault (the action), a delivery (sender, message, epoch, the sender's life, the
@@ -244,6 +268,9 @@ class _Simulation:
             if changed and not isinstance(action, Notice):
                 changed = self.observe(now, slot)
             if isinstance(action, Send):
+                if self.network is not None:
+                    self.send_through(now, slot, action)
+                    continue
                 to, message, epoch = action.to, action.message, action.epoch
                 arrival = now + (self.low + self.span * self.random())
                 link = slot.links.get(to)
@@ -285,6 +312,33 @@ class _Simulation:
         if changed:
             self.observe(now, slot)
 
+    def send_through(self, now: float, slot: _Node, action: Send) -> None:
+        """``action`` sent through a misbehaving network: lost, late, twice, overtaken."""
+        assert self.network is not None
+        node, to, message, epoch = slot.id, action.to, action.message, action.epoch
+        fate = self.network.fate(node, to, now)
+        kind = message.kind
+        self.counts[kind] = self.counts.get(kind, 0) + 1
+        key = next(self.messages) if self.records is not None else None
+        if not fate.copies:
+            if self.records is not None:
+                self.record(now, node, "send", to, message, epoch, key, "lost", fate.lost)
+            return
+        if self.records is not None:
+            copies = ("copies", len(fate.copies)) if len(fate.copies) > 1 else ()
+            self.record(now, node, "send", to, message, epoch, key, *copies)
+        link = slot.links.get(to)
+        if link is None:
+            link = slot.links[to] = _Link(self.slots[to])
+        to_life = 0 if kind == "ping" or not self.lives else slot.known.get(to, 0)
+        for copy, extra in enumerate(fate.copies):
+            arrival = now + extra + (self.low + self.span * self.random())
+            if fate.fifo:
+                arrival = max(arrival, link.last)
+                link.last = arrival
+            tagged = key if copy == 0 or key is None else ("duplicate", key)
+            self.push(arrival, _DELIVER, link.to, node, message, epoch, slot.life, to_life, tagged)
+
     def observe(self, now: float, slot: _Node) -> bool:
         """Report ``slot``'s change of state, if any; ``False`` (done) either way."""
         election = slot.member.election
@@ -296,7 +350,11 @@ class _Simulation:
                 self.record(now, slot.id, "state", str(state), elected, epoch)
         return False
 
-    def fault(self, now: float, node: int, action: str) -> None:
+    def fault(self, now: float, node: int, action: str | tuple[str, object]) -> None:
+        if isinstance(action, tuple):  # the network: partition, heal, pause, resume
+            if self.records is not None:
+                self.record(now, node, *action)
+            return
         crashed, slot = self.result.crashed, self.slots[node]
         if action == "crash" and node not in crashed:
             crashed.add(node)
@@ -320,6 +378,7 @@ class _Simulation:
         result, events = self.result, self.events
         steps, time = result.steps, result.time
         pop = heapq.heappop
+        pauses = self.network is not None and bool(self.network.pauses)
         try:
             while events:
                 if steps >= max_steps:
@@ -337,6 +396,8 @@ class _Simulation:
                 slot = event[3]
                 if slot.down:
                     continue  # lost with the node
+                if pauses and self.waits(now, slot, event):
+                    continue
                 if kind == _DELIVER:
                     actions = self.deliver(now, slot, event)
                 elif kind == _TIMER:
@@ -354,9 +415,20 @@ class _Simulation:
             self.counts.clear()
         return result
 
+    def waits(self, now: float, slot: _Node, event: tuple[Any, ...]) -> bool:
+        """Whether ``slot``'s node stands still (a pause) at ``now``: then ``event``
+        waits until it resumes (after what waits already: in the order they came)."""
+        assert self.network is not None
+        until = self.network.paused_until(slot.id, now)
+        if until is None:
+            return False
+        heapq.heappush(self.events, (until, next(self.order), *event[2:]))
+        return True
+
     def deliver(self, now: float, slot: _Node, event: tuple[Any, ...]) -> list[Action] | None:
         """A message arrives at ``slot``'s node: its actions, or ``None`` if it was dropped."""
         _, _, _, _, sender, message, epoch, life, to_life, key = event
+        copy = type(key) is tuple and key[0] == "duplicate"
         if self.lives:
             known = slot.known
             if (to_life and to_life != slot.life) or life < known.get(sender, 0):
@@ -364,7 +436,10 @@ class _Simulation:
                 return None
             known[sender] = life
         if self.records is not None:
-            self.record(now, slot.id, "receive", sender, message, epoch, key)
+            if copy:  # the second copy of a message the network duplicated
+                self.record(now, slot.id, "receive", sender, message, epoch, key[1], "duplicate")
+            else:
+                self.record(now, slot.id, "receive", sender, message, epoch, key)
         return slot.member.handle_message(sender, message, epoch)
 
     def fire(self, now: float, slot: _Node, event: tuple[Any, ...]) -> list[Action] | None:

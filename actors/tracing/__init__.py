@@ -17,6 +17,14 @@ number a send shares with its receive), ``lamport`` and ``vc``; ``timer`` has ``
 and ``epoch``.  The failure detector's traffic and timers carry ``"heartbeat": true`` and
 are left out unless asked for.
 
+What a misbehaving network did (``[[faults]]``, ``ringleader explore``): a send the
+network lost has ``lost`` (why, in words: ``"lost by the network"``, ``"the network is
+partitioned"``, ``"P5 is down"``) and no receive; a copy delivered twice is a second
+receive of the same ``msg`` with ``"duplicate": true``; ``partition`` (with ``groups``,
+a list of lists of node ids) and ``heal`` say when the network split and healed, and
+``pause`` and ``resume`` (with ``seconds`` when known) when a node stood still; a send
+delivered more than once has ``copies``.
+
 A node's *part* (``ringleader node --trace``: one node's events, alone in its process)
 has absolute ``t`` (wall-clock seconds) and names each message by its wire key —
 ``"sender:incarnation:receiver:sequence"``, which both ends know — and its clocks count

@@ -35,8 +35,46 @@ def _jsonable(value: Any) -> Any:
     return repr(value)
 
 
+#: The network's own events, and what their detail is.
+_NETWORK = {"partition": "groups", "heal": "groups", "pause": "seconds", "resume": "seconds"}
+
+
 def _is_heartbeat_timer(name: str) -> bool:
     return name.startswith("detector:")
+
+
+def _network(line: Event, said: list[Any]) -> None:
+    """What the network did to a message: lost (and why), delivered several times (a
+    send's ``copies``), or this receive is of a copy."""
+    if said[0] == "lost":
+        line["lost"] = said[1]
+    elif said[0] == "copies":
+        line["copies"] = said[1]
+    elif said[0] == "duplicate":
+        line["duplicate"] = True
+
+
+def _message(
+    line: Event, details: list[Any], fields: dict[Message, dict[str, Any]], heartbeats: bool
+) -> bool:
+    """Fill in a send's or a receive's ``line``; ``False`` to leave it out (a heartbeat,
+    unless asked for).  ``fields`` keeps each message's fields, made once."""
+    peer, message, epoch, key, *network = details
+    heartbeat = message.kind in DETECTOR_KINDS
+    if heartbeat and not heartbeats:
+        return False
+    shown = fields.get(message)
+    if shown is None:
+        names = message.__match_args__
+        shown = fields[message] = {n: _jsonable(getattr(message, n)) for n in names}
+    if type(key) is tuple:  # a wire key: sender, its incarnation, receiver, seq
+        key = ":".join(map(str, key))
+    line.update(peer=peer, kind=message.kind, epoch=epoch, fields=shown, msg=key)
+    if heartbeat:
+        line["heartbeat"] = True
+    if network:
+        _network(line, network)
+    return True
 
 
 def _events(records: Iterable[Record], began: float, heartbeats: bool) -> Iterator[Event]:
@@ -45,19 +83,8 @@ def _events(records: Iterable[Record], began: float, heartbeats: bool) -> Iterat
     for t, _, node, event, *details in records:
         line: Event = {"event": event, "t": round(t - began, 6), "node": node}
         if event in ("send", "receive"):
-            peer, message, epoch, key = details
-            heartbeat = message.kind in DETECTOR_KINDS
-            if heartbeat and not heartbeats:
+            if not _message(line, details, fields, heartbeats):
                 continue
-            shown = fields.get(message)
-            if shown is None:
-                names = message.__match_args__
-                shown = fields[message] = {n: _jsonable(getattr(message, n)) for n in names}
-            if type(key) is tuple:  # a wire key: sender, its incarnation, receiver, seq
-                key = ":".join(map(str, key))
-            line.update(peer=peer, kind=message.kind, epoch=epoch, fields=shown, msg=key)
-            if heartbeat:
-                line["heartbeat"] = True
         elif event == "timer":
             name = details[0]
             if _is_heartbeat_timer(name):
@@ -69,6 +96,8 @@ def _events(records: Iterable[Record], began: float, heartbeats: bool) -> Iterat
             line.update(state=details[0], elected=details[1], epoch=details[2])
         elif event == "suspect":
             line.update(peer=details[0], epoch=details[1])
+        elif details and event in _NETWORK:  # partition, heal: groups; pause: seconds
+            line[_NETWORK[event]] = details[0]
         yield line
 
 
@@ -116,6 +145,7 @@ class TraceWriter:
         self._clocks = _Clocks(vectors=nodes <= VECTOR_LIMIT)
         self._sent: dict[Any, tuple[Any, int, dict[int, int] | None]] = {}  # key → msg, clocks
         self._waiting: dict[Any, list[Event]] = {}
+        self._copies: dict[Any, int] = {}  # key → receives still to come, if several
         self._numbers = itertools.count(1)
         self.written = 0
 
@@ -143,8 +173,18 @@ class TraceWriter:
             lamport, vc = clocks.local(node)
             event["msg"] = key if self._part else next(self._numbers)
             self._sent[key] = (event["msg"], lamport, vc)
+            if event.get("copies", 1) > 1:
+                self._copies[key] = event["copies"]
         elif event["event"] == "receive" and key in self._sent:
-            event["msg"], lamport_at, vc_at = self._sent.pop(key)
+            copies = self._copies.get(key)
+            if copies is None:
+                event["msg"], lamport_at, vc_at = self._sent.pop(key)
+            else:  # a message the network delivered more than once: kept for each copy
+                event["msg"], lamport_at, vc_at = self._sent[key]
+                if copies > 1:
+                    self._copies[key] = copies - 1
+                else:
+                    del self._copies[key], self._sent[key]
             lamport, vc = clocks.receive(node, lamport_at, vc_at)
         else:
             lamport, vc = clocks.local(node)

@@ -32,6 +32,8 @@ from ringleader.topologies import (
 )
 from ringleader.transport import __version__
 
+from ._explore import add_explore_command
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -70,6 +72,16 @@ def _node_ids(text: str) -> list[int]:
     return ids
 
 
+def _algorithm(text: str) -> str:
+    """One of the notes' algorithms, ``auto``, or ``module:Class`` (checked with the
+    config: a class of one's own is imported there)."""
+    if text in ("auto", *ALGORITHMS) or ":" in text:
+        return text
+    raise argparse.ArgumentTypeError(
+        f"{text!r} is not auto, one of {', '.join(sorted(ALGORITHMS))}, or module:Class"
+    )
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -105,8 +117,10 @@ def _add_config_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--topology", choices=sorted(TOPOLOGIES), help="the wiring")
     group.add_argument(
         "--algorithm",
-        choices=["auto", *sorted(ALGORITHMS)],
-        help="the election algorithm (auto: the topology's default)",
+        type=_algorithm,
+        metavar="NAME",
+        help=f"the election algorithm: auto (the topology's default), "
+        f"{', '.join(sorted(ALGORITHMS))}, or module:Class for your own",
     )
     group.add_argument("--transport", choices=TRANSPORT_NAMES, help="how frames travel")
     group.add_argument(
@@ -141,8 +155,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="ringleader",
         description="Leader election on the actor model: Pykka actors over ZeroMQ.",
-        epilog="Exit status: 0 elected and safe; 1 not finished in time, unsafe, or the "
-        "cluster could not be set up; 2 bad usage or config.",
+        epilog="Exit status: 0 elected and safe (explore: nothing violated); 1 not "
+        "finished in time, unsafe, or the cluster could not be set up (explore: a "
+        "violation found); 2 bad usage or config.",
     )
     parser.add_argument("--version", action="version", version=f"ringleader {__version__}")
     parser.add_argument(
@@ -244,8 +259,10 @@ def build_parser() -> argparse.ArgumentParser:
     keys_parser.add_argument(
         "--ids", type=_node_ids, metavar="IDS", help="node ids for CURVE key pairs, e.g. 1,2,3"
     )
+    explore_parser = add_explore_command(commands, _add_config_arguments)
     views = _add_view_commands(commands)
-    for sub in (run_parser, check_parser, node_parser, status_parser, keys_parser, *views):
+    subs = (run_parser, check_parser, explore_parser, node_parser, status_parser, keys_parser)
+    for sub in (*subs, *views):
         # SUPPRESS: a -v before the command is not reset by the subcommand's default.
         sub.add_argument(
             "-v",
@@ -389,11 +406,18 @@ def _run(args: argparse.Namespace) -> int:
             setup_s=time.monotonic() - began,
         )
     if args.json:
-        _print_json(report.as_dict())
+        data = report.as_dict()
+        if config.network:
+            data["network"] = [str(entry) for entry in config.network]
+        _print_json(data)
     else:
         from ._render import print_report  # noqa: PLC0415
 
-        print_report(_out(), report)
+        out = _out()
+        print_report(out, report)
+        if config.network:
+            told = "; ".join(str(entry) for entry in config.network)
+            out.print(f"The network misbehaved on purpose ([[faults]]): {told}", markup=False)
     return EXIT_OK if report.ok else EXIT_FAILED
 
 
@@ -406,6 +430,12 @@ def _check(args: argparse.Namespace) -> int:
     else:
         print_check(_out(), summary)
     return EXIT_OK
+
+
+def _explore(args: argparse.Namespace) -> int:
+    from ._explore import explore_command  # noqa: PLC0415
+
+    return explore_command(args, _load(args), _out(), _err())
 
 
 def _node(args: argparse.Namespace) -> int:
@@ -481,6 +511,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     commands = {
         "run": _run,
         "check": _check,
+        "explore": _explore,
         "node": _node,
         "keys": _keys,
         "status": _status,

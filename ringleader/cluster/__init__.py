@@ -6,6 +6,8 @@
 - With a crash schedule, the :class:`SupervisorActor` drives a :class:`Cluster` through
   it and watches what happens.
 - :func:`wait_quiet` knows when an election is over (Mattern's four counters).
+- :func:`explore_config` explores every ordering of a config's run
+  (``ringleader explore``), with :func:`explore_options` read from its ``[[faults]]``.
 
 Each name is imported when first asked for: a run in threads loads neither the node
 processes' machinery nor the supervisor unless it needs them.
@@ -18,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ._cluster import Cluster, Progress, SetUpOnEnter, no_progress
+    from ._explored import explore_config, explore_options
     from ._local import LocalCluster
     from ._processes import ProcessCluster
     from ._run import run
@@ -28,6 +31,8 @@ if TYPE_CHECKING:
 #: Each name, and the module it comes from.
 _HOMES = {
     "Cluster": "._cluster",
+    "explore_config": "._explored",
+    "explore_options": "._explored",
     "LocalCluster": "._local",
     "ProcessCluster": "._processes",
     "Progress": "._cluster",
@@ -48,6 +53,8 @@ __all__ = [
     "SetUpOnEnter",
     "Supervise",
     "SupervisorActor",
+    "explore_config",
+    "explore_options",
     "no_progress",
     "run",
     "simulate_run",

@@ -49,7 +49,7 @@ class Cluster(Protocol):
 
 class SetUpOnEnter:
     """A cluster as a context manager: entering sets it up (and closes whatever was set up
-    if that fails: a :class:`~ringleader.errors.SetupError`, for any transport error);
+    if that fails: a :class:`~ringleader.SetupError`, for any transport error);
     leaving closes it, also after an error or Ctrl-C."""
 
     def _set_up(self) -> None:

@@ -125,6 +125,7 @@ def simulate_run(
             until=until,
             max_time=VIRTUAL_LIMIT,
             trace=record,
+            network=config.network,
         )
 
     if not config.detector:

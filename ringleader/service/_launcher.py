@@ -19,7 +19,7 @@ The protocol, with the process that started the launcher (the supervisor):
 - the launcher answers on its stdout, one JSON object per line: ``{"event": "ready"}``
   once loaded (or ``{"event": "failed", "error": …}``, and it exits), ``{"event":
   "forked", "serial": S, "pid": P}``, ``{"event": "exited", "serial": S, "status": C}``
-  (``C`` as :attr:`subprocess.Popen.returncode` gives it: ``-9`` for ``SIGKILL``).
+  (``C`` as ``subprocess.Popen.returncode`` gives it: ``-9`` for ``SIGKILL``).
 
 Children die with the launcher (``PR_SET_PDEATHSIG``), which dies with the thread that
 started it: no node outlives its supervisor.  The launcher forks only while it has no

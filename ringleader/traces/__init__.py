@@ -6,11 +6,15 @@
   the pictures use).
 - Telling and drawing: :func:`replay` and :func:`narrate` (the notes' words),
   :func:`write_view` (a space-time diagram, the step-through page, a ShiViz log).
+- What ``ringleader explore`` found: :func:`write_runs` (its runs as trace files) and
+  :func:`explorer_page` (the explored graph as a page to walk by hand).
 
 The format itself is :mod:`ringleader.actors.tracing`'s.  matplotlib is imported only
 when a picture is drawn.
 """
 
+from ._explored import write_runs
+from ._explorer_page import PAGE_STATES, explorer_page
 from ._html import html_page
 from ._narration import ALGORITHM_KINDS, algorithm_of, narrate
 from ._shiviz import REGEX, shiviz_log
@@ -20,6 +24,7 @@ from ._views import SUFFIXES, replay, write_view
 
 __all__ = [
     "ALGORITHM_KINDS",
+    "PAGE_STATES",
     "REGEX",
     "SUFFIXES",
     "PartWriter",
@@ -29,6 +34,7 @@ __all__ = [
     "algorithm_of",
     "candidate",
     "colours",
+    "explorer_page",
     "html_page",
     "label",
     "load_trace",
@@ -37,5 +43,6 @@ __all__ = [
     "parse_trace",
     "replay",
     "shiviz_log",
+    "write_runs",
     "write_view",
 ]

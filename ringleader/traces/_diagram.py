@@ -37,7 +37,12 @@ _MARKS = {  # event (or state) → marker, colour, legend text
     "leader": ("*", "#e6b800", "becomes leader"),
     "not_leader": ("o", "#555555", "learns the leader"),
     "other": ("o", "white", "other state (e.g. undecided)"),
+    "pause": ("s", "#999999", "pauses (stands still)"),
+    "resume": (">", "#999999", "resumes"),
+    "lost": ("x", "#d62728", "message lost (see why in replay)"),
 }
+#: The network splitting and healing: a line across every node.
+_NETWORK_LINES = {"partition": ("--", "network splits"), "heal": (":", "network heals")}
 
 
 def _select(trace: Trace) -> tuple[list[Event], list[Any], list[str]]:
@@ -117,15 +122,18 @@ def _figure(events: list[Event], nodes: list[Any], left_out: list[str], title: s
     for msg, (x0, send) in sent.items():  # never received: lost, or received after the end
         if msg not in received and send["peer"] in row:
             y0, y1 = row[send["node"]], row[send["peer"]]
-            axes.plot(
-                [x0, x0 + 1.5], [y0, y0 + (y1 - y0) * 0.35], ls=":", color=kinds[send["kind"]]
-            )
+            end = (x0 + 1.5, y0 + (y1 - y0) * 0.35)
+            axes.plot([x0, end[0]], [y0, end[1]], ls=":", color=kinds[send["kind"]])
+            if send.get("lost"):  # the network (or a crash) lost it: say so with a cross
+                axes.plot([end[0]], [end[1]], marker="x", color="#d62728", ms=7, mew=2, ls="")
+    _network_lines(axes, events)
     _marks(axes, events, row, per_point)
     ticks = list(range(0, steps, max(1, round(steps / (width / 1.1)))))
     axes.set_xticks(ticks, [f"{x}\n{events[x]['t']:.4g} s" for x in ticks], fontsize=7)
     axes.set_xlabel("events in the order they happened (step, and t in seconds) →")
     handles: list[Any] = [Line2D([], [], color=c, lw=2, label=k) for k, c in kinds.items()]
     shown = {e["event"] if e["event"] != "state" else _state_mark(e) for e in events}
+    shown |= {"lost" for e in events if e["event"] == "send" and e.get("lost")}
     for key, (marker, colour, text) in _MARKS.items():
         if key in shown:
             handles.append(
@@ -139,6 +147,15 @@ def _figure(events: list[Event], nodes: list[Any], left_out: list[str], title: s
             0.01, 0.005, "Left out: " + "; ".join(left_out) + ".", color="#b00000", fontsize=8
         )
     return figure
+
+
+def _network_lines(axes: Any, events: list[Event]) -> None:
+    """A line across every node where the network split or healed."""
+    for x, event in enumerate(events):
+        line = _NETWORK_LINES.get(event["event"])
+        if line is not None:
+            axes.axvline(x, ls=line[0], color="#777777", lw=1, zorder=1)
+            axes.annotate(line[1], (x, -0.5), xytext=(2, 0), textcoords="offset points", fontsize=6)
 
 
 def _arrow_text(send: Event, epochs: bool) -> str:
@@ -177,11 +194,14 @@ def _marks(axes: Any, events: list[Event], row: dict[Any, int], per_point: float
             elected = event.get("elected")
             names = {"leader": "leader", "not_leader": f"→{label(elected)}"}
             text = f"{names.get(key, event['state'])} e{event.get('epoch')}"
-        elif kind in ("crash", "restart", "suspect"):
+        elif kind in ("crash", "restart", "suspect", "pause", "resume"):
             key = kind
-            text = {"crash": "crash", "restart": "restart"}.get(
-                kind, f"?{label(event.get('peer'))}"
-            )
+            text = {
+                "crash": "crash",
+                "restart": "restart",
+                "pause": "pause",
+                "resume": "resume",
+            }.get(kind, f"?{label(event.get('peer'))}")
         else:
             continue
         marker, colour, _ = _MARKS[key]

@@ -65,8 +65,17 @@ events.forEach((e, i) => {
       stroke: colours[send.kind] || '#444', class: 'msg', 'data-msg': e.msg});
     arrows.push({line, from: s, to: i, msg: e.msg});
   }
+  if (e.event === 'send' && e.lost) {  // lost on the way: a stub and a cross
+    el('line', {x1: x(i), y1: y(e.node), x2: x(i) + X, y2: y(e.node) + (y(e.peer) - y(e.node)) / 3,
+      stroke: colours[e.kind] || '#444', 'stroke-dasharray': '2 2', class: 'lost'});
+    el('text', {x: x(i) + X - 4, y: y(e.node) + (y(e.peer) - y(e.node)) / 3 + 4,
+      fill: '#d62728', 'font-size': 12}, '✗');
+  }
+  if (e.event === 'partition' || e.event === 'heal')
+    el('line', {x1: x(i), x2: x(i), y1: TOP / 2, y2: TOP + Y * nodes.length, stroke: '#777',
+      'stroke-dasharray': e.event === 'partition' ? '6 3' : '1 3', class: e.event});
   const mark = {crash: ['✖', '#d62728'], restart: ['▲', '#2ca02c'],
-                suspect: ['?', '#ff7f0e']}[e.event];
+                suspect: ['?', '#ff7f0e'], pause: ['‖', '#777'], resume: ['▶', '#777']}[e.event];
   if (mark) el('text', {x: x(i) - 4, y: y(e.node) - 4, fill: mark[1], 'font-size': 13}, mark[0]);
   if (e.event === 'state' && e.state === 'leader')
     el('text', {x: x(i) - 5, y: y(e.node) + 5, fill: '#c9a000', 'font-size': 15}, '★');
@@ -79,7 +88,13 @@ function describe(e) {
   const t = 't=' + e.t + ' ' + label(e.node) + ' ';
   if (e.event === 'send' || e.event === 'receive')
     return t + e.event + ' ' + e.kind + ' ' + (e.event === 'send' ? 'to ' : 'from ') +
-      label(e.peer) + ' (epoch ' + e.epoch + ', message ' + e.msg + ')';
+      label(e.peer) + ' (epoch ' + e.epoch + ', message ' + e.msg + ')' +
+      (e.lost ? ' — lost: ' + e.lost : '') + (e.duplicate ? ' — a copy (duplicated)' : '');
+  if (e.event === 'partition' || e.event === 'heal')
+    return 't=' + e.t + ' the network ' + (e.event === 'partition' ? 'splits: ' : 'heals: ') +
+      (e.groups || []).map(g => g.map(label).join(' ')).join(' | ') + ' | the rest';
+  if (e.event === 'pause') return t + 'pauses (stands still)';
+  if (e.event === 'resume') return t + 'resumes';
   if (e.event === 'state') return t + 'state ' + e.state + ', elected = ' + label(e.elected);
   if (e.event === 'suspect') return t + 'suspects ' + label(e.peer);
   if (e.event === 'timer') return t + 'timer ' + e.timer + ' fires';
@@ -147,6 +162,7 @@ def html_page(trace: Trace) -> str:
     legend = (
         "".join(f'<span style="color:{c}">━ {html.escape(k)}</span>' for k, c in kinds.items())
         + "<span>✖ crash</span><span>▲ restart</span><span>? suspects</span><span>★ leader</span>"
+        + "<span>✗ lost</span><span>‖ ▶ pause, resume</span>"
     )
     rows = "".join(
         f'<tr data-node="{html.escape(str(n))}" data-state="undecided" data-elected="">'

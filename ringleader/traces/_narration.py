@@ -32,6 +32,7 @@ ALGORITHM_KINDS: dict[str, tuple[frozenset[str], str]] = {
 }
 _RINGS = {"lelann", "hirschberg_sinclair", "chang_roberts"}
 _TRIGGERS = {"receive", "timer", "suspect", "crash", "restart"}
+_NETWORK = {"partition", "heal", "pause", "resume"}  # what a misbehaving network did
 
 
 def algorithm_of(kinds: Iterable[str]) -> str | None:
@@ -73,6 +74,10 @@ def _steps(events: list[Event]) -> list[_Step]:
     current: dict[Any, _Step] = {}
     for event in events:
         node = event["node"]
+        if event["event"] in _NETWORK:  # a step of its own: what follows is the node's
+            steps.append(_Step(node, event["t"], event))
+            current.pop(node, None)
+            continue
         if event["event"] in _TRIGGERS:
             step = current[node] = _Step(node, event["t"], event)
             steps.append(step)
@@ -105,6 +110,23 @@ def _idle(step: _Step) -> bool:
     )
 
 
+def _network(trigger: Event, me: str) -> str | None:
+    """What a misbehaving network did, in words (``None``: something else)."""
+    event = trigger["event"]
+    if event in ("partition", "heal"):
+        sides = " | ".join(" ".join(label(n) for n in g) for g in trigger.get("groups", []))
+        if event == "partition":
+            return f"the network splits ({sides} | the rest): messages between them are lost"
+        return f"the network heals ({sides} | the rest)"
+    if event == "pause":
+        seconds = trigger.get("seconds")
+        long = f" for {seconds:g} s" if isinstance(seconds, int | float) else ""
+        return f"{me} pauses{long} (a GC pause, SIGSTOP): what reaches it waits"
+    if event == "resume":
+        return f"{me} resumes"
+    return None
+
+
 def _peers(sends: list[Event]) -> str:
     return ", ".join(label(send["peer"]) for send in sends)
 
@@ -130,11 +152,15 @@ class _Teller:
         return f"{kind}({name})" if name else kind
 
     def sends(self, sends: list[Event]) -> str:
-        """``election to P3, P4; ok to P1`` — sends of one message grouped."""
-        grouped: dict[str, list[Event]] = {}
+        """``election to P3, P4; ok to P1`` — sends of one message grouped (a send the
+        network lost: ``election to P3 — lost: the network is partitioned``)."""
+        grouped: dict[tuple[str, str], list[Event]] = {}
         for send in sends:
-            grouped.setdefault(self.message(send), []).append(send)
-        return "; ".join(f"{m} to {_peers(group)}" for m, group in grouped.items())
+            grouped.setdefault((self.message(send), send.get("lost") or ""), []).append(send)
+        return "; ".join(
+            f"{m} to {_peers(group)}" + (f" — lost: {lost}" if lost else "")
+            for (m, lost), group in grouped.items()
+        )
 
     def state(self, step: _Step, said: str) -> str:
         if not step.states:
@@ -149,7 +175,16 @@ class _Teller:
         return f"; {me} is {last['state'].replace('_', '-')}{epoch}"
 
     def tell(self, step: _Step) -> str:
+        said = self._tell(step)
+        trigger = step.trigger
+        if trigger is not None and trigger.get("duplicate") and "duplicated" not in said:
+            said += " (that was a copy: the network duplicated it)"
+        return said
+
+    def _tell(self, step: _Step) -> str:
         me, trigger = label(step.node), step.trigger
+        if trigger is not None and trigger["event"] in _NETWORK:
+            return _network(trigger, me) or ""
         kind = trigger["event"] if trigger else "start"
         if self.algorithm in ("bully", "bully_broadcast"):
             said = self.bully(step, me, trigger)
@@ -301,7 +336,9 @@ class _Teller:
         if trigger is None:
             return f"{me} sends {sends}" if sends else ""
         if trigger["event"] == "receive":
-            return f"{me} receives {self.message(trigger)} from {label(trigger['peer'])}{then}"
+            copy = " (a copy: the network duplicated it)" if trigger.get("duplicate") else ""
+            got = f"{self.message(trigger)} from {label(trigger['peer'])}{copy}"
+            return f"{me} receives {got}{then}"
         return self.common(step, me, trigger) or ""
 
 
