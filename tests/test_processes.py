@@ -183,9 +183,9 @@ def test_ports_are_never_handed_out_twice_under_load(tmp_path: Path) -> None:
     def one(k: int) -> None:
         ids = "".join(f"[[nodes]]\nid = {i}\n" for i in range(12, 0, -1))  # the worst case
         path = tmp_path / f"load-{k}.toml"
-        path.write_text(
+        path.write_text(  # a detector patient enough for a loaded machine: ports only
             'topology = "unidirectional_ring"\ntransport = "tcp"\nmode = "processes"\n'
-            f"timeout = 60\n{ids}"
+            f"timeout = 60\nheartbeat = 0.2\nsuspect_after = 2.0\n{ids}"
         )
         try:
             reports[k] = ringleader.run(ringleader.load_config(path))
