@@ -373,11 +373,10 @@ class ProcessCluster(SetUpOnEnter):
             spec if spec.address is not None else replace(spec, address=self._address(spec.id))
             for spec in config.nodes
         )
+        # Written once, the ports left to the nodes as they are: every node, also one
+        # restarted later (given the addresses found), reads this same config, whose
+        # members and addresses make the cluster's identity.
         any_port = any(spec.address is not None and spec.address.endswith(":*") for spec in nodes)
-        if any_port and config.cluster is None:
-            # The cluster id comes from the members' addresses, which change as they are
-            # found: a name keeps it the same for a restarted node, which knows them all.
-            config = config.replace(cluster=f"processes {config.cluster_id:016x}")
         self.config = config = config.replace(nodes=nodes)
         self._config_path.write_text(config.to_toml(), encoding="utf-8")
         self._env.update(secret_env(config))

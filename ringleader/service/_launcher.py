@@ -37,7 +37,6 @@ import signal
 import socket
 import sys
 import traceback
-from dataclasses import replace
 from typing import Any, NoReturn
 
 from ringleader.errors import ConfigError, RingleaderError, UsageError
@@ -187,11 +186,8 @@ class _Launcher:
 def _run_child(config: Config, request: dict[str, Any]) -> int:
     """``ringleader node --supervised`` for ``request``'s node; its exit status."""
     node = int(request["node"])
-    addresses = request.get("addresses")
-    if addresses:
-        found = {int(k): str(v) for k, v in addresses.items()}
-        nodes = tuple(replace(n, address=found.get(n.id, n.address)) for n in config.nodes)
-        config = config.replace(nodes=nodes)
+    given = request.get("addresses")  # a restart: everyone's, as first found
+    addresses = None if given is None else {int(k): str(v) for k, v in given.items()}
     try:
         run_node(
             config,
@@ -199,6 +195,7 @@ def _run_child(config: Config, request: dict[str, Any]) -> int:
             out=sys.stdout,
             commands=sys.stdin,
             fresh=bool(request.get("fresh")),
+            addresses=addresses,
             trace=request.get("trace"),
             trace_heartbeats=bool(request.get("trace_heartbeats")),
         )

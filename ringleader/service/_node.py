@@ -25,7 +25,7 @@ import threading
 import time
 import weakref
 from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -162,7 +162,10 @@ class Node:
     initiating only once told, :meth:`initiate`) rather than one that joins by itself,
     whose addresses may have a wildcard port (``tcp://127.0.0.1:*``: it binds any free
     port and says which in its ``listening`` line; :meth:`link` then gets everyone's);
-    ``trace`` writes its part of a trace.
+    ``addresses`` are the nodes' addresses where the config leaves their ports to them,
+    as a supervisor found them (a node restarted into such a cluster binds its own there
+    and links to the others'; the config itself, and so the cluster's identity, stays as
+    written); ``trace`` writes its part of a trace.
     """
 
     def __init__(
@@ -177,6 +180,7 @@ class Node:
         secret: bytes | None = None,
         emit: Emit | None = None,
         fresh: bool = False,
+        addresses: Mapping[int, str] | None = None,
         trace: PartWriter | None = None,
     ) -> None:
         if isinstance(node_id, bool) or not isinstance(node_id, int):
@@ -193,7 +197,7 @@ class Node:
             raise ConfigError(
                 config.source, "nodes", f"there is no node {node_id}", f"ids: {shown}"
             )
-        check_standalone(config, any_port=fresh)
+        check_standalone(config, any_port=fresh or addresses is not None)
         self._metrics_at = None
         if metrics is not None:
             from ._metrics import parse_address  # noqa: PLC0415 -- the Prometheus client
@@ -201,7 +205,9 @@ class Node:
             self._metrics_at = parse_address(metrics)
         self.config = config
         self.id = node_id
-        self.address = config.addresses[node_id]
+        #: Every node's address: the config's, with the ports left to the nodes as found.
+        self._addresses = {**config.addresses, **(addresses or {})}
+        self.address = self._addresses[node_id]
         self.incarnation = time.time_ns()  # grows across restarts: no stable storage needed
         self._on_elected = on_elected
         self._on_lost = on_lost
@@ -398,10 +404,10 @@ class Node:
         )
         _stop_them_at_exit()
         self._running = True
-        address = self.address = self._ask(Listen(self.address))
-        peers = {p: config.addresses[p] for p in config.wiring.out[node_id]}
+        address = self.address = self._addresses[node_id] = self._ask(Listen(self.address))
+        peers = {p: self._addresses[p] for p in config.wiring.out[node_id]}
         if not any(a.endswith(":*") for a in peers.values()):  # else known at link()
-            self._ask(Connect(peers, 0.0, config.addresses))
+            self._ask(Connect(peers, 0.0, dict(self._addresses)))
         extra = {}
         if self._metrics is not None:
             host, port = self._metrics.address or ("", 0)
@@ -410,31 +416,27 @@ class Node:
 
     def link(self, addresses: Mapping[int, str]) -> None:
         """For a supervisor that let its nodes pick their ports (see ``fresh``): every
-        node's address, found once all were listening; they replace the config's, and the
-        node links to its out-neighbours there (before anyone boots)."""
-        nodes = self.config.nodes
-        found = tuple(replace(n, address=addresses.get(n.id, n.address)) for n in nodes)
-        self.config = config = self.config.replace(nodes=found)
-        peers = {p: config.addresses[p] for p in config.wiring.out[self.id]}
-        self._ask(Connect(peers, 0.0, config.addresses))
+        node's address, found once all were listening; the node links to its
+        out-neighbours there (before anyone boots)."""
+        self._addresses.update(addresses)
+        peers = {p: self._addresses[p] for p in self.config.wiring.out[self.id]}
+        self._ask(Connect(peers, 0.0, dict(self._addresses)))
         self._line("linked")
 
     def boot(self, wait: float = 0.0) -> None:
         """The second half of :meth:`start`: start the failure detector (after up to
         ``wait`` s for the links to connect); a node that is not ``fresh`` then joins or
         starts an election by itself."""
-        config = self.config
-        unknown = sorted(
-            p for p in config.wiring.out[self.id] if config.addresses[p].endswith(":*")
-        )
+        out = self.config.wiring.out[self.id]
+        unknown = sorted(p for p in out if self._addresses[p].endswith(":*"))
         if unknown:
             raise TransportError(
                 f"node {self.id}: the addresses of nodes {unknown} are not known yet "
                 "(their ports are left to them): link() gives them"
             )
         if wait > 0:
-            peers = {p: config.addresses[p] for p in config.wiring.out[self.id]}
-            self._ask(Connect(peers, wait, config.addresses), timeout=wait + 10.0)
+            peers = {p: self._addresses[p] for p in out}
+            self._ask(Connect(peers, wait, dict(self._addresses)), timeout=wait + 10.0)
         self._tell(Boot())
         self._line("ready")
 

@@ -20,7 +20,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TextIO
 
 from ringleader.topologies import Config
@@ -111,6 +111,7 @@ def run_node(
     json_lines: bool = True,
     commands: TextIO | None = None,
     fresh: bool = False,
+    addresses: Mapping[int, str] | None = None,
     trace: str | os.PathLike[str] | None = None,
     trace_heartbeats: bool = False,
     metrics: str | None = None,
@@ -143,6 +144,7 @@ def run_node(
             stop=stop,
             commands=commands,
             fresh=fresh,
+            addresses=addresses,
             trace=trace,
             trace_heartbeats=trace_heartbeats,
             metrics=metrics,
@@ -164,6 +166,7 @@ def serve(
     stop: threading.Event,
     commands: Any = None,
     fresh: bool = False,
+    addresses: Mapping[int, str] | None = None,
     trace: str | os.PathLike[str] | None = None,
     trace_heartbeats: bool = False,
     metrics: str | None = None,
@@ -171,9 +174,9 @@ def serve(
     """Run node ``node_id`` until ``stop`` is set.
 
     With ``commands`` (a supervisor's pipe), read commands from it, one per line (see
-    ``_protocol.py``); its end stops the node.  Without, boot at once.  ``fresh``: see
-    :class:`~ringleader.Node`.  ``metrics``: ``HOST:PORT`` to serve Prometheus metrics on.
-    ``trace``: write this node's part of the trace there, as it goes (see
+    ``_protocol.py``); its end stops the node.  Without, boot at once.  ``fresh`` and
+    ``addresses``: see :class:`~ringleader.Node`.  ``metrics``: ``HOST:PORT`` to serve
+    Prometheus metrics on.  ``trace``: write this node's part of the trace there, as it goes (see
     :mod:`ringleader.actors.tracing`); ``trace_heartbeats``: the detector's traffic too.
     """
     part = None
@@ -187,6 +190,7 @@ def serve(
             node_id,
             emit=RejectionThrottle(emit),
             fresh=fresh,
+            addresses=addresses,
             trace=part,
             metrics=metrics,
         )
