@@ -258,9 +258,6 @@ class _Child:
         self.returncode = status
         self._flag(self.exited)
 
-    def poll(self) -> int | None:
-        return self.returncode
-
     def command(self, text: str) -> bool:
         """Send one command line; ``False`` if the child is gone."""
         try:

@@ -53,6 +53,8 @@ MAX_REQUEST = 1 << 20
 
 
 class _Launcher:
+    """The fork server: reads requests, forks node processes, reaps them, says so."""
+
     def __init__(self, config: Config, requests: socket.socket) -> None:
         self.config = config
         self.requests = requests
@@ -63,8 +65,11 @@ class _Launcher:
         os.set_blocking(self._wake_r, False)
 
     def answer(self, **fields: Any) -> None:
-        sys.stdout.write(json.dumps(fields) + "\n")
-        sys.stdout.flush()
+        try:
+            sys.stdout.write(json.dumps(fields) + "\n")
+            sys.stdout.flush()
+        except OSError:  # the supervisor is gone: its end of stdin says so next
+            log.debug("could not tell the supervisor %r", fields)
 
     def serve(self) -> None:
         signal.signal(signal.SIGCHLD, lambda signum, frame: None)  # only to wake the loop
