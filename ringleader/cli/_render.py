@@ -159,6 +159,11 @@ def print_report(console: Console, report: Report) -> None:
     topology = TOPOLOGIES[report.topology].title
     where = "in the simulator" if report.mode == "simulated" else f"over {report.transport}"
     console.print(f"[bold]{algorithm}[/] on a {topology} of {report.n} nodes {where}")
+    if report.setup_failed is not None:  # nothing ran: what failed, and how long it took
+        console.print(f"[bold red]The cluster could not be set up[/] ({_ms(report.setup_s)})")
+        for problem in report.problems:
+            console.print(f"[bold red]Problem:[/] {problem}")
+        return
     if report.leader is not None:
         agree = f"all {report.n} nodes agree" if report.agreed else "[red]not every node agrees[/]"
         capacity = next(n.capacity for n in report.nodes if n.id == report.leader)
