@@ -2,7 +2,7 @@
 
     python benchmarks/all.py             # every benchmark in full: an hour or two, on a
                                          # quiet machine; writes docs/performance-run.txt
-                                         # and the figures in docs/performance.md
+                                         # and the figures in docs/design/performance.md
     python benchmarks/all.py --quick     # every benchmark's smoke run (CI): a few minutes
     python benchmarks/all.py --only command processes   # some of them
 
@@ -15,7 +15,7 @@ after, and that is the first thing to look at.
 The full run writes ``--output`` (default ``docs/performance-run.txt``): a header (when,
 which commit, the machine, the load) and each benchmark's command, exit status, time
 and whole output.  Then, unless ``--no-page``, it rewrites the part of
-``docs/performance.md`` between its two ``all.py`` markers: per benchmark, the lines of
+``docs/design/performance.md`` between its two ``all.py`` markers: per benchmark, the lines of
 its output that state a goal, a ratio or a verdict, quoted as printed.  So the page's
 figures are that one run's.  ``--quick`` writes only ``--output`` (if given).
 
@@ -39,7 +39,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 OUTPUT = ROOT / "docs" / "performance-run.txt"
-PAGE = ROOT / "docs" / "performance.md"
+PAGE = ROOT / "docs" / "design" / "performance.md"
 BEGIN = "<!-- all.py: begin"
 END = "<!-- all.py: end -->"
 #: A line of a benchmark's output that the page quotes: a goal, a ratio, a verdict.
@@ -188,7 +188,7 @@ def key_lines(output: list[str]) -> list[str]:
 
 
 def page_section(head: list[str], outcomes: list[Outcome], output: Path) -> str:
-    """The figures part of docs/performance.md: each benchmark's key lines, quoted."""
+    """The figures part of docs/design/performance.md: each benchmark's key lines, quoted."""
     parts = [
         f"{BEGIN} (written by benchmarks/all.py from {output.name}; do not edit) -->",
         "",
@@ -235,7 +235,9 @@ def main() -> int:
         help=f"where the whole output goes (default: {OUTPUT.relative_to(ROOT)}; with --quick, "
         "nowhere)",
     )
-    parser.add_argument("--no-page", action="store_true", help="leave docs/performance.md as it is")
+    parser.add_argument(
+        "--no-page", action="store_true", help="leave docs/design/performance.md as it is"
+    )
     parser.add_argument("--quiet", action="store_true", help="do not echo each output")
     args = parser.parse_args()
     output = args.output if args.output is not None else (None if args.quick else OUTPUT)

@@ -51,7 +51,7 @@ def test_all_runs_every_benchmark(benchmarks_on_path: None) -> None:
 def test_the_figures_go_between_the_pages_markers(benchmarks_on_path: None, tmp_path: Path) -> None:
     all_ = _load("all")
     page = tmp_path / "performance.md"
-    text = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "design" / "performance.md").read_text(encoding="utf-8")
     page.write_text(text, encoding="utf-8")
     command = next(b for b in all_.BENCHMARKS if b.name == "command")
     output = [
