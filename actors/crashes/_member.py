@@ -115,8 +115,9 @@ class Member:
         self._behind = False  # a "rounds:behind" timer is pending
         lease = LeaseSettings.of(view.settings) if self.detector is not None else None
         #: The leader's lease (``_lease.py``), when the detector runs and a lease is set.
-        peers = [m for m in view.members if m != self.id]
-        self.lease = None if lease is None else Lease(lease, peers)
+        self.lease = (
+            None if lease is None else Lease(lease, [m for m in view.members if m != self.id])
+        )
         #: Why this node last stopped leading by itself ("paused", "lease expired",
         #: "resigned"); the host reads it and sets it back to ``None``.
         self.demoted: str | None = None
@@ -236,7 +237,8 @@ class Member:
     def handle_message(self, sender: int, message: Message, epoch: int = 1) -> list[Action]:
         """Handle ``message`` of election round ``epoch`` from node ``sender``."""
         rounds = self.rounds
-        rounds.seen = max(rounds.seen, epoch)
+        if epoch > rounds.seen:  # noqa: PLR1730 -- a call less per message
+            rounds.seen = epoch
         detector = self.detector
         if detector is not None and detector.heard(sender):
             self._recovered(sender)

@@ -19,7 +19,6 @@ ever quiet, so such runs need ``until``.  ``trace=True`` records every event for
 from __future__ import annotations
 
 import gc
-import heapq
 import itertools
 import random
 from collections import Counter
@@ -28,10 +27,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ringleader.actors.algorithms import crash_policy
-from ringleader.actors.core import Action, Election, NodeState, NodeView, Notice, Send, SetTimer
+from ringleader.actors.core import (
+    Action,
+    CancelTimer,
+    Election,
+    NodeState,
+    NodeView,
+    Notice,
+    Send,
+    SetTimer,
+)
 from ringleader.actors.crashes import Member
 from ringleader.actors.tracing import Record
 
+from ._queue import EventQueue
 from ._safety import SafetyChecker
 
 __all__ = ["Fault", "SimulationResult", "simulate"]
@@ -58,6 +67,9 @@ class SimulationResult:
     notices: list[tuple[float, int, Notice]] = field(default_factory=list)
     safety: SafetyChecker | None = None
     dropped: int = 0  # messages for or from an older life of a node
+    #: Messages sent that never arrived (their receiver was down, or restarted), by
+    #: kind; ``messages`` counts them too.
+    lost: Counter[str] = field(default_factory=Counter)
     #: Every event, in the order it happened, when the run was traced.
     records: list[Record] | None = None
 
@@ -187,7 +199,8 @@ class _Simulation:
         self.records: list[Record] | None = [] if trace else None
         self.result = SimulationResult(nodes, safety=self.safety, records=self.records)
         # (time, order, kind, node, *details), the details as the kind has them (see push).
-        self.events: list[tuple[Any, ...]] = []
+        # A day of the queue: a fortieth of the longest latency.
+        self.events = EventQueue((self.high or 0.001) / 40)
         self.order = itertools.count(1)
         self.messages = itertools.count(1)  # message ids, for the trace
         self.counts: dict[str, int] = {}  # messages by kind, in the order first sent
@@ -228,7 +241,7 @@ class _Simulation:
         fault (the action), a delivery (sender, message, epoch, the sender's life, the
         receiver's as the sender knew it, the trace key) or a timer (name, generation,
         life)."""
-        heapq.heappush(self.events, (when, next(self.order), kind, node, *details))
+        self.events.push((when, next(self.order), kind, node, *details))
 
     def record(self, now: float, node: int, event: str, *details: object) -> None:
         assert self.records is not None
@@ -236,15 +249,21 @@ class _Simulation:
 
     def act(self, now: float, slot: _Node, actions: list[Action]) -> None:
         node, life, records = slot.id, slot.life, self.records
-        events, order, counts = self.events, self.order, self.counts
-        # A change of state before the sends (a handler decides, or enters a round, then
-        # sends) and after what set it off (a suspicion).
-        changed = True
+        push, order, counts = self.events.push, self.order, self.counts
+        # A change of state is reported before the sends (a handler decides, or enters a
+        # round, then sends) and after what set it off (a suspicion).  The handler has
+        # run: whether its state changed is known now.
+        election = slot.member.election
+        changed = (
+            election.state is not slot.state
+            or election.elected != slot.elected
+            or election.epoch != slot.epoch
+        )
         for action in actions:
-            if changed and not isinstance(action, Notice):
-                changed = self.observe(now, slot)
-            if isinstance(action, Send):
-                to, message, epoch = action.to, action.message, action.epoch
+            if type(action) is Send:
+                if changed:
+                    changed = self.observe(now, slot)
+                to, message, epoch = action
                 arrival = now + (self.low + self.span * self.random())
                 link = slot.links.get(to)
                 if link is None:
@@ -259,25 +278,29 @@ class _Simulation:
                 if records is not None:
                     key = next(self.messages)
                     self.record(now, node, "send", to, message, epoch, key)
-                event = (
-                    arrival,
-                    next(order),
-                    _DELIVER,
-                    link.to,
-                    node,
-                    message,
-                    epoch,
-                    life,
-                    to_life,
-                    key,
+                push(
+                    (
+                        arrival,
+                        next(order),
+                        _DELIVER,
+                        link.to,
+                        node,
+                        message,
+                        epoch,
+                        life,
+                        to_life,
+                        key,
+                    )
                 )
-                heapq.heappush(events, event)
                 counts[kind] = counts.get(kind, 0) + 1
             elif isinstance(action, Notice):
                 self.result.notices.append((now, node, action))
                 if records is not None and action.kind == "suspect":
                     self.record(now, node, "suspect", action.node, action.epoch)
             else:  # a timer set or cancelled: either way, one pending before is void
+                assert isinstance(action, SetTimer | CancelTimer)
+                if changed:
+                    changed = self.observe(now, slot)
                 name = action.name
                 slot.timers[name] = generation = slot.timers.get(name, 0) + 1
                 if isinstance(action, SetTimer):
@@ -316,15 +339,19 @@ class _Simulation:
                 self.record(now, node, "restart")
             self.act(now, slot, fresh.handle_boot())
 
-    def until_quiet(self, max_steps: int, max_time: float, timed: bool) -> SimulationResult:
+    def until_quiet(  # noqa: PLR0912 -- the event loop: a branch per kind of event
+        self, max_steps: int, max_time: float, timed: bool
+    ) -> SimulationResult:
         result, events = self.result, self.events
         steps, time = result.steps, result.time
-        pop = heapq.heappop
+        pop = events.pop
+        # Without crashes or a trace, a message is simply handled (see deliver).
+        plain = not self.lives and self.records is None
         try:
             while events:
                 if steps >= max_steps:
                     raise RuntimeError(f"no end after {max_steps} events")
-                event = pop(events)
+                event = pop()
                 now, kind = event[0], event[2]
                 if now > max_time:
                     if timed:
@@ -336,9 +363,14 @@ class _Simulation:
                     continue
                 slot = event[3]
                 if slot.down:
+                    if kind == _DELIVER:
+                        self.lost(now, event, "down")
                     continue  # lost with the node
                 if kind == _DELIVER:
-                    actions = self.deliver(now, slot, event)
+                    if plain:
+                        actions = slot.member.handle_message(event[4], event[5], event[6])
+                    else:
+                        actions = self.deliver(now, slot, event)
                 elif kind == _TIMER:
                     actions = self.fire(now, slot, event)
                 else:
@@ -361,11 +393,21 @@ class _Simulation:
             known = slot.known
             if (to_life and to_life != slot.life) or life < known.get(sender, 0):
                 self.result.dropped += 1
+                self.lost(now, event, "old_life" if to_life else "old_sender")
                 return None
             known[sender] = life
         if self.records is not None:
             self.record(now, slot.id, "receive", sender, message, epoch, key)
         return slot.member.handle_message(sender, message, epoch)
+
+    def lost(self, now: float, event: tuple[Any, ...], why: str) -> None:
+        """The message of delivery ``event`` never arrived, and ``why``: its receiver is
+        ``down``; it was for an older life of its receiver (``old_life``: restarted
+        since); it came from an older life of its sender (``old_sender``)."""
+        _, _, _, slot, sender, message, epoch, _, _, key = event
+        self.result.lost[message.kind] += 1
+        if self.records is not None:
+            self.record(now, sender, "lost", slot.id, message, epoch, key, why)
 
     def fire(self, now: float, slot: _Node, event: tuple[Any, ...]) -> list[Action] | None:
         """A timer of ``slot``'s node is due: its actions, or ``None`` if it was void."""

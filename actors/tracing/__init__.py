@@ -17,6 +17,16 @@ number a send shares with its receive), ``lamport`` and ``vc``; ``timer`` has ``
 and ``epoch``.  The failure detector's traffic and timers carry ``"heartbeat": true`` and
 are left out unless asked for.
 
+A message that never arrived ends in a ``lost`` event instead of a receive, in every
+mode: the same ``node`` (its sender), ``peer``, ``kind``, ``epoch``, ``fields`` and
+``msg`` as its send, at the moment it was lost, and ``reason``: ``down`` (its receiver
+had crashed), ``old_life`` (it was for a life of its receiver before a restart),
+``old_sender`` (from a life of its sender before a restart), ``unsent`` (the transport
+would not take it, its receiver being up: no connection yet) — or another word of the
+host that lost it.  Nobody saw it happen, so it moves no clock and has no ``lamport``
+or ``vc``.  A send to a crashed node is thus a send and a loss, whether the simulator or
+a real run recorded it, and is counted among the messages sent, as the notes count.
+
 A node's *part* (``ringleader node --trace``: one node's events, alone in its process)
 has absolute ``t`` (wall-clock seconds) and names each message by its wire key —
 ``"sender:incarnation:receiver:sequence"``, which both ends know — and its clocks count

@@ -16,7 +16,7 @@ from ringleader.actors.core import Message
 
 __all__ = ["EVENTS", "NodeTrace", "Record", "TraceClock", "merge_runs"]
 
-EVENTS = ("send", "receive", "timer", "state", "suspect", "crash", "restart")
+EVENTS = ("send", "receive", "timer", "state", "suspect", "crash", "restart", "lost")
 
 #: A recorded event: ``(t, order, node, event, *details)``; see :class:`NodeTrace`.
 Record = tuple[Any, ...]
@@ -37,7 +37,7 @@ class TraceClock:
 #: A node id that no node has (the operator's): "no leader" in a recorded state.
 _NOBODY = -(2**63)
 _EVENT_CODES = {name: code for code, name in enumerate(EVENTS)}
-_SEND, _RECEIVE = _EVENT_CODES["send"], _EVENT_CODES["receive"]
+_SEND, _RECEIVE, _LOST = _EVENT_CODES["send"], _EVENT_CODES["receive"], _EVENT_CODES["lost"]
 _WIDTH = 6  # numbers packed per event
 
 
@@ -126,6 +126,22 @@ class NodeTrace:
         self._obj.append(message)
         self._ints.extend((at[1], _SEND, peer, epoch, incarnation, seq))
 
+    def lost(  # noqa: PLR0917 -- as sent(), which it follows
+        self,
+        peer: int,
+        message: Message,
+        epoch: int,
+        incarnation: int,
+        seq: int,
+        why: str = "unsent",
+    ) -> None:
+        """``message``, just recorded as sent to ``peer`` (``incarnation``, ``seq``: as
+        :meth:`sent` had them), never left: ``why`` (``unsent``: the transport would not
+        take it, e.g. no connection to a peer that is down)."""
+        self._t.append(self._now())
+        self._obj.append((message, why))
+        self._ints.extend((next(self._order), _LOST, peer, epoch, incarnation, seq))
+
     def timer(self, name: str) -> None:
         self._record("timer", obj=name)
 
@@ -160,6 +176,9 @@ class NodeTrace:
             elif event == "receive":
                 key = (peer, inc, node, seq)
                 out.append((t, order, node, event, peer, obj, epoch, key))
+            elif event == "lost":
+                key = (node, inc, peer, seq)
+                out.append((t, order, node, event, peer, obj[0], epoch, key, obj[1]))
             elif event == "timer":
                 out.append((t, order, node, event, obj))
             elif event == "state":

@@ -21,6 +21,9 @@ VECTOR_LIMIT = 64
 #: One event of a written trace, as a dict (see the package's docs for its keys).
 Event = dict[str, Any]
 
+#: What ends a message: it arrives, or it is lost.
+_ENDS = ("receive", "lost")
+
 
 def _jsonable(value: Any) -> Any:
     """A message field as JSON: candidates as objects, enums by value, the rest as is."""
@@ -44,8 +47,8 @@ def _events(records: Iterable[Record], began: float, heartbeats: bool) -> Iterat
     fields: dict[Message, dict[str, Any]] = {}  # a forwarded message is one object
     for t, _, node, event, *details in records:
         line: Event = {"event": event, "t": round(t - began, 6), "node": node}
-        if event in ("send", "receive"):
-            peer, message, epoch, key = details
+        if event in ("send", "receive", "lost"):
+            peer, message, epoch, key, *why = details
             heartbeat = message.kind in DETECTOR_KINDS
             if heartbeat and not heartbeats:
                 continue
@@ -56,6 +59,8 @@ def _events(records: Iterable[Record], began: float, heartbeats: bool) -> Iterat
             if type(key) is tuple:  # a wire key: sender, its incarnation, receiver, seq
                 key = ":".join(map(str, key))
             line.update(peer=peer, kind=message.kind, epoch=epoch, fields=shown, msg=key)
+            if why:
+                line["reason"] = why[0]
             if heartbeat:
                 line["heartbeat"] = True
         elif event == "timer":
@@ -117,13 +122,14 @@ class TraceWriter:
         self._sent: dict[Any, tuple[Any, int, dict[int, int] | None]] = {}  # key → msg, clocks
         self._waiting: dict[Any, list[Event]] = {}
         self._numbers = itertools.count(1)
+        self._down: set[int] = set()  # crashed and not restarted, as far as written
         self.written = 0
 
     def write(self, events: Iterable[Event]) -> None:
         sent, waiting = self._sent, self._waiting
         for event in events:
             key = event.get("msg")
-            if event["event"] == "receive" and key not in sent and not self._part:
+            if event["event"] in _ENDS and key not in sent and not self._part:
                 waiting.setdefault(key, []).append(event)
                 continue
             self._emit(event)
@@ -139,7 +145,20 @@ class TraceWriter:
 
     def _emit(self, event: Event) -> None:
         clocks, node, key = self._clocks, event["node"], event.get("msg")
-        if event["event"] == "send":
+        kind = event["event"]
+        if kind == "lost":  # nobody saw it happen: no clock moves
+            sent = self._sent.pop(key, None)
+            if sent is not None:
+                event["msg"] = sent[0]
+            if event["peer"] in self._down:
+                event["reason"] = "down"  # whatever the host saw: the trace knows why
+            self._write(event)
+            return
+        if kind == "crash":
+            self._down.add(node)
+        elif kind == "restart":
+            self._down.discard(node)
+        if kind == "send":
             lamport, vc = clocks.local(node)
             event["msg"] = key if self._part else next(self._numbers)
             self._sent[key] = (event["msg"], lamport, vc)
@@ -153,6 +172,9 @@ class TraceWriter:
             event["vc"] = {str(k): v for k, v in sorted(vc.items())}
         else:
             event.pop("vc", None)
+        self._write(event)
+
+    def _write(self, event: Event) -> None:
         self._out.write(json.dumps(event, separators=(",", ":"), ensure_ascii=False) + "\n")
         self.written += 1
 

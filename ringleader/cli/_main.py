@@ -284,6 +284,19 @@ def _add_view_commands(commands: Any) -> list[argparse.ArgumentParser]:
         metavar="OUT",
         help="the file to write: .svg .png .pdf .html .log",
     )
+    diagram.add_argument(
+        "--time",
+        action="store_true",
+        help="a picture: the events at their time in seconds (real, or virtual in the "
+        "simulator) along the x axis, rather than one step each in the order they happened",
+    )
+    diagram.add_argument(
+        "--size",
+        type=_size,
+        metavar="WxH",
+        help="a picture: its width and height in pixels; fonts grow with the height "
+        "(default 1920x1080, a projector's)",
+    )
     replay = commands.add_parser(
         "replay",
         help="tell a traced run step by step, in the course notes' words",
@@ -299,8 +312,18 @@ def _add_view_commands(commands: Any) -> list[argparse.ArgumentParser]:
     return [diagram, replay]
 
 
+def _size(text: str) -> tuple[int, int]:
+    width, sep, height = text.lower().partition("x")
+    if not (sep and width.isdigit() and height.isdigit()):
+        raise argparse.ArgumentTypeError(f"{text!r} is not WIDTHxHEIGHT in pixels, e.g. 1920x1080")
+    size = int(width), int(height)
+    if not (320 <= size[0] <= 10000 and 240 <= size[1] <= 10000):
+        raise argparse.ArgumentTypeError(f"{text!r}: from 320x240 to 10000x10000 pixels")
+    return size
+
+
 def _diagram(args: argparse.Namespace, out: Console) -> int:
-    write_view(args.trace, args.output)
+    write_view(args.trace, args.output, time_axis=args.time, size=args.size)
     out.print(f"wrote {args.output}")
     return EXIT_OK
 

@@ -159,11 +159,12 @@ def print_report(console: Console, report: Report) -> None:
     topology = TOPOLOGIES[report.topology].title
     where = "in the simulator" if report.mode == "simulated" else f"over {report.transport}"
     console.print(f"[bold]{algorithm}[/] on a {topology} of {report.n} nodes {where}")
-    if report.leader is not None:
+    leader = report.leader  # found once: it looks at every node
+    if leader is not None:
         agree = f"all {report.n} nodes agree" if report.agreed else "[red]not every node agrees[/]"
-        capacity = next(n.capacity for n in report.nodes if n.id == report.leader)
+        capacity = next(n.capacity for n in report.nodes if n.id == leader)
         console.print(
-            f"Leader: [bold green]node {report.leader}[/] (capacity {capacity:g}); {agree}; "
+            f"Leader: [bold green]node {leader}[/] (capacity {capacity:g}); {agree}; "
             f"epoch {report.epoch}"
         )
     else:

@@ -14,7 +14,8 @@ import html
 import json
 from pathlib import Path
 
-from ._trace_file import Trace, colours
+from ._palette import colours
+from ._trace_file import Trace
 
 __all__ = ["html_page"]
 

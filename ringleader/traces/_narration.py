@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._trace_file import candidate, label
+from ._words import lost_words, timer_words
 
-__all__ = ["ALGORITHM_KINDS", "algorithm_of", "narrate"]
+__all__ = ["ALGORITHM_KINDS", "Story", "algorithm_of", "extinctions", "narrate", "story"]
 
 Event = dict[str, Any]
 
@@ -66,31 +67,61 @@ class _Step:
     trigger: Event | None  # None: the node acts of its own accord (it initiates)
     sends: list[Event] = field(default_factory=list)
     states: list[Event] = field(default_factory=list)
+    events: list[int] = field(default_factory=list)  # their places in the run
 
 
 def _steps(events: list[Event]) -> list[_Step]:
+    """The run's steps; a ``lost`` event is told with its send, in the sender's step."""
     steps: list[_Step] = []
     current: dict[Any, _Step] = {}
-    for event in events:
-        node = event["node"]
-        if event["event"] in _TRIGGERS:
+    sent_in: dict[Any, _Step] = {}
+    for index, event in enumerate(events):
+        node, kind = event["node"], event["event"]
+        if kind == "lost":
+            step = sent_in.get(event.get("msg"))
+            if step is not None:
+                step.events.append(index)
+            continue
+        if kind in _TRIGGERS:
             step = current[node] = _Step(node, event["t"], event)
             steps.append(step)
+            step.events.append(index)
             continue
         step = current.get(node) or _Step(node, event["t"], None)
         if node not in current:
             current[node] = step
             steps.append(step)
-        (step.sends if event["event"] == "send" else step.states).append(event)
+        step.events.append(index)
+        if kind == "send":
+            step.sends.append(event)
+            sent_in[event.get("msg")] = step
+        else:
+            step.states.append(event)
     return steps
 
 
-#: The crash-handling parts' timers (the algorithms' own have no colon), in words.
-_PART_TIMERS = {
-    "rounds:stall": "has had no leader for reelect_after",
-    "rounds:behind": "heard of a newer round than its own and saw none of it",
-    "recovery:rejoin": "heard of no round since it recovered",
-}
+#: The candidacies that a ring election swallows (extinction, notes 000).
+_CANDIDACIES = {"chang_roberts": "election", "hirschberg_sinclair": "probe"}
+
+
+def extinctions(events: list[Event]) -> set[Any]:
+    """The messages (their ``msg``) in which a candidacy died: an ``election`` (a
+    ``probe``) that its receiver swallowed, passing on nothing that carries its id."""
+    shown = [e for e in events if not e.get("heartbeat")]
+    kind = _CANDIDACIES.get(algorithm_of({e["kind"] for e in shown if e["event"] == "send"}) or "")
+    if kind is None:
+        return set()
+    swallowed = set()
+    for step in _steps(shown):
+        trigger = step.trigger
+        if trigger is None or trigger["event"] != "receive" or trigger["kind"] != kind:
+            continue
+        who = candidate(trigger.get("fields"))
+        if who is None or who == step.node:
+            continue
+        if not any(candidate(send.get("fields")) == who for send in step.sends):
+            swallowed.add(trigger.get("msg"))
+    return swallowed
 
 
 def _idle(step: _Step) -> bool:
@@ -110,11 +141,13 @@ def _peers(sends: list[Event]) -> str:
 
 
 class _Teller:
-    """How one run's messages and steps are worded."""
+    """How one run's messages and steps are worded; ``lost``: the ``lost`` event of
+    each message that never arrived, by its ``msg``."""
 
-    def __init__(self, algorithm: str | None, epochs: bool) -> None:
+    def __init__(self, algorithm: str | None, epochs: bool, lost: dict[Any, Event]) -> None:
         self.algorithm = algorithm
         self.epochs = epochs
+        self.lost = lost
 
     def message(self, event: Event) -> str:
         kind, fields = event["kind"], event.get("fields") or {}
@@ -130,11 +163,23 @@ class _Teller:
         return f"{kind}({name})" if name else kind
 
     def sends(self, sends: list[Event]) -> str:
-        """``election to P3, P4; ok to P1`` — sends of one message grouped."""
+        """``election to P3, P4; ok to P1`` — sends of one message grouped; one that was
+        lost told apart: ``election to P4 — lost: P4 is down``."""
         grouped: dict[str, list[Event]] = {}
+        told = []
         for send in sends:
-            grouped.setdefault(self.message(send), []).append(send)
-        return "; ".join(f"{m} to {_peers(group)}" for m, group in grouped.items())
+            lost = self.lost.get(send.get("msg"))
+            if lost is None:
+                grouped.setdefault(self.message(send), []).append(send)
+            else:
+                told.append(
+                    f"{self.message(send)} to {label(send['peer'])} — lost: {lost_words(lost)}"
+                )
+        return "; ".join([*(f"{m} to {_peers(group)}" for m, group in grouped.items()), *told])
+
+    def delivered(self, sends: list[Event]) -> list[Event]:
+        """The sends that arrived."""
+        return [send for send in sends if send.get("msg") not in self.lost]
 
     def state(self, step: _Step, said: str) -> str:
         if not step.states:
@@ -160,7 +205,7 @@ class _Teller:
         if not said:  # a trigger with nothing the notes would tell
             said = {
                 "start": f"{me} acts",
-                "timer": f"{me}'s timer {trigger and trigger.get('timer')} fires",
+                "timer": f"{me}: {timer_words(str(trigger and trigger.get('timer')))}",
             }.get(kind, f"{me}: {kind}")
         return said + self.state(step, said)
 
@@ -177,9 +222,9 @@ class _Teller:
         if trigger["event"] == "suspect":
             return f"{me} suspects {label(trigger['peer'])} (no answer within T){then}"
         if trigger["event"] == "timer":
-            why = _PART_TIMERS.get(trigger["timer"])
-            fired = f" {why}: a round of its own" if why else f"'s timer {trigger['timer']} fires"
-            return f"{me}{fired}{then}"
+            name = str(trigger["timer"])
+            own = " and starts a round of its own" if ":" in name and step.sends else ""
+            return f"{me}: {timer_words(name)}{own}{then}"
         return None
 
     def bully(  # noqa: PLR0911, PLR0912 — one case per rule of the notes
@@ -188,10 +233,8 @@ class _Teller:
         elections = [s for s in step.sends if s["kind"] in ("election", "el")]
         coordinators = [s for s in step.sends if s["kind"] == "coordinator"]
         oks = [s for s in step.sends if s["kind"] in ("ok", "ack")]
-        proclaim = (
-            f"proclaims itself: coordinator to {_peers(coordinators)}" if coordinators else ""
-        )
-        run = f"election to {_peers(elections)}" if elections else ""
+        proclaim = f"proclaims itself: {self.sends(coordinators)}" if coordinators else ""
+        run = self.sends(elections) if elections else ""
         if trigger is None:
             if proclaim:
                 return f"{me} knows no higher process: {proclaim}"
@@ -200,6 +243,11 @@ class _Teller:
         sender = label(trigger.get("peer"))
         if event == "timer" and trigger["timer"] == "answer" and proclaim:
             return f"{me} gets no reject within T: {proclaim}"
+        if event == "timer" and trigger["timer"] == "answer" and run:
+            return (
+                f"{me} gets no reject within T, but may proclaim itself only in a round of "
+                f"its own: starts one → {run}"
+            )
         if event == "timer" and trigger["timer"] == "coordinator":
             again = run or self.sends(step.sends)
             return f"{me} hears no coordinator within T′: starts its round again → {again}"
@@ -308,36 +356,66 @@ class _Teller:
 def _summary(events: list[Event], teller: _Teller) -> list[str]:
     sends = [e for e in events if e["event"] == "send"]
     kinds = Counter(e["kind"] for e in sends)
+    lost = f"; {len(teller.lost)} of them lost" if teller.lost else ""
     lines = [
         f"Messages: {len(sends)} ("
         + ", ".join(f"{kind} {count}" for kind, count in kinds.items())
-        + ")"
+        + f"){lost}"
     ]
     if teller.algorithm in ("chang_roberts", "lelann"):
         ring_kind = "election" if teller.algorithm == "chang_roberts" else "elect"
         carried = Counter(candidate(e.get("fields")) for e in sends if e["kind"] == ring_kind)
         per = ", ".join(
             f"{ring_kind}({label(who)}) {count}"
-            for who, count in sorted(carried.items(), key=lambda x: str(x[0]))
+            for who, count in sorted(carried.items(), key=lambda x: _numeric(x[0]))
         )
         lines.append(f"Per initiator, how far its {ring_kind} travelled: {per}")
     return lines
 
 
-def narrate(events: Iterable[Event]) -> list[str]:
-    """The run in ``events`` told step by step: a heading, one line per step, a summary."""
+def _numeric(node: object) -> tuple[int, Any]:
+    """Node ids in their numeric order (P2 before P10), anything else after, as text."""
+    if isinstance(node, int) and not isinstance(node, bool):
+        return (0, node)
+    return (1, str(node))
+
+
+@dataclass(frozen=True)
+class Story:
+    """A run told: its ``heading``, its ``steps`` — ``(t, sentence, events)``, the
+    places in the run (heartbeats left out) of the events each step tells — and its
+    ``summary``."""
+
+    heading: str
+    steps: list[tuple[float, str, list[int]]]
+    summary: list[str]
+
+    def lines(self) -> list[str]:
+        span = max((t for t, _, _ in self.steps), default=0.0)
+        places = 3 if span >= 0.1 else 6
+        told = [f"t={t:.{places}f} {sentence}" for t, sentence, _ in self.steps]
+        return [self.heading, *told, *self.summary]
+
+
+def story(events: Iterable[Event]) -> Story:
+    """The run in ``events`` (heartbeats are left out) told step by step."""
     shown = [e for e in events if not e.get("heartbeat")]
     kinds = {e["kind"] for e in shown if e["event"] == "send"}
     algorithm = algorithm_of(kinds)
     epochs = len({e.get("epoch") for e in shown if "epoch" in e}) > 1
-    teller = _Teller(algorithm, epochs)
+    lost = {e.get("msg"): e for e in shown if e["event"] == "lost"}
+    teller = _Teller(algorithm, epochs, lost)
     nodes = {e["node"] for e in shown}
     name = ALGORITHM_KINDS[algorithm][1] if algorithm else "an algorithm the notes do not name"
-    lines = [f"{name} ({', '.join(sorted(kinds)) or 'no messages'}) among {len(nodes)} processes"]
-    span = max((e["t"] for e in shown), default=0.0)
-    places = 3 if span >= 0.1 else 6
-    for step in _steps(shown):
-        if _idle(step):
-            continue  # a crash-handling timer that changed nothing: nothing to tell
-        lines.append(f"t={step.t:.{places}f} {teller.tell(step)}")
-    return lines + _summary(shown, teller)
+    heading = f"{name} ({', '.join(sorted(kinds)) or 'no messages'}) among {len(nodes)} processes"
+    steps = [
+        (step.t, teller.tell(step), step.events)
+        for step in _steps(shown)
+        if not _idle(step)  # a crash-handling timer that changed nothing: nothing to tell
+    ]
+    return Story(heading, steps, _summary(shown, teller))
+
+
+def narrate(events: Iterable[Event]) -> list[str]:
+    """The run in ``events`` told step by step: a heading, one line per step, a summary."""
+    return story(events).lines()
