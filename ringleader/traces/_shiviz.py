@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ._trace_file import Trace, TraceError, candidate, label
+from ._trace_file import Trace, TraceError, label
+from ._words import lost_words, message_words, timer_words
 
 __all__ = ["REGEX", "shiviz_log"]
 
@@ -19,13 +20,13 @@ __all__ = ["REGEX", "shiviz_log"]
 REGEX = r"(?<host>\S+) (?<clock>{.*})\n(?<event>.*)"
 
 
-def _describe(event: dict[str, Any]) -> str:
+def _describe(event: dict[str, Any], lost: dict[str, Any] | None) -> str:
     kind = event["event"]
     if kind in ("send", "receive"):
-        who = candidate(event.get("fields"))
-        message = event["kind"] + (f"({label(who)})" if who is not None else "")
+        message = message_words(event)
         way = "to" if kind == "send" else "from"
-        return f"{kind} {message} {way} {label(event['peer'])} (epoch {event.get('epoch')})"
+        gone = f" — lost: {lost_words(lost)}" if lost is not None else ""
+        return f"{kind} {message} {way} {label(event['peer'])} (epoch {event.get('epoch')}){gone}"
     if kind == "state":
         elected = event.get("elected")
         shown = label(elected) if elected is not None else "⊥"
@@ -33,15 +34,20 @@ def _describe(event: dict[str, Any]) -> str:
     if kind == "suspect":
         return f"suspects {label(event['peer'])}"
     if kind == "timer":
-        return f"timer {event['timer']} fires"
+        return f"timer: {timer_words(str(event['timer']))}"
     return str(kind)
 
 
 def shiviz_log(trace: Trace) -> str:
-    """The ShiViz log of ``trace`` (every event it holds, heartbeats included)."""
+    """The ShiViz log of ``trace`` (every event it holds, heartbeats included; a lost
+    message is told at its send)."""
     lines = [REGEX, ""]
     own: dict[Any, int] = {}
+    # A lost message is told at its send: ShiViz has no event without a host's clock.
+    lost = {e.get("msg"): e for e in trace.events if e["event"] == "lost"}
     for number, event in enumerate(trace.events, 1):
+        if event["event"] == "lost":
+            continue
         vc = event.get("vc")
         if not isinstance(vc, dict):
             raise TraceError(
@@ -53,5 +59,7 @@ def shiviz_log(trace: Trace) -> str:
         clock = {label(peer): count for peer, count in vc.items() if str(peer) != str(node)}
         clock[label(node)] = own[node]
         lines.append(f"{label(node)} {json.dumps(clock, sort_keys=True)}")
-        lines.append(_describe(event))
+        lines.append(
+            _describe(event, lost.get(event.get("msg")) if event["event"] == "send" else None)
+        )
     return "\n".join(lines) + "\n"

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._trace_file import label
+from ._trace_file import candidate, label
 
-__all__ = ["lost_words", "timer_words"]
+__all__ = ["event_words", "lost_words", "message_words", "timer_words"]
 
 #: The algorithms' own timers, as the notes name them.
 _ALGORITHM_TIMERS = {
@@ -54,3 +54,40 @@ def lost_words(lost: dict[str, Any]) -> str:
     if reason == "unsent":
         return f"no connection to {peer}"
     return str(reason) if reason else "it never arrived"
+
+
+def message_words(event: dict[str, Any]) -> str:
+    """A message as the notes write it: its kind and the id it carries, ``election(P5)``."""
+    who = candidate(event.get("fields"))
+    return event["kind"] + (f"({label(who)})" if who is not None else "")
+
+
+def event_words(  # noqa: PLR0911 -- one sentence per kind of event
+    event: dict[str, Any], lost: dict[str, Any] | None = None
+) -> str:
+    """One event in words (``lost``: the ``lost`` event of a send, if it was lost)."""
+    me, kind = label(event["node"]), event["event"]
+    epoch = f" (epoch {event.get('epoch')})" if "epoch" in event else ""
+    if kind == "send":
+        gone = f" — lost: {lost_words(lost)}" if lost is not None else ""
+        return f"{me} sends {message_words(event)} to {label(event['peer'])}{epoch}{gone}"
+    if kind == "receive":
+        return f"{me} receives {message_words(event)} from {label(event['peer'])}{epoch}"
+    if kind == "lost":
+        return (
+            f"{message_words(event)} from {me} to {label(event['peer'])} is lost: "
+            f"{lost_words(event)}"
+        )
+    if kind == "state":
+        elected = event.get("elected")
+        shown = label(elected) if elected is not None else "⊥"
+        return f"{me}: state {event['state']}, elected = {shown}{epoch}"
+    if kind == "suspect":
+        return f"{me} suspects {label(event['peer'])} has crashed"
+    if kind == "timer":
+        return f"{me}: {timer_words(str(event['timer']))}"
+    if kind == "crash":
+        return f"{me} crashes"
+    if kind == "restart":
+        return f"{me} restarts (recovers)"
+    return f"{me}: {kind}"
