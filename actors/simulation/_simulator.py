@@ -90,7 +90,7 @@ class SimulationResult:
         return {i: a.elected for i, a in self.live.items()}
 
 
-_FAULT, _START, _DELIVER, _TIMER = 0, 1, 2, 3
+_FAULT, _START, _DELIVER, _TIMER, _DEAD = 0, 1, 2, 3, 4
 
 
 def simulate(
@@ -105,13 +105,18 @@ def simulate(
     max_steps: int = 50_000_000,
     max_time: float = 3600.0,
     trace: bool = False,
+    proof_of_death: bool = False,
 ) -> SimulationResult:
     """Run ``algorithm`` on ``views`` until no message is in flight and no timer pending
     (or, with ``until``, until that virtual time).
 
     Raises :class:`RuntimeError` if ``max_steps`` events or ``max_time`` virtual seconds
     do not finish it (an algorithm that re-elects for ever, on a topology it does not fit).
-    The cyclic garbage collector is paused while it runs (as :mod:`timeit` pauses it).
+    ``proof_of_death``: when a node crashes, each node linked to it learns it at once
+    (after one message delay), as a refused connection tells it over tcp or ipc; a
+    member acts on it as its ``fast_failover`` setting says (see
+    :meth:`~ringleader.actors.Member.peer_dead`).  The cyclic garbage collector is
+    paused while it runs (as :mod:`timeit` pauses it).
     """
     # A run makes few reference cycles (a restarted node's old member), while its set-up
     # and its messages in flight would make the cyclic garbage collector go through every
@@ -121,6 +126,7 @@ def simulate(
     gc.disable()
     try:
         run = _Simulation.prepare(algorithm, views, initiators, seed, latency, faults, trace)
+        run.proof_of_death = proof_of_death
         if until is None and any(a.detector is not None for a in run.nodes.values()):
             raise ValueError("a run with a failure detector never goes quiet: give `until`")
         return run.until_quiet(max_steps, max_time if until is None else until, until is not None)
@@ -207,6 +213,7 @@ class _Simulation:
         # Whether a node may have more than one life (crash and restart): without faults
         # every message is for and from a node's only life, and no session is needed.
         self.lives = True
+        self.proof_of_death = False  # a crash is told to the nodes linked to it
 
     @classmethod
     def prepare(  # noqa: PLR0917 -- simulate()'s arguments, passed on
@@ -327,6 +334,12 @@ class _Simulation:
             slot.life += 1  # its timers die with it
             if self.records is not None:
                 self.record(now, node, "crash")
+            if self.proof_of_death:  # each link to it is refused, a message delay later
+                for peer in self.views[node].inbound:
+                    if peer not in crashed:
+                        told = self.slots[peer]
+                        delay = self.low + self.span * self.random()
+                        self.push(now + delay, _DEAD, told, node, told.life)
         elif action == "restart" and node in crashed:
             crashed.discard(node)
             slot.down = False
@@ -373,6 +386,10 @@ class _Simulation:
                         actions = self.deliver(now, slot, event)
                 elif kind == _TIMER:
                     actions = self.fire(now, slot, event)
+                elif kind == _DEAD:
+                    if event[5] != slot.life:
+                        continue  # told to a previous life
+                    actions = slot.member.peer_dead(event[4])
                 else:
                     actions = slot.member.handle_start()
                 if actions is None:

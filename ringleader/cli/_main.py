@@ -45,6 +45,9 @@ from ._render import check_summary, print_check, print_report, print_status, pro
 __all__ = ["main"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+#: The reader of our output went away (``| head``): 128 + SIGPIPE, as the shell says of
+#: any writer stopped by a closed pipe.
+EXIT_PIPE = 141
 #: Output into a pipe is not wrapped; tables as wide as they need, up to this.
 _PIPE_WIDTH = 200
 
@@ -149,7 +152,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="ringleader",
         description="Leader election on the actor model: Pykka actors over ZeroMQ.",
         epilog="Exit status: 0 elected and safe; 1 not finished in time, unsafe, or the "
-        "cluster could not be set up; 2 bad usage or config.",
+        "cluster could not be set up; 2 bad usage or config; 141 the reader of the output "
+        "went away (| head).",
     )
     parser.add_argument("--version", action="version", version=f"ringleader {__version__}")
     parser.add_argument(
@@ -182,7 +186,6 @@ def build_parser() -> argparse.ArgumentParser:
     run_parser.add_argument(
         "--seed",
         type=int,
-        default=0,
         metavar="S",
         help="with --simulate: the seed of the message delays (the same seed, the same run)",
     )
@@ -362,6 +365,10 @@ def _interrupt(signum: int, frame: object) -> None:
 
 
 def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
+    if args.seed is not None and not args.simulate:
+        raise UsageError(
+            "--seed needs --simulate: a real run's timing is the machine's, not a seed's"
+        )
     config = _load(args)
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _interrupt)
@@ -375,7 +382,7 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
             trace=args.trace,
             trace_heartbeats=args.trace_heartbeats,
             simulate=args.simulate,
-            seed=args.seed,
+            seed=args.seed or 0,
         )
     if args.json:
         _print_json(report.as_dict())
@@ -493,6 +500,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write(f"{prog}: interrupted\n")
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (``| head -1``): stop quietly, as a pipe writer does, and
+        # leave nothing for the interpreter to fail to flush on its way out.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return EXIT_PIPE
 
 
 if __name__ == "__main__":

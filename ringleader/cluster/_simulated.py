@@ -40,6 +40,9 @@ __all__ = ["simulate_run"]
 
 #: The simulated network's latency: each message takes 0.1 to 1 ms, links FIFO.
 LATENCY = (0.0001, 0.001)
+#: Transports on which a crashed node's peers have proof of its death (a refused
+#: connection), which ``fast_failover`` acts on: the simulator tells them too.
+PROOF_OF_DEATH = ("tcp", "ipc")
 #: Virtual seconds after which a simulation gives up (the config's ``timeout`` is for
 #: real runs: 100,000 nodes take longer than that in virtual time, and less in real).
 VIRTUAL_LIMIT = 3600.0
@@ -154,6 +157,7 @@ def _simulate_run(
             until=until,
             max_time=VIRTUAL_LIMIT,
             trace=record,
+            proof_of_death=config.transport in PROOF_OF_DEATH,
         )
 
     if not config.detector:
