@@ -166,13 +166,14 @@ def test_messages_in_flight_are_drawn_between_their_ends_with_arrowheads(
     browser.get(page.as_uri())
     # The first moment two messages are in flight: sent, not yet received.
     flying: set[Any] = set()
-    for index, event in enumerate(events, 1):
+    index = 0
+    while len(flying) < 2:
+        event = events[index]
+        index += 1
         if event["event"] == "send":
             flying.add(event["msg"])
         elif event["event"] in ("receive", "lost"):
             flying.discard(event["msg"])
-        if len(flying) >= 2:
-            break
     _go(browser, index)
     diagram = browser.find_elements("css selector", "#svg line.msg.flight")
     assert {int(line.get_attribute("data-msg")) for line in diagram} == flying
@@ -187,9 +188,7 @@ def test_messages_in_flight_are_drawn_between_their_ends_with_arrowheads(
     assert all(not line.is_displayed() for line in later)
 
 
-def test_each_step_shows_the_story_the_event_and_the_message(
-    browser: Any, tmp_path: Path
-) -> None:
+def test_each_step_shows_the_story_the_event_and_the_message(browser: Any, tmp_path: Path) -> None:
     page, events = _page(tmp_path, example_trace("chang_roberts_table"), "table")
     browser.get(page.as_uri())
     lines = narrate(events)
@@ -198,9 +197,10 @@ def test_each_step_shows_the_story_the_event_and_the_message(
     story = browser.find_element("id", "story").text
     assert any(line.split(" ", 1)[1] in story for line in lines[1:-2]), story
     event = events[receive - 1]
-    assert f"receives election(P{event['fields']['candidate']['id']})" in browser.find_element(
-        "id", "event"
-    ).text
+    assert (
+        f"receives election(P{event['fields']['candidate']['id']})"
+        in browser.find_element("id", "event").text
+    )
     message = browser.find_element("id", "message").text
     assert f"message {event['msg']}" in message and "candidate = P" in message
 
@@ -223,8 +223,10 @@ def test_play_pause_and_speed(browser: Any, tmp_path: Path) -> None:
     assert step.get_attribute("data-step") == paused  # it stays where it was paused
     play.click()  # on to the end, where it stops by itself
     WebDriverWait(browser, 10).until(
-        lambda d: play.get_attribute("data-playing") == "false"
-        and step.get_attribute("data-step") == str(len(events))
+        lambda d: (
+            play.get_attribute("data-playing") == "false"
+            and step.get_attribute("data-step") == str(len(events))
+        )
     )
 
 
