@@ -81,12 +81,12 @@ def measure(n: int, runs: int, json_report: bool) -> list[Run]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="n = 1,000 / 10,000, one run each")
-    parser.add_argument("--runs", type=int, help="runs per size (default 3; --quick: 1)")
+    parser.add_argument("--repeat", type=int, help="runs per size (default 3; --quick: 1)")
     parser.add_argument("--sizes", type=int, nargs="+", help="other sizes")
     parser.add_argument("--json", action="store_true", help="the --json report instead")
     args = parser.parse_args()
     sizes = args.sizes or (QUICK if args.quick else SIZES)
-    runs = args.runs or (1 if args.quick else 3)
+    runs = args.repeat or (1 if args.quick else 3)
     load = os.getloadavg()
     print(
         f"ringleader run --simulate --nodes N --topology bidirectional_ring"

@@ -174,7 +174,10 @@ def print_report(console: Console, report: Report) -> None:
         _print_crashes(console, report)
     # A supervised run's time is the whole run (faults, run_for), not one election's.
     what = "the run" if report.safety is not None else "election"
-    console.print(f"Time: {what} {_ms(report.elapsed_s)}, set-up {_ms(report.setup_s)}")
+    if report.mode == "simulated":  # the simulator's clock: no set-up, seconds of no one's
+        console.print(f"Time: {what} {_ms(report.elapsed_s)} of virtual time")
+    else:
+        console.print(f"Time: {what} {_ms(report.elapsed_s)}, set-up {_ms(report.setup_s)}")
     for line in rejection_lines(report.rejected_frames):
         console.print(line)
     if report.send_failures or report.errors:

@@ -158,8 +158,8 @@ class _Teller:
             return shown.get(kind, "OK!" if kind == "ok" else kind)
         if self.algorithm == "hirschberg_sinclair" and "phase" in fields:
             return f"{kind}({name}, phase {fields['phase']})"
-        if self.algorithm == "bully_broadcast" and kind == "el":
-            return f"El({name})" if name else "El"
+        if self.algorithm == "bully_broadcast" and kind in ("el", "ack"):
+            return f"El({name})" if kind == "el" else "Ack"
         return f"{kind}({name})" if name else kind
 
     def sends(self, sends: list[Event]) -> str:
@@ -196,8 +196,10 @@ class _Teller:
     def tell(self, step: _Step) -> str:
         me, trigger = label(step.node), step.trigger
         kind = trigger["event"] if trigger else "start"
-        if self.algorithm in ("bully", "bully_broadcast"):
+        if self.algorithm == "bully":
             said = self.bully(step, me, trigger)
+        elif self.algorithm == "bully_broadcast":
+            said = self.broadcast(step, me, trigger)
         elif self.algorithm is not None:
             said = self.passing(step, me, trigger)
         else:
@@ -276,6 +278,30 @@ class _Teller:
         if event == "receive" and kind in ("election", "el") and not step.sends:
             epoch = trigger.get("epoch")
             return f"{me} gets {sender}'s election (epoch {epoch}) and leaves it unanswered"
+        return self.common(step, me, trigger) or self.neutral(step, me, trigger)
+
+    def broadcast(self, step: _Step, me: str, trigger: Event | None) -> str:
+        """Bully with broadcast (notes 003): bids (El), Acks, and the states Peut-être,
+        Enquête, Perdu."""
+        bids = [s for s in step.sends if s["kind"] == "el"]
+        acks = [s for s in step.sends if s["kind"] == "ack"]
+        leads = bool(step.states) and step.states[-1]["state"] == "leader"
+        if trigger is None:
+            return f"{me} broadcasts its bid (Enquête): {self.sends(bids)}" if bids else ""
+        kind, sender = trigger.get("kind"), label(trigger.get("peer"))
+        if trigger["event"] == "receive" and kind == "el":
+            bid = self.message(trigger)
+            if bids:
+                return (
+                    f"{me} gets {bid}, lower than itself: it bids too (Enquête) → "
+                    f"{self.sends(bids)}"
+                )
+            if acks:
+                return f"{me} gives way to {bid} (Perdu): {self.sends(acks)}"
+            return f"{me} ignores {bid}, lower than its own bid"
+        if trigger["event"] == "receive" and kind == "ack":
+            won = ": an Ack from every other process, it is the leader" if leads else ""
+            return f"{me} gets {sender}'s Ack{won}"
         return self.common(step, me, trigger) or self.neutral(step, me, trigger)
 
     def passing(self, step: _Step, me: str, trigger: Event | None) -> str:

@@ -46,13 +46,15 @@ _WRITERS: dict[str, Callable[..., None]] = {
 
 
 def write_view(
-    trace_file: str | Path,
+    trace_file: str | Path | Trace,
     out: str | Path,
     *,
     time_axis: bool = False,
     size: tuple[int, int] | None = None,
 ) -> None:
-    """Write ``trace_file`` as ``out``, in the format ``out``'s suffix names.
+    """Write ``trace_file`` (a trace file, or a :class:`Trace` already read, e.g. by
+    :func:`parse_trace` from a run's lines) as ``out``, in the format ``out``'s suffix
+    names.
 
     For a picture (svg, png, pdf): ``time_axis`` puts the events at their time in
     seconds rather than one step each; ``size`` is its width and height in pixels
@@ -74,7 +76,7 @@ def write_view(
     if options and suffix not in PICTURES:
         given = " and ".join(f"--{'time' if k == 'time_axis' else k}" for k in options)
         raise UsageError(f"{given}: only for a picture ({', '.join(PICTURES)}), not {suffix}")
-    trace = load_trace(trace_file)
+    trace = trace_file if isinstance(trace_file, Trace) else load_trace(trace_file)
     try:
         writer(trace, out, **options)
     except OSError as exc:

@@ -59,7 +59,7 @@ def lost_words(lost: dict[str, Any]) -> str:
 def message_words(event: dict[str, Any]) -> str:
     """A message as the notes write it: its kind and the id it carries, ``election(P5)``."""
     who = candidate(event.get("fields"))
-    return event["kind"] + (f"({label(who)})" if who is not None else "")
+    return str(event["kind"]) + (f"({label(who)})" if who is not None else "")
 
 
 def event_words(  # noqa: PLR0911 -- one sentence per kind of event
