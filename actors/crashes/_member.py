@@ -73,6 +73,7 @@ class Member:
         "_behind",
         "_below",
         "_out",
+        "_plain",
         "_sitting_out",
         "_stall",
         "_stalling",
@@ -125,6 +126,9 @@ class Member:
         self._above: Set[int] | None = None  # looked up when first asked for
         self._below: Set[int] = _EMPTY
         self.election = self._election(self.rounds.epoch, initiator)
+        #: No failure detector and never restarted: nobody is ever suspected, and a
+        #: message of the current round is the election's business alone.
+        self._plain = self.detector is None and self.recovery is None
 
     def _election(self, epoch: int, initiator: bool) -> Election:
         return self.algorithm(
@@ -192,10 +196,14 @@ class Member:
 
     @property
     def successor(self) -> int:
+        if self._plain:  # nobody is ever suspected: the ring is as wired
+            return self.view.out[0]
         return self.policy.successor(self)
 
     @property
     def predecessor(self) -> int:
+        if self._plain:
+            return self.view.out[-1]
         return self.policy.predecessor(self)
 
     def may_proclaim(self) -> bool:
@@ -236,6 +244,13 @@ class Member:
 
     def handle_message(self, sender: int, message: Message, epoch: int = 1) -> list[Action]:
         """Handle ``message`` of election round ``epoch`` from node ``sender``."""
+        if self._plain and epoch == self.election.epoch:
+            # No crash handling, this round's message: the election alone has a say (a
+            # simulated run of 100,000 nodes makes a million of these calls).
+            self.election.receive(sender, message)
+            out = self._out[:]
+            self._out.clear()
+            return out
         rounds = self.rounds
         if epoch > rounds.seen:  # noqa: PLR1730 -- a call less per message
             rounds.seen = epoch

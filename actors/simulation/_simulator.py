@@ -257,6 +257,7 @@ class _Simulation:
     def act(self, now: float, slot: _Node, actions: list[Action]) -> None:
         node, life, records = slot.id, slot.life, self.records
         push, order, counts = self.events.push, self.order, self.counts
+        low, span, draw, links = self.low, self.span, self.random, slot.links
         # A change of state is reported before the sends (a handler decides, or enters a
         # round, then sends) and after what set it off (a suspicion).  The handler has
         # run: whether its state changed is known now.
@@ -271,10 +272,10 @@ class _Simulation:
                 if changed:
                     changed = self.observe(now, slot)
                 to, message, epoch = action
-                arrival = now + (self.low + self.span * self.random())
-                link = slot.links.get(to)
+                arrival = now + (low + span * draw())
+                link = links.get(to)
                 if link is None:
-                    link = slot.links[to] = _Link(self.slots[to])
+                    link = links[to] = _Link(self.slots[to])
                 if arrival < link.last:  # noqa: PLR1730 -- a call less per message
                     arrival = link.last  # FIFO per link
                 link.last = arrival
@@ -361,10 +362,13 @@ class _Simulation:
         # Without crashes or a trace, a message is simply handled (see deliver).
         plain = not self.lives and self.records is None
         try:
-            while events:
+            while True:
                 if steps >= max_steps:
                     raise RuntimeError(f"no end after {max_steps} events")
-                event = pop()
+                try:
+                    event = pop()
+                except IndexError:  # nothing pending: quiet
+                    break
                 now, kind = event[0], event[2]
                 if now > max_time:
                     if timed:
