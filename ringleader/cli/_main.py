@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import logging
 import os
@@ -374,6 +375,10 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
         signal.signal(signal.SIGTERM, _interrupt)
     if not args.all_cpus and not args.simulate:
         one_cpu()
+    if args.simulate:
+        # One run and the process ends: the millions of objects of a large one hold no
+        # cycle worth the cyclic collector's walks through them while the report is made.
+        gc.disable()
     show = err.is_terminal and not args.verbose and not args.simulate
     with progress_bar(err) if show else nullcontext(None) as progress:
         report = run(

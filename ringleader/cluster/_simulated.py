@@ -32,7 +32,7 @@ from ringleader.actors import (
     write_trace,
 )
 from ringleader.actors.host import NodeStatus
-from ringleader.reports import FailoverMetrics, Report
+from ringleader.reports import FailoverMetrics, NodeReport, Report
 from ringleader.topologies import Config, FaultSpec
 from ringleader.traces import open_trace
 
@@ -243,23 +243,6 @@ def _report(
     for kind, count in result.messages.items():
         if kind not in DETECTOR_KINDS:
             by_type[kind] += count
-    live = set(result.live)
-    first = min(result.nodes)  # the messages by epoch are the whole run's: told once
-    statuses = [
-        NodeStatus(
-            id=node,
-            capacity=member.view.capacity,
-            state=str(member.state) if node in live else "crashed",
-            elected=member.elected,
-            epoch=member.epoch,
-            incarnation=1,
-            address=None,
-            rejected={"stale_epoch": member.stale} if member.stale else {},
-            started=member.started,
-            sent_by_epoch=dict(by_epoch) if node == first else {},
-        )
-        for node, member in sorted(result.nodes.items())
-    ]
     fields: dict[str, Any] = {
         "topology": config.topology,
         "algorithm": algorithm.name,
@@ -272,11 +255,37 @@ def _report(
         "mode": "simulated",
     }
     candidates = {spec.id: spec.candidate for spec in config.nodes}
-    if not config.detector:
-        report = Report.from_statuses(
-            statuses, expected_leader=max(candidates.values()).id, **fields
+    if not config.detector:  # one election, nobody crashed: each node's line, no more
+        stale = sum(member.stale for member in result.nodes.values())
+        report = Report(
+            n=len(result.nodes),
+            nodes=[
+                NodeReport(node, str(member.state), member.elected, member.view.capacity)
+                for node, member in sorted(result.nodes.items())
+            ],
+            messages_by_type={},
+            expected_leader=max(candidates.values()).id,
+            rejected_frames={"stale_epoch": stale} if stale else {},
+            **fields,
         )
     else:
+        live = set(result.live)
+        first = min(result.nodes)  # the messages by epoch are the whole run's: told once
+        statuses = [
+            NodeStatus(
+                id=node,
+                capacity=member.view.capacity,
+                state=str(member.state) if node in live else "crashed",
+                elected=member.elected,
+                epoch=member.epoch,
+                incarnation=1,
+                address=None,
+                rejected={"stale_epoch": member.stale} if member.stale else {},
+                started=member.started,
+                sent_by_epoch=dict(by_epoch) if node == first else {},
+            )
+            for node, member in sorted(result.nodes.items())
+        ]
         assert result.safety is not None
         if finished:
             result.safety.check_final(result.elected, live)
