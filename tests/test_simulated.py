@@ -94,3 +94,27 @@ def test_a_message_to_a_crashed_node_is_traced_lost(tmp_path: Path) -> None:
         (1, 4, "election", "down"),
     }
     assert report.as_dict()["messages"]["lost"] == 6
+
+
+@pytest.mark.parametrize("algorithm", ["hirschberg_sinclair", "chang_roberts", "lelann"])
+def test_a_traced_run_and_an_untraced_one_are_the_same_run(algorithm: str) -> None:
+    """The simulator's quick path (no trace, no crashes) takes the same events in the same
+    order, with the same draws, as the traced one."""
+    from ringleader.actors import ALGORITHMS, simulate
+    from ringleader.topologies import TOPOLOGIES, NodeSpec
+
+    ids = [7, 3, 9, 1, 8, 2, 6, 5, 4]
+    wiring = TOPOLOGIES["bidirectional_ring"].build([NodeSpec(i, i) for i in ids], None)
+    runs = [
+        simulate(ALGORITHMS[algorithm], wiring.views(), ids, seed=11, trace=trace)
+        for trace in (False, True)
+    ]
+    quick, traced = runs
+    assert (quick.steps, quick.time, quick.total, quick.elected) == (
+        traced.steps,
+        traced.time,
+        traced.total,
+        traced.elected,
+    )
+    assert traced.records is not None
+    assert sum(1 for r in traced.records if r[3] == "send") == quick.total
