@@ -13,6 +13,10 @@ a :mod:`ringleader.transport` network is :mod:`ringleader.actors.host`.  The pac
   parts that survive crashes (failure detector, epochs, recovery, lease,
   :class:`CrashPolicy`);
 - :mod:`~ringleader.actors.simulation` — :func:`simulate` and the :class:`SafetyChecker`;
+- :mod:`~ringleader.actors.faults` — a network that misbehaves on purpose (the
+  ``[[faults]]`` entries: partition, loss, delay, duplicate, reorder, pause);
+- :mod:`~ringleader.actors.exploration` — ``ringleader explore``: every ordering of a run,
+  checked (:func:`~ringleader.actors.exploration.explore`);
 - :mod:`~ringleader.actors.tracing` — :class:`NodeTrace` and the trace format.
 """
 

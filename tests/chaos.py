@@ -150,8 +150,9 @@ class _Cluster:
 def _leading_intervals(process: NodeProcess, end: float, lease: bool) -> list[tuple[float, float]]:
     """When ``process`` reported ``is_leader``.  With a lease: from each ``lease`` line
     (its ``mono`` read before the lease was published) to the next ``lost`` line (when
-    the leadership ended: its lease's end, if that came first), as README's "leadership
-    interval"; without, from a ``leader`` line that says it leads to the next change."""
+    the leadership ended: its lease's end, if that came first): the "leadership interval"
+    of docs/design/lease.md; without, from a ``leader`` line that says it leads to the next
+    change."""
     intervals: list[tuple[float, float]] = []
     since: float | None = None
     for event in process.drain():

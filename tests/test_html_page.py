@@ -172,7 +172,7 @@ def test_messages_in_flight_are_drawn_between_their_ends_with_arrowheads(
         index += 1
         if event["event"] == "send":
             flying.add(event["msg"])
-        elif event["event"] in ("receive", "lost"):
+        elif event["event"] == "receive":
             flying.discard(event["msg"])
     _go(browser, index)
     diagram = browser.find_elements("css selector", "#svg line.msg.flight")
@@ -233,9 +233,12 @@ def test_play_pause_and_speed(browser: Any, tmp_path: Path) -> None:
 def test_a_lost_message_and_timers_in_the_notes_words(browser: Any, tmp_path: Path) -> None:
     page, events = _page(tmp_path, run_trace("bully_story", heartbeats=True), "story")
     browser.get(page.as_uri())
-    lost = next(i for i, e in enumerate(events) if e["event"] == "lost") + 1
+    lost = next(i for i, e in enumerate(events) if e["event"] == "send" and e.get("lost")) + 1
     _go(browser, lost)
-    assert "is lost: P4 is down" in browser.find_element("id", "event").text
+    assert (
+        "P3 sends election to P4 (epoch 5) — lost: P4 is down"
+        in browser.find_element("id", "event").text
+    )
     assert "election to P4 — lost: P4 is down" in browser.find_element("id", "story").text
     assert browser.find_elements("css selector", "#svg line.msg.lost")
     text = browser.find_element("tag name", "body").text

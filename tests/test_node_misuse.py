@@ -1,5 +1,5 @@
 """``ringleader.Node`` used the ways a new user gets it wrong: stopping from inside a
-callback, stopping before starting, the README's example taken literally, …"""
+callback, stopping before starting, the docs' example taken literally, …"""
 
 from __future__ import annotations
 
@@ -110,10 +110,10 @@ def test_a_callback_calling_sys_exit_does_not_end_the_callbacks(
     assert "SystemExit" in caplog.text
 
 
-def _readme_example() -> str:
-    """The Python example of README's "Use it in your service", as printed there."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## Use it in your service") :]
+def _docs_example() -> str:
+    """The program of "A leader in your service", "One node per process", as printed."""
+    page = (ROOT / "docs/tutorials/service.md").read_text(encoding="utf-8")
+    section = page[page.index("## One node per process") :]
     start = section.index("```python\n") + len("```python\n")
     return section[start : section.index("\n```", start)]
 
@@ -157,9 +157,9 @@ class _Script:
             self.process.stdout.close()
 
 
-def test_the_readme_example_runs_as_printed_in_three_processes(tmp_path: Path) -> None:
-    """Copied from README, run three times: one leader, and the next after Ctrl-C."""
-    example = _readme_example()
+def test_the_docs_example_runs_as_printed_in_three_processes(tmp_path: Path) -> None:
+    """Copied from the docs, run three times: one leader, and the next after Ctrl-C."""
+    example = _docs_example()
     assert '"examples/service/cluster.toml"' in example
     config = write_config(tmp_path / "cluster.toml", FAST, [1, 2, 3])
     script = tmp_path / "leader.py"

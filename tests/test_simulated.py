@@ -86,12 +86,12 @@ def test_a_message_to_a_crashed_node_is_traced_lost(tmp_path: Path) -> None:
     report = ringleader.run(load_config(EXAMPLES / "bully_story.toml"), simulate=True, trace=path)
     events = [json.loads(line) for line in path.read_text().splitlines()]
     check_trace(events, total=report.total)
-    lost = [e for e in events if e["event"] == "lost"]
+    lost = [e for e in events if e["event"] == "send" and e.get("lost")]
     assert report.lost == len(lost) == 6
-    assert {(e["node"], e["peer"], e["kind"], e["reason"]) for e in lost} == {
-        (3, 4, "election", "down"),
-        (3, 1, "coordinator", "down"),
-        (1, 4, "election", "down"),
+    assert {(e["node"], e["peer"], e["kind"], e["lost"]) for e in lost} == {
+        (3, 4, "election", "P4 is down"),
+        (3, 1, "coordinator", "P1 is down"),
+        (1, 4, "election", "P4 is down"),
     }
     assert report.as_dict()["messages"]["lost"] == 6
 

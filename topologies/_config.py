@@ -18,8 +18,10 @@ from typing import Any
 import tomli_w
 
 from ringleader.actors import Bound, Election
+from ringleader.actors.faults import NetworkFault
 from ringleader.transport import CurveKeys
 
+from ._custom import custom_algorithm, is_custom
 from ._keys import configured_secret, is_loopback, load_curve_keys
 from ._registry import TOPOLOGIES
 from ._schema import DETECTOR_DEFAULTS
@@ -84,6 +86,9 @@ class Config:
     mode: str = "threads"
     run_for: float | None = None
     faults: tuple[FaultSpec, ...] = ()
+    #: The ``[[faults]]`` entries that make the network misbehave (partition, loss,
+    #: delay, duplicate, reorder, pause), in every mode.
+    network: tuple[NetworkFault, ...] = ()
     #: The failure detector's settings, also when this run does not use it (``node``
     #: always does).
     detector_settings: Mapping[str, float] = field(default_factory=lambda: dict(DETECTOR_DEFAULTS))
@@ -109,6 +114,8 @@ class Config:
 
     @property
     def algorithm_class(self) -> type[Election]:
+        if is_custom(self.algorithm):  # "module:Class": a class of one's own
+            return custom_algorithm(self.algorithm)[1]
         return TOPOLOGIES[self.topology].algorithm(self.algorithm)
 
     @property
@@ -161,8 +168,9 @@ class Config:
             data["quorum"] = bool(data["quorum"])
         data.update(_given(optional))
         data["nodes"] = [_given(asdict(node)) for node in self.nodes]
-        if self.faults:
+        if self.faults or self.network:
             data["faults"] = [_given(fault.as_dict()) for fault in self.faults]
+            data["faults"] += [entry.as_toml() for entry in self.network]
         return tomli_w.dumps(data)
 
     def curve_keys(self, hosted: Collection[int]) -> CurveKeys | None:

@@ -7,6 +7,7 @@ on :data:`DETECTOR_DEFAULTS` as the nodes do.
 
 from __future__ import annotations
 
+from ringleader.actors import ALGORITHMS
 from ringleader.actors import DETECTOR_DEFAULTS as DETECTOR
 from ringleader.transport import TRANSPORTS
 
@@ -74,8 +75,11 @@ MODES = ("threads", "processes")
 SECURITY = ("hmac", "curve")
 DEFAULT_NODES = 8
 DEFAULT_TIMEOUT = 30.0
-#: Algorithm tunables: config key → default, in seconds (see actors/_bully.py).
-ALGORITHM_DEFAULTS = {"election_timeout": 0.5, "coordinator_timeout": 1.0}
+#: Algorithm tunables: config key → default, in seconds, as the algorithms declare them
+#: (``Election.tunables``: Bully's T and T′).
+ALGORITHM_DEFAULTS = {
+    key: default for cls in ALGORITHMS.values() for key, default in cls.tunables.items()
+}
 #: The failure detector's, used when a run goes on after its first election: the nodes'
 #: own defaults (``ringleader.actors.DETECTOR_DEFAULTS``), as config keys.
 DETECTOR_DEFAULTS = {

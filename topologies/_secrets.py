@@ -1,7 +1,7 @@
 """Which secret a node of a config signs with.
 
 - A standalone node's (:func:`node_secret`): the configured one; on one machine without
-  one, this user's local secret (:func:`~ringleader.topologies.local_secret`); across
+  one, this user's local secret (``local_secret``); across
   machines, none is an error.
 - A run's: the configured one, else a random one for this run, in this process
   (:func:`run_secret`) or handed down to its node processes (:func:`secret_env`).
@@ -28,7 +28,7 @@ def node_secret(config: Config) -> bytes:
 
     The config's (``secret_file`` or ``$RINGLEADER_SECRET``) if there is one.  Without
     one, a cluster whose every address is on this machine uses a random secret kept in a
-    file only this user can read (:func:`local_secret`), with a warning; a cluster that
+    file only this user can read (``local_secret``), with a warning; a cluster that
     spans machines is refused: :class:`ConfigError`, exit 2.
     """
     secret = config.secret()

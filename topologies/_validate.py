@@ -15,11 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from ringleader.actors import ALGORITHMS, DetectorSettings, LeaseSettings
+from ringleader.actors.faults import NetworkFault
 from ringleader.transport import BETWEEN_PROCESSES
 
 from ._config import Config, FaultSpec, Overrides
+from ._custom import AlgorithmError, custom_algorithm, is_custom
 from ._errors import ConfigError, WiringError
 from ._keys import read_secret
+from ._network_faults import NETWORK_KEYS, NETWORK_KINDS, network_fault
 from ._registry import TOPOLOGIES
 from ._schema import (
     ALGORITHM_DEFAULTS,
@@ -131,7 +134,7 @@ class _Validator:
                 "live inside one process",
                 'use transport = "tcp" or "ipc"',
             )
-        faults = self.faults(nodes, topology)
+        faults, network = self.faults(nodes, topology)
         run_for = self.data.get("run_for")
         if run_for is not None and (not _is_number(run_for) or not 0 <= run_for <= MAX_SETTING):
             raise self.error("run_for", f"{run_for!r} is not a number of seconds in [0, 86400]")
@@ -155,6 +158,7 @@ class _Validator:
             mode=mode,
             run_for=None if run_for is None else float(run_for),
             faults=faults,
+            network=network,
             detector_settings=detector,
             cluster=self.cluster(),
             security=security,
@@ -275,25 +279,32 @@ class _Validator:
             )
         return {"lease": lease, "quorum": 1.0 if quorum else 0.0}
 
-    def faults(self, nodes: tuple[NodeSpec, ...], topology: str) -> tuple[FaultSpec, ...]:
+    def faults(
+        self, nodes: tuple[NodeSpec, ...], topology: str
+    ) -> tuple[tuple[FaultSpec, ...], tuple[NetworkFault, ...]]:
+        """The crash schedule, and the entries that make the network misbehave."""
         value = self.data.get("faults")
         if value is None:
-            return ()
+            return (), ()
         example = 'e.g. [[faults]] at = 0.3, crash = "leader", restart_after = 0.8'
         if not isinstance(value, list):
             raise self.error("faults", "must be a list of [[faults]] tables", example)
         ids = {n.id for n in nodes}
         faults = []
+        network: list[NetworkFault] = []
         for index, entry in enumerate(value):
             key = f"faults[{index}]"
             if not isinstance(entry, dict):
                 raise self.error(key, "must be a table", example)
+            misbehaving = self.network_fault(key, entry, ids)
+            if misbehaving is not None:
+                network.append(misbehaving)
+                continue
             for name in entry:
                 if name not in FAULT_KEYS:
-                    close = difflib.get_close_matches(name, FAULT_KEYS, n=1)
-                    hint = (
-                        f"did you mean {close[0]!r}?" if close else f"valid: {_choices(FAULT_KEYS)}"
-                    )
+                    valid = (*FAULT_KEYS, *NETWORK_KINDS, *NETWORK_KEYS)
+                    close = difflib.get_close_matches(name, valid, n=1)
+                    hint = f"did you mean {close[0]!r}?" if close else f"valid: {_choices(valid)}"
                     raise self.error(f"{key}.{name}", "unknown key", hint)
             if "at" not in entry:
                 raise self.error(
@@ -321,7 +332,17 @@ class _Validator:
                     '"leader" (the first leader, the default) or "start" (the run\'s start)',
                 )
             faults.append(FaultSpec(at, crash, restart, after))
-        return tuple(faults)
+        return tuple(faults), tuple(network)
+
+    def network_fault(self, key: str, entry: dict[str, Any], ids: set[int]) -> NetworkFault | None:
+        """The table ``entry`` as a network entry, or ``None`` if it is a crash entry."""
+        kinds = [kind for kind in NETWORK_KINDS if kind in entry]
+        if not kinds:
+            return None
+        if len(kinds) > 1 or "crash" in entry:
+            both = " and ".join([*kinds, *(["crash"] if "crash" in entry else [])])
+            raise self.error(key, f"has {both}", "one kind per [[faults]] table")
+        return network_fault(key, entry, kinds[0], ids, self.error)
 
     def keys(self, security: str, transport: str) -> Path | None:
         value = self.data.get("keys")
@@ -365,6 +386,19 @@ class _Validator:
         return self.choice("topology", None, tuple(TOPOLOGIES))
 
     def algorithm(self, topology: str) -> tuple[str, bool]:
+        given = self.data.get("algorithm")
+        if isinstance(given, str) and is_custom(given):
+            try:  # your own Election subclass: any topology (its bound() says what it costs)
+                canonical, _ = custom_algorithm(given, self.base or Path.cwd())
+            except AlgorithmError as exc:
+                raise self.error("algorithm", exc.problem, exc.hint) from None
+            return canonical, False
+        if isinstance(given, str) and given not in ("auto", *ALGORITHMS):
+            raise self.error(
+                "algorithm",
+                f"unknown algorithm {given!r}",
+                f"valid: {_choices(('auto', *ALGORITHMS))}, or module:Class for your own",
+            )
         name = self.choice("algorithm", "auto", ("auto", *ALGORITHMS))
         fits = TOPOLOGIES[topology].algorithms
         swapped = "topology" in self.from_cli and "algorithm" not in self.from_cli

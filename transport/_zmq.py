@@ -358,8 +358,9 @@ class ZmqNetwork:
 
     ``nodes`` and ``links`` size the context (``MAX_SOCKETS``) and the open-file limit
     up front; a network that cannot fit fails here with a message saying why.  Each node
-    reads its own mailbox from its actor thread (see :class:`~ringleader.transport.Inbox`): there is
-    no receiver thread, only ZeroMQ's one I/O thread.
+    reads its own mailbox from its actor thread (see
+    :class:`~ringleader.actors.host.Inbox`): there is no receiver thread, only ZeroMQ's
+    one I/O thread.
     """
 
     def __init__(

@@ -23,17 +23,13 @@ announces: N(N−1)/2 + N(N−1)/2 + (N−1) = **N² − 1**.  The top alone: **
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from ringleader.actors.core import Bound, Election, Graph, Message, NodeState, NodeView
 
 __all__ = ["Bully", "Coordinator", "ElectionCall", "OkAnswer"]
-
-#: Default timeouts, in seconds; the config's ``election_timeout``/``coordinator_timeout``.
-ELECTION_TIMEOUT = 0.5
-COORDINATOR_TIMEOUT = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +58,8 @@ class Bully(Election):
     title = "Bully"
     messages = (ElectionCall, OkAnswer, Coordinator)
     timers = ("answer", "coordinator")  # T: for an ok; T′: for the coordinator
+    #: T and T′, in seconds: the config's ``election_timeout`` and ``coordinator_timeout``.
+    tunables: ClassVar[Mapping[str, float]] = {"election_timeout": 0.5, "coordinator_timeout": 1.0}
     assumption = (
         "Bully is only safe if every answer arrives within election_timeout (T) and the "
         "coordinator message within coordinator_timeout (T′): raise them for a large or "
@@ -73,8 +71,8 @@ class Bully(Election):
         peers = [node.neighbour(peer) for peer in node.out if peer != node.id]
         self.higher = [p.id for p in peers if p > self.me]
         self.lower = [p.id for p in peers if p < self.me]
-        self.t = self.setting("election_timeout", ELECTION_TIMEOUT)
-        self.t_prime = self.setting("coordinator_timeout", COORDINATOR_TIMEOUT)
+        self.t = self.setting("election_timeout")
+        self.t_prime = self.setting("coordinator_timeout")
         self.answered = False  # a higher node said ok: waiting T′ for its coordinator
 
     def start(self) -> None:

@@ -16,7 +16,7 @@
 from ._actions import Action, CancelTimer, Notice, Send, SetTimer
 from ._agreement import Stance, agreement
 from ._bound import Bound, Graph
-from ._election import RESERVED_KINDS, Around, Election, NodeState
+from ._election import RESERVED_KINDS, Around, Election, NodeState, frozen
 from ._message import Message
 from ._view import Candidate, NodeView
 
@@ -37,4 +37,5 @@ __all__ = [
     "SetTimer",
     "Stance",
     "agreement",
+    "frozen",
 ]

@@ -8,14 +8,14 @@ name the message (``on_election``, ``on_elected``, ``on_coordinator`` …), one 
 sets, ``on_<timer>_timeout``, and :meth:`Election.bound`, the notes' message count.  No
 socket, thread, clock or pickle is in sight, and no crash either: the failure detector,
 the epochs and the ring repair are parts that a :class:`~ringleader.actors.Member` composes around
-an election (see ``_member.py``); an election only asks them, through :attr:`around`,
+an election (see ``_member.py``); an election only asks them, through :attr:`Election.around`,
 who is suspected, who its live neighbours on a ring are, and for a new round.
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Collection, Set
+from collections.abc import Callable, Collection, Hashable, Mapping, Set
 from typing import Any, ClassVar, Protocol
 
 from ._actions import Action, CancelTimer, Send, SetTimer
@@ -23,7 +23,7 @@ from ._bound import Bound, Graph
 from ._message import Message
 from ._view import Candidate, NodeView
 
-__all__ = ["Around", "Election", "NodeState"]
+__all__ = ["Around", "Election", "NodeState", "frozen"]
 
 #: Message kinds no algorithm may use: the failure detector's and the operator's.
 RESERVED_KINDS = frozenset({"ping", "pong", "status_query", "status_answer"})
@@ -92,6 +92,39 @@ Handler = Callable[[Any, Any, int], None]
 #: Python function, and a simulated run makes a million of them.
 _send = tuple.__new__
 
+#: An election's attributes that are its place and its plumbing, not its state: the
+#: same in every state of one node (see :meth:`Election.key`).
+_NOT_STATE = frozenset({"node", "id", "me", "around", "_outbox"})
+
+
+def frozen(value: Any) -> Hashable:
+    """``value`` as a hashable value equal for equal contents: sets and dicts as frozen
+    sets, lists as tuples, other objects by their attributes (for :meth:`Election.key`)."""
+    if isinstance(value, Set):
+        return frozenset(frozen(v) for v in value)
+    if isinstance(value, Mapping):
+        return frozenset((frozen(k), frozen(v)) for k, v in value.items())
+    if isinstance(value, list) or type(value) is tuple:
+        return tuple(frozen(v) for v in value)
+    if _by_value(value):
+        return value  # type: ignore[no-any-return]
+    state = getattr(value, "__dict__", None)
+    if state is None:
+        return repr(value)
+    return (type(value), frozenset((k, frozen(v)) for k, v in state.items()))
+
+
+def _by_value(value: Any) -> bool:
+    """Whether ``value`` is hashable by its contents already: an enum, a frozen
+    dataclass (a message), or a hashable value without attributes (a number, a string,
+    a :class:`Candidate`)."""
+    if isinstance(value, enum.Enum):
+        return True
+    params = getattr(type(value), "__dataclass_params__", None)
+    if params is not None and params.frozen:
+        return True
+    return isinstance(value, Hashable) and not hasattr(value, "__dict__")
+
 
 class Election:
     """One election round at one node.
@@ -111,6 +144,9 @@ class Election:
     title: ClassVar[str]
     messages: ClassVar[tuple[type[Message], ...]]
     timers: ClassVar[tuple[str, ...]] = ()
+    #: The config keys this algorithm reads (:meth:`setting`), each with its default in
+    #: seconds: the only place these defaults are written.
+    tunables: ClassVar[Mapping[str, float]] = {}
     #: What the algorithm needs to be safe beyond FIFO reliable links, said to the user
     #: when a run turns out unsafe (Bully: its timeouts must exceed every delay).
     assumption: ClassVar[str | None] = None
@@ -119,7 +155,9 @@ class Election:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if "messages" in cls.__dict__:
+        # Every class with messages (its own or inherited) gets its handlers looked up
+        # again: a subclass that overrides on_<kind> alone must have its own handler.
+        if getattr(cls, "messages", None) is not None:
             handlers: dict[str, Handler] = {}
             for message in cls.messages:
                 kind = message.kind
@@ -130,7 +168,7 @@ class Election:
                     raise TypeError(f"{cls.__name__} has no handler on_{kind} for {kind!r}")
                 handlers[kind] = handler
             cls._handlers = handlers
-        if "timers" in cls.__dict__ or "messages" in cls.__dict__:
+        if getattr(cls, "messages", None) is not None:
             timeouts: dict[str, Callable[[Any], None]] = {}
             for timer in cls.timers:
                 handler = getattr(cls, f"on_{timer}_timeout", None)
@@ -217,6 +255,30 @@ class Election:
         self._outbox.clear()
         return out
 
+    def key(self) -> Hashable:
+        """This round's state at this node as a hashable value: two elections of one node
+        with equal keys behave alike from now on.  The explorer (``ringleader explore``)
+        tells states apart by it.
+
+        The default takes every instance attribute but the node's place and plumbing
+        (``node``, ``id``, ``me``, ``around``, the outbox), sets and lists by their
+        contents, and leaves out an attribute still equal to its class's default (so that
+        ``participant = False`` set again is the state it was).  Override it only if the
+        election keeps state elsewhere than in its attributes.
+        """
+        cls = type(self)
+        items = []
+        for name, value in self.__dict__.items():
+            if name in _NOT_STATE:
+                continue
+            if name in cls.__dict__ or hasattr(cls, name):
+                default = getattr(cls, name)
+                if not callable(default) and type(default) is type(value) and default == value:
+                    continue
+            items.append((name, frozen(value)))
+        items.sort(key=lambda item: item[0])
+        return tuple(items)
+
     # -- for what runs it: the round's few changes that come from outside a slide -------
     #
     # Only an election changes its own state.  Whatever composes it with crash handling
@@ -270,9 +332,10 @@ class Election:
             self._pending.discard(name)
             self._outbox.append(CancelTimer(name))
 
-    def setting(self, name: str, default: float) -> float:
-        """A tunable from the config (``node.settings``), else ``default``."""
-        return self.node.setting(name, default)
+    def setting(self, name: str, default: float | None = None) -> float:
+        """A tunable from the config (``node.settings``), else ``default``, else its
+        default in :attr:`tunables`."""
+        return self.node.setting(name, self.tunables[name] if default is None else default)
 
     def decide(self, leader: Candidate) -> None:
         """Set ``elected`` and become leader or not-leader."""

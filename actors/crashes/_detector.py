@@ -65,7 +65,7 @@ class DetectorSettings:
     own (doubling each time), so that no round waits for ever on a message a crashed node
     took with it.  ``fast_failover``: a host that has proof of a peer's death (its
     connection refused) reports it, and the peer is suspected at once
-    (:meth:`FailureDetector.dead`).
+    (``FailureDetector.dead``).
     These defaults are the only ones: the config takes them from here.
     """
 

@@ -111,6 +111,17 @@ class Lease:
         self._acked.clear()  # (who answered at all, and when, is kept: a dead follower
         # stays out of the next leadership's count)
 
+    def key(self) -> tuple[object, ...]:
+        """The lease's state as a hashable value (see ``Member.key``)."""
+        return (
+            self.seq,
+            self.epoch,
+            self.basis,
+            self._start,
+            frozenset(self._acked.items()),
+            frozenset(self._answered.items()),
+        )
+
     def end(self) -> None:
         """This node leads nothing (any more)."""
         self.epoch = None

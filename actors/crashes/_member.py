@@ -18,7 +18,7 @@ colon: ``detector:heartbeat``, ``detector:suspect:7``, ``rounds:stall``,
 
 from __future__ import annotations
 
-from collections.abc import Set
+from collections.abc import Hashable, Set
 
 from ringleader.actors.core import (
     Action,
@@ -307,7 +307,7 @@ class Member:
         """Proof that ``node``'s process is dead (the host's link to it was refused):
         suspect it now rather than after ``suspect_after`` of silence, if it is watched
         and the fast path is on.  Silence is never proof: only a host that saw a refusal
-        calls this (see README, "Failure detection")."""
+        calls this (see docs/how-to/crashes.md, "How it works")."""
         detector = self.detector
         if detector is not None and detector.settings.fast_failover and detector.dead(node):
             self._out.append(Notice("suspect", node, self.epoch, PROOF_OF_DEATH))
@@ -530,6 +530,28 @@ class Member:
         else:
             self.new_round(f"recovery of {self.id}", self.id)
         self._rewatch()
+
+    def key(self) -> Hashable:
+        """This node's state as a hashable value: two members of one node with equal keys
+        behave alike from now on (the explorer tells states apart by it).  The election's
+        :meth:`~ringleader.actors.Election.key` and every part's state; counters that only
+        report (:attr:`stale`) and lazily filled caches are left out."""
+        detector, lease, recovery = self.detector, self.lease, self.recovery
+        return (
+            self.election.key(),
+            self.rounds.epoch,
+            self.rounds.seen,
+            None if recovery is None else ("recovering", recovery.learned),
+            self._stall,
+            self._stalling,
+            self._behind,
+            self._sitting_out,
+            self.demoted,
+            None
+            if detector is None
+            else (frozenset(detector.watched), frozenset(detector.suspected)),
+            None if lease is None else lease.key(),
+        )
 
     def __repr__(self) -> str:
         return f"<Member {self.id} {self.election!r}>"

@@ -7,7 +7,7 @@ This is where the network stack comes in (Pykka, ZeroMQ, the codec); the electio
 - :class:`NodeActor` hosts one node: frames in through its :class:`Inbox`, opened by its
   session, handed to the election; the election's actions sealed and sent.
 - :class:`Listen`, :class:`Connect`, :class:`Boot`, :class:`Start`, :class:`Crash`, :class:`Resign`,
-  :class:`GetStatus`: what whoever runs the cluster tells or asks a node.
+  :class:`Pause`, :class:`GetStatus`: what whoever runs the cluster tells or asks a node.
 - :class:`Leadership`: the node's leader, epoch and lease, published for other threads.
 - :class:`NodeEvent` (as it happens) and :class:`NodeStatus` (when asked): what a node
   reports.
@@ -17,7 +17,7 @@ This is where the network stack comes in (Pykka, ZeroMQ, the codec); the electio
 
 import logging
 
-from ._control import Boot, Connect, Crash, GetStatus, Listen, Resign, Start
+from ._control import Boot, Connect, Crash, GetStatus, Listen, Pause, Resign, Start
 from ._inbox import Inbox, TimerFired
 from ._leadership import Leadership
 from ._node_actor import NodeActor
@@ -41,6 +41,7 @@ __all__ = [
     "NodeActor",
     "NodeEvent",
     "NodeStatus",
+    "Pause",
     "Resign",
     "Start",
     "StatusAnswer",

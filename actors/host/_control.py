@@ -5,7 +5,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-__all__ = ["Boot", "Connect", "Crash", "GetStatus", "Listen", "PeerDead", "Resign", "Start"]
+__all__ = [
+    "Boot",
+    "Connect",
+    "Crash",
+    "GetStatus",
+    "Listen",
+    "Pause",
+    "PeerDead",
+    "Resign",
+    "Start",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +60,14 @@ class GetStatus:
 class Resign:
     """Tell: if this node leads, step down at once (a ``lost`` event, reason
     ``resigned``) and sit out until another leads (see ``Member.resign``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Pause:
+    """Tell: stand still for ``seconds``, handling nothing (frames and timers wait), as
+    a GC pause or ``SIGSTOP`` would stop the node."""
+
+    seconds: float
 
 
 @dataclass(frozen=True, slots=True)

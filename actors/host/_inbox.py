@@ -15,11 +15,11 @@ mailbox an empty frame over inproc (:meth:`~ringleader.transport.ZmqMailbox.wake
 a quarter more per hop.
 
 Control messages (``Start``, ``GetStatus``, Pykka's stop …) are served before frames, so
-a flooded mailbox cannot keep a node from stopping.  Frames come out of :meth:`get` as
+a flooded mailbox cannot keep a node from stopping.  Frames come out of :meth:`Inbox.get` as
 envelopes whose ``message`` is the raw ``bytes``.
 
-The inbox also keeps the actor's timers: :meth:`schedule` a name, and when its moment
-comes :meth:`get` returns an envelope whose ``message`` is a :class:`TimerFired`.  The
+The inbox also keeps the actor's timers: :meth:`Inbox.schedule` a name, and when its moment
+comes :meth:`Inbox.get` returns an envelope whose ``message`` is a :class:`TimerFired`.  The
 wait in ``zmq_poll`` simply ends at the next deadline, so timers cost no thread.
 """
 
@@ -138,7 +138,7 @@ class Inbox:
         """Fire ``name`` after ``delay`` s, replacing a pending timer of that name.
 
         ``delay`` must be a finite number of seconds (a ``ValueError`` otherwise, raised
-        here, in the handler's guarded call, never later in :meth:`get`).
+        here, in the handler's guarded call, never later in :meth:`Inbox.get`).
         """
         if not 0 <= delay < _MAX_DELAY:
             raise ValueError(f"timer {name!r}: {delay!r} is not a delay in [0, {_MAX_DELAY:g}) s")

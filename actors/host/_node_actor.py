@@ -1,6 +1,6 @@
 """The node: a Pykka actor that hosts one sans-IO election and one end of the wire.
 
-Its inbox (a :class:`~ringleader.transport.Inbox`) holds control messages from whoever runs the
+Its inbox (a :class:`~ringleader.actors.host.Inbox`) holds control messages from whoever runs the
 cluster (``Listen``, ``Connect``, ``Start``, ``GetStatus``) and also waits on the node's
 transport mailbox, so the actor's own thread receives every frame, as ``bytes``, with no
 receiver thread in between.  A frame is opened by the node's
@@ -13,11 +13,19 @@ links.  Nodes talk to each other only through frames: election traffic never use
 Nothing a frame contains can stop the actor: a frame that fails a check is dropped and
 counted, and an exception from the algorithm itself is logged with its traceback and
 counted, and the node carries on.
+
+With a misbehaving network (``[[faults]]``: :mod:`ringleader.actors.faults`) the node
+asks it about each message it sends: it drops the ones the network loses, holds the
+late ones on its own timers (``network:held:<n>``) and sends them then, sends a copy
+of the ones it duplicates, and stands still for its own pauses (``network:pause:<n>``,
+as :class:`Pause` does).  Without one none of this code runs: the send and timer
+methods are only swapped for these when the node is given a network to misbehave.
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import logging
 import math
 import threading
@@ -30,6 +38,7 @@ import pykka
 
 from ringleader.actors.core import Action, CancelTimer, NodeState, NodeView, Notice, Send, SetTimer
 from ringleader.actors.crashes import DETECTOR_KINDS, HEARTBEAT, SUSPECT, Member
+from ringleader.actors.faults import Misbehaving
 from ringleader.actors.tracing import NodeTrace
 from ringleader.transport import (
     Codec,
@@ -41,7 +50,7 @@ from ringleader.transport import (
     TransportError,
 )
 
-from ._control import Boot, Connect, Crash, GetStatus, Listen, PeerDead, Resign, Start
+from ._control import Boot, Connect, Crash, GetStatus, Listen, Pause, PeerDead, Resign, Start
 from ._inbox import Inbox, TimerFired
 from ._leadership import Leadership
 from ._queries import OPERATOR, OPERATOR_KINDS, StatusAnswer, StatusQuery
@@ -94,7 +103,8 @@ def _senders(view: NodeView) -> frozenset[int]:
 
 class NodeActor(pykka.ThreadingActor):
     """Hosts ``member`` (one node's election and crash handling) on ``network``,
-    signing with ``codec``."""
+    signing with ``codec``; ``misbehaving``: the ``[[faults]]`` network entries it
+    carries out on its own sends (see the module's docs)."""
 
     def __init__(
         self,
@@ -107,6 +117,7 @@ class NodeActor(pykka.ThreadingActor):
         trace: NodeTrace | None = None,
         tally: tuple[Tally, int] | None = None,
         leadership: Leadership | None = None,
+        misbehaving: Misbehaving | None = None,
     ) -> None:
         super().__init__()
         self.member = member
@@ -147,6 +158,11 @@ class NodeActor(pykka.ThreadingActor):
         # Read by other threads (``ringleader.Node.is_leader``) without asking this actor.
         self.leadership = leadership
         self._publish()
+        # A misbehaving network (see the module's docs): only then are sends and timers
+        # routed through it.
+        self._misbehaving = misbehaving or None
+        if self._misbehaving is not None:
+            self._network_init()
 
     def __str__(self) -> str:
         return f"node {self.id}"
@@ -181,6 +197,9 @@ class NodeActor(pykka.ThreadingActor):
             return None
         if isinstance(message, Resign):
             self._guarded(self._resign)
+            return None
+        if isinstance(message, Pause):
+            self._pause(message.seconds)
             return None
         if isinstance(message, GetStatus):
             return self.status()
@@ -247,6 +266,8 @@ class NodeActor(pykka.ThreadingActor):
         self._after(self.member.handle_start())
 
     def _boot(self) -> None:
+        if self._misbehaving is not None:
+            self._network_boot()
         self._after(self.member.handle_boot())
 
     def _crash(self) -> None:
@@ -564,6 +585,78 @@ class NodeActor(pykka.ThreadingActor):
             return True
         return time.monotonic() - self._heard_at.get(peer, -self._fresh) < self._fresh
 
+    # -- a misbehaving network ---------------------------------------------------------
+
+    def _network_init(self) -> None:
+        self._network_origin = time.monotonic()  # until the node boots
+        self._held: dict[str, tuple[Send, bool]] = {}
+        self._held_for: Counter[int] = Counter()  # peer → messages held for it
+        self._held_names = itertools.count(1)
+        self._send = self._send_through  # type: ignore[method-assign]
+        self._timer = self._network_timer  # type: ignore[method-assign]
+
+    def _network_boot(self) -> None:
+        """The node is up: the network's times count from now; its pauses are set."""
+        network = self._misbehaving
+        assert network is not None
+        now = time.monotonic()
+        if network.began is None:
+            network.began = now
+        self._network_origin = network.began
+        for k, pause in enumerate(network.pauses):
+            if pause.node == self.id and pause.start >= now - network.began:
+                self.actor_inbox.schedule(f"network:pause:{k}", pause.start - (now - network.began))
+
+    def _send_through(self, send: Send) -> None:
+        """``send`` as the misbehaving network treats it: lost, late, or twice."""
+        assert self._misbehaving is not None
+        now = time.monotonic() - self._network_origin
+        fate = self._misbehaving.fate(self.id, send.to, now)
+        trace = self.trace
+        if not fate.copies:
+            log.debug("%s: the network lost %s to node %s", self, send.message.kind, send.to)
+            if trace is not None:
+                trace.lost(trace.now(), send.to, send.message, send.epoch, fate.lost or "lost")
+            return
+        for copy, delay in enumerate(fate.copies):
+            if delay <= 0 and not self._held_for[send.to]:
+                self._release(send, copy > 0)
+            else:  # late (or behind a late one on a FIFO link): on this node's timers
+                name = f"network:held:{next(self._held_names)}"
+                self._held[name] = (send, copy > 0)
+                self._held_for[send.to] += 1
+                self.actor_inbox.schedule(name, max(0.0, delay))
+
+    def _release(self, send: Send, copy: bool) -> None:
+        """Send ``send`` now (the trace shows it leaving now: a late message leaves
+        late); ``copy``: the network's copy of a message sent already."""
+        trace = self.trace
+        recorded = len(trace) if trace is not None else 0
+        NodeActor._send(self, send)
+        if copy and trace is not None:
+            trace.mark_copy(recorded)
+
+    def _network_timer(self, name: str) -> None:
+        if name.startswith("network:held:"):
+            send, copy = self._held.pop(name)
+            self._held_for[send.to] -= 1
+            self._release(send, copy)
+        elif name.startswith("network:pause:"):
+            assert self._misbehaving is not None
+            self._pause(self._misbehaving.pauses[int(name.rsplit(":", 1)[1])].seconds)
+        else:
+            NodeActor._timer(self, name)
+
+    def _pause(self, seconds: float) -> None:
+        """Stand still for ``seconds``, handling nothing, as a GC pause or ``SIGSTOP``
+        would stop the node: frames and timers wait (its next timer shows the stall)."""
+        log.info("%s pauses for %g s", self, seconds)
+        if self.trace is not None:
+            self.trace.pause(seconds)
+        threading.Event().wait(seconds)
+        if self.trace is not None:
+            self.trace.resume()
+
     def _send(self, send: Send) -> None:
         if self._links is None:
             raise TransportError(f"{self} has no links yet: Connect before Start")
@@ -580,11 +673,12 @@ class NodeActor(pykka.ThreadingActor):
         trace = self.trace
         at = None if trace is None else trace.now()  # before it leaves: its receive is later
         sent = links.send(to, frame, wait=not detector and (new or self._may_wait(to)))
-        if trace is not None and at is not None:  # a send that never left is traced, lost
-            seq = session.last_seq(to)
-            trace.sent(at, to, send.message, send.epoch, session.incarnation, seq)
-            if not sent:
-                trace.lost(to, send.message, send.epoch, session.incarnation, seq)
+        if trace is not None and at is not None:
+            if sent:
+                seq = session.last_seq(to)
+                trace.sent(at, to, send.message, send.epoch, session.incarnation, seq)
+            else:  # sent, and lost: the trace says so (P5 is down, when it knows)
+                trace.lost(at, to, send.message, send.epoch, f"no connection to P{to}")
         if sent:
             self._sent[kind] += 1
         else:

@@ -11,8 +11,11 @@ and large ``n``.
 ``faults`` crash and restart nodes at given virtual times: a crashed node's pending
 timers and the messages still on their way to it are lost, while what it sent before
 crashing is still delivered (as on a real network); a restarted node is a new member
-with ``recovering=True``.  With a failure detector (a ``heartbeat`` setting) nothing is
-ever quiet, so such runs need ``until``.  ``trace=True`` records every event for
+with ``recovering=True``.  ``network`` makes the network misbehave
+(:mod:`ringleader.actors.faults`: partitions, loss, delay, duplicates, reordering, and
+pauses, during which what reaches a node waits), drawn from the same seed.  With a
+failure detector (a ``heartbeat`` setting) nothing is ever quiet, so such runs need
+``until``.  ``trace=True`` records every event for
 :func:`~ringleader.actors.write_trace` (``SimulationResult.records``).
 """
 
@@ -38,6 +41,7 @@ from ringleader.actors.core import (
     SetTimer,
 )
 from ringleader.actors.crashes import Member
+from ringleader.actors.faults import Misbehaving, NetworkFault, Partition, Pause
 from ringleader.actors.tracing import Record
 
 from ._queue import EventQueue
@@ -91,6 +95,9 @@ class SimulationResult:
 
 
 _FAULT, _START, _DELIVER, _TIMER, _DEAD = 0, 1, 2, 3, 4
+#: A send's record, ``(t, order, node, "send", peer, message, epoch, key)``, before
+#: anything about what became of it.
+_SEND_RECORD = 8
 
 
 def simulate(
@@ -106,6 +113,7 @@ def simulate(
     max_time: float = 3600.0,
     trace: bool = False,
     proof_of_death: bool = False,
+    network: Sequence[NetworkFault] = (),
 ) -> SimulationResult:
     """Run ``algorithm`` on ``views`` until no message is in flight and no timer pending
     (or, with ``until``, until that virtual time).
@@ -116,7 +124,7 @@ def simulate(
     (after one message delay), as a refused connection tells it over tcp or ipc; a
     member acts on it as its ``fast_failover`` setting says (see
     :meth:`~ringleader.actors.Member.peer_dead`).  The cyclic garbage collector is
-    paused while it runs (as :mod:`timeit` pauses it).
+    paused while it runs (as ``timeit`` pauses it).
     """
     # A run makes few reference cycles (a restarted node's old member), while its set-up
     # and its messages in flight would make the cyclic garbage collector go through every
@@ -127,6 +135,8 @@ def simulate(
     try:
         run = _Simulation.prepare(algorithm, views, initiators, seed, latency, faults, trace)
         run.proof_of_death = proof_of_death
+        if network:
+            run.misbehave(network)
         if until is None and any(a.detector is not None for a in run.nodes.values()):
             raise ValueError("a run with a failure detector never goes quiet: give `until`")
         return run.until_quiet(max_steps, max_time if until is None else until, until is not None)
@@ -214,6 +224,11 @@ class _Simulation:
         # every message is for and from a node's only life, and no session is needed.
         self.lives = True
         self.proof_of_death = False  # a crash is told to the nodes linked to it
+        #: Where each traced send is among the records, while it may yet be lost (in a
+        #: run with crashes): a message lost on its way marks its send so.
+        self.sent_at: dict[Any, int] = {}
+        #: The network's misbehaviour, if the run has any (see misbehave()).
+        self.network: Misbehaving | None = None
 
     @classmethod
     def prepare(  # noqa: PLR0917 -- simulate()'s arguments, passed on
@@ -243,6 +258,21 @@ class _Simulation:
             run.push(fault.at, _FAULT, fault.node, fault.action)
         return run
 
+    def misbehave(self, entries: Sequence[NetworkFault]) -> None:
+        """Let the network misbehave as ``entries`` say (drawn from the run's seed); the
+        partitions and pauses are in the trace when they begin and end."""
+        self.network = Misbehaving(entries, self.rng)
+        first = min(self.slots)
+        for entry in entries:
+            if isinstance(entry, Partition):
+                groups = [sorted(g) for g in entry.groups]
+                self.push(entry.start, _FAULT, first, ("partition", groups))
+                if entry.end < float("inf"):
+                    self.push(entry.end, _FAULT, first, ("heal", groups))
+            elif isinstance(entry, Pause):
+                self.push(entry.start, _FAULT, entry.node, ("pause", entry.seconds))
+                self.push(entry.end, _FAULT, entry.node, ("resume", entry.seconds))
+
     def push(self, when: float, kind: int, node: _Node | int, *details: object) -> None:
         """An event at ``node`` (its record; a fault: its id): a start (no details), a
         fault (the action), a delivery (sender, message, epoch, the sender's life, the
@@ -254,7 +284,9 @@ class _Simulation:
         assert self.records is not None
         self.records.append((now, next(self.order), node, event, *details))
 
-    def act(self, now: float, slot: _Node, actions: list[Action]) -> None:
+    def act(  # noqa: PLR0912, PLR0915 -- the hot path: a branch per action, inlined
+        self, now: float, slot: _Node, actions: list[Action]
+    ) -> None:
         node, life, records = slot.id, slot.life, self.records
         push, order, counts = self.events.push, self.order, self.counts
         low, span, draw, links = self.low, self.span, self.random, slot.links
@@ -271,6 +303,9 @@ class _Simulation:
             if type(action) is Send:
                 if changed:
                     changed = self.observe(now, slot)
+                if self.network is not None:
+                    self.send_through(now, slot, action)
+                    continue
                 to, message, epoch = action
                 arrival = now + (low + span * draw())
                 link = links.get(to)
@@ -282,25 +317,22 @@ class _Simulation:
                 kind = message.kind
                 # A ping asks whoever is there; everything else is for the life last heard.
                 to_life = 0 if kind == "ping" or not self.lives else slot.known.get(to, 0)
+                counts[kind] = counts.get(kind, 0) + 1
                 key = None
                 if records is not None:
                     key = next(self.messages)
+                    if self.lives:  # it may be lost on its way: remember where it is
+                        self.sent_at[key] = len(records)
+                if self.lives and link.to.down:  # sent to a node that is down: lost now
+                    self.result.lost[kind] += 1
+                    if records is not None:
+                        why = f"P{to} is down"
+                        self.record(now, node, "send", to, message, epoch, key, "lost", why)
+                    continue
+                if records is not None:
                     self.record(now, node, "send", to, message, epoch, key)
-                push(
-                    (
-                        arrival,
-                        next(order),
-                        _DELIVER,
-                        link.to,
-                        node,
-                        message,
-                        epoch,
-                        life,
-                        to_life,
-                        key,
-                    )
-                )
-                counts[kind] = counts.get(kind, 0) + 1
+                event = (arrival, next(order), _DELIVER, link.to, node, message, epoch, life)
+                push((*event, to_life, key))
             elif isinstance(action, Notice):
                 self.result.notices.append((now, node, action))
                 if records is not None and action.kind == "suspect":
@@ -316,6 +348,33 @@ class _Simulation:
         if changed:
             self.observe(now, slot)
 
+    def send_through(self, now: float, slot: _Node, action: Send) -> None:
+        """``action`` sent through a misbehaving network: lost, late, twice, overtaken."""
+        assert self.network is not None
+        node, to, message, epoch = slot.id, action.to, action.message, action.epoch
+        fate = self.network.fate(node, to, now)
+        kind = message.kind
+        self.counts[kind] = self.counts.get(kind, 0) + 1
+        key = next(self.messages) if self.records is not None else None
+        if not fate.copies:
+            if self.records is not None:
+                self.record(now, node, "send", to, message, epoch, key, "lost", fate.lost)
+            return
+        if self.records is not None:
+            copies = ("copies", len(fate.copies)) if len(fate.copies) > 1 else ()
+            self.record(now, node, "send", to, message, epoch, key, *copies)
+        link = slot.links.get(to)
+        if link is None:
+            link = slot.links[to] = _Link(self.slots[to])
+        to_life = 0 if kind == "ping" or not self.lives else slot.known.get(to, 0)
+        for copy, extra in enumerate(fate.copies):
+            arrival = now + extra + (self.low + self.span * self.random())
+            if fate.fifo:
+                arrival = max(arrival, link.last)
+                link.last = arrival
+            tagged = key if copy == 0 or key is None else ("duplicate", key)
+            self.push(arrival, _DELIVER, link.to, node, message, epoch, slot.life, to_life, tagged)
+
     def observe(self, now: float, slot: _Node) -> bool:
         """Report ``slot``'s change of state, if any; ``False`` (done) either way."""
         election = slot.member.election
@@ -327,7 +386,11 @@ class _Simulation:
                 self.record(now, slot.id, "state", str(state), elected, epoch)
         return False
 
-    def fault(self, now: float, node: int, action: str) -> None:
+    def fault(self, now: float, node: int, action: str | tuple[str, object]) -> None:
+        if isinstance(action, tuple):  # the network: partition, heal, pause, resume
+            if self.records is not None:
+                self.record(now, node, *action)
+            return
         crashed, slot = self.result.crashed, self.slots[node]
         if action == "crash" and node not in crashed:
             crashed.add(node)
@@ -353,14 +416,16 @@ class _Simulation:
                 self.record(now, node, "restart")
             self.act(now, slot, fresh.handle_boot())
 
-    def until_quiet(  # noqa: PLR0912 -- the event loop: a branch per kind of event
+    def until_quiet(  # noqa: PLR0912, PLR0915 -- the event loop: a branch per kind
         self, max_steps: int, max_time: float, timed: bool
     ) -> SimulationResult:
         result, events = self.result, self.events
         steps, time = result.steps, result.time
         pop = events.pop
-        # Without crashes or a trace, a message is simply handled (see deliver).
-        plain = not self.lives and self.records is None
+        # Without crashes, a trace or a misbehaving network, a message is simply handled
+        # (see deliver).
+        plain = not self.lives and self.records is None and self.network is None
+        pauses = self.network is not None and bool(self.network.pauses)
         try:
             while True:
                 if steps >= max_steps:
@@ -381,8 +446,10 @@ class _Simulation:
                 slot = event[3]
                 if slot.down:
                     if kind == _DELIVER:
-                        self.lost(now, event, "down")
+                        self.lost(event, f"P{slot.id} is down")
                     continue  # lost with the node
+                if pauses and self.waits(now, slot, event):
+                    continue
                 if kind == _DELIVER:
                     if plain:
                         actions = slot.member.handle_message(event[4], event[5], event[6])
@@ -407,28 +474,49 @@ class _Simulation:
             self.counts.clear()
         return result
 
+    def waits(self, now: float, slot: _Node, event: tuple[Any, ...]) -> bool:
+        """Whether ``slot``'s node stands still (a pause) at ``now``: then ``event``
+        waits until it resumes (after what waits already: in the order they came)."""
+        assert self.network is not None
+        until = self.network.paused_until(slot.id, now)
+        if until is None:
+            return False
+        self.events.push((until, next(self.order), *event[2:]))
+        return True
+
     def deliver(self, now: float, slot: _Node, event: tuple[Any, ...]) -> list[Action] | None:
         """A message arrives at ``slot``'s node: its actions, or ``None`` if it was dropped."""
         _, _, _, _, sender, message, epoch, life, to_life, key = event
+        copy = type(key) is tuple and key[0] == "duplicate"
         if self.lives:
             known = slot.known
             if (to_life and to_life != slot.life) or life < known.get(sender, 0):
                 self.result.dropped += 1
-                self.lost(now, event, "old_life" if to_life else "old_sender")
+                self.lost(
+                    event,
+                    f"P{slot.id} has restarted since: it was for its previous life"
+                    if to_life and to_life != slot.life
+                    else f"P{sender} has restarted since it sent it",
+                )
                 return None
             known[sender] = life
+            self.sent_at.pop(key, None)  # it arrived
         if self.records is not None:
-            self.record(now, slot.id, "receive", sender, message, epoch, key)
+            if copy:  # the second copy of a message the network duplicated
+                self.record(now, slot.id, "receive", sender, message, epoch, key[1], "duplicate")
+            else:
+                self.record(now, slot.id, "receive", sender, message, epoch, key)
         return slot.member.handle_message(sender, message, epoch)
 
-    def lost(self, now: float, event: tuple[Any, ...], why: str) -> None:
-        """The message of delivery ``event`` never arrived, and ``why``: its receiver is
-        ``down``; it was for an older life of its receiver (``old_life``: restarted
-        since); it came from an older life of its sender (``old_sender``)."""
-        _, _, _, slot, sender, message, epoch, _, _, key = event
+    def lost(self, event: tuple[Any, ...], why: str) -> None:
+        """The message of delivery ``event`` never arrived, ``why`` in words: its send is
+        marked lost in the trace (it was sent while its receiver was up)."""
+        message, key = event[5], event[9]
         self.result.lost[message.kind] += 1
-        if self.records is not None:
-            self.record(now, sender, "lost", slot.id, message, epoch, key, why)
+        records = self.records
+        at = self.sent_at.pop(key, None)
+        if records is not None and at is not None and len(records[at]) == _SEND_RECORD:
+            records[at] = (*records[at], "lost", why)
 
     def fire(self, now: float, slot: _Node, event: tuple[Any, ...]) -> list[Action] | None:
         """A timer of ``slot``'s node is due: its actions, or ``None`` if it was void."""

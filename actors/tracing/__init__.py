@@ -17,15 +17,16 @@ number a send shares with its receive), ``lamport`` and ``vc``; ``timer`` has ``
 and ``epoch``.  The failure detector's traffic and timers carry ``"heartbeat": true`` and
 are left out unless asked for.
 
-A message that never arrived ends in a ``lost`` event instead of a receive, in every
-mode: the same ``node`` (its sender), ``peer``, ``kind``, ``epoch``, ``fields`` and
-``msg`` as its send, at the moment it was lost, and ``reason``: ``down`` (its receiver
-had crashed), ``old_life`` (it was for a life of its receiver before a restart),
-``old_sender`` (from a life of its sender before a restart), ``unsent`` (the transport
-would not take it, its receiver being up: no connection yet) — or another word of the
-host that lost it.  Nobody saw it happen, so it moves no clock and has no ``lamport``
-or ``vc``.  A send to a crashed node is thus a send and a loss, whether the simulator or
-a real run recorded it, and is counted among the messages sent, as the notes count.
+A message that never arrived is a send with ``lost`` (why, in words) and no receive, in
+every mode: sent to a node that was down (``"P5 is down"``: the simulator, a real run
+whose send found no connection to a crashed node, the explorer), for a life of its
+receiver since restarted, or lost by a misbehaving network (``[[faults]]``,
+``ringleader explore``: ``"lost by the network"``, ``"the network is partitioned"``).
+What else a misbehaving network did: a copy delivered twice is a second
+receive of the same ``msg`` with ``"duplicate": true``; ``partition`` (with ``groups``,
+a list of lists of node ids) and ``heal`` say when the network split and healed, and
+``pause`` and ``resume`` (with ``seconds`` when known) when a node stood still; a send
+delivered more than once has ``copies``.
 
 A node's *part* (``ringleader node --trace``: one node's events, alone in its process)
 has absolute ``t`` (wall-clock seconds) and names each message by its wire key —

@@ -16,7 +16,20 @@ from ringleader.actors.core import Message
 
 __all__ = ["EVENTS", "NodeTrace", "Record", "TraceClock", "merge_runs"]
 
-EVENTS = ("send", "receive", "timer", "state", "suspect", "crash", "restart", "lost")
+EVENTS = (
+    "send",
+    "receive",
+    "timer",
+    "state",
+    "suspect",
+    "crash",
+    "restart",
+    # what a misbehaving network did (``[[faults]]``, the explorer)
+    "partition",
+    "heal",
+    "pause",
+    "resume",
+)
 
 #: A recorded event: ``(t, order, node, event, *details)``; see :class:`NodeTrace`.
 Record = tuple[Any, ...]
@@ -37,8 +50,18 @@ class TraceClock:
 #: A node id that no node has (the operator's): "no leader" in a recorded state.
 _NOBODY = -(2**63)
 _EVENT_CODES = {name: code for code, name in enumerate(EVENTS)}
-_SEND, _RECEIVE, _LOST = _EVENT_CODES["send"], _EVENT_CODES["receive"], _EVENT_CODES["lost"]
+_SEND, _RECEIVE = _EVENT_CODES["send"], _EVENT_CODES["receive"]
 _WIDTH = 6  # numbers packed per event
+
+
+class _Network:
+    """A send as a misbehaving network treated it: lost (and why), or a copy."""
+
+    __slots__ = ("extra", "message")
+
+    def __init__(self, message: Message, extra: tuple[str, ...]) -> None:
+        self.message = message
+        self.extra = extra
 
 
 class NodeTrace:
@@ -52,7 +75,7 @@ class NodeTrace:
     sender incarnation and sequence number).  :attr:`events` gives them back as records.
     """
 
-    __slots__ = ("_ints", "_now", "_obj", "_order", "_t", "node")
+    __slots__ = ("_ints", "_lost", "_now", "_obj", "_order", "_t", "node")
 
     def __init__(self, node: int, clock: TraceClock) -> None:
         self.node = node
@@ -61,6 +84,7 @@ class NodeTrace:
         self._t = array("d")
         self._obj: list[Any] = []  # the message, the timer's name, the state
         self._ints = array("q")  # _WIDTH per event: order, code, peer, epoch, inc, seq
+        self._lost = 0  # sends a misbehaving network lost (numbered -1, -2 …)
 
     def __len__(self) -> int:
         # The column each event writes last, in one call: another thread reading this
@@ -126,21 +150,28 @@ class NodeTrace:
         self._obj.append(message)
         self._ints.extend((at[1], _SEND, peer, epoch, incarnation, seq))
 
-    def lost(  # noqa: PLR0917 -- as sent(), which it follows
-        self,
-        peer: int,
-        message: Message,
-        epoch: int,
-        incarnation: int,
-        seq: int,
-        why: str = "unsent",
+    def lost(
+        self, at: tuple[float, int], peer: int, message: Message, epoch: int, why: str
     ) -> None:
-        """``message``, just recorded as sent to ``peer`` (``incarnation``, ``seq``: as
-        :meth:`sent` had them), never left: ``why`` (``unsent``: the transport would not
-        take it, e.g. no connection to a peer that is down)."""
-        self._t.append(self._now())
-        self._obj.append((message, why))
-        self._ints.extend((next(self._order), _LOST, peer, epoch, incarnation, seq))
+        """``message`` for ``peer`` was lost by a misbehaving network, ``why`` in words
+        (it never left: it has no sequence number, and no receive will match it)."""
+        self._lost += 1
+        self._t.append(at[0])
+        self._obj.append(_Network(message, ("lost", why)))
+        self._ints.extend((at[1], _SEND, peer, epoch, 0, -self._lost))
+
+    def mark_copy(self, recorded: int) -> None:
+        """The send recorded as event number ``recorded`` (``len(self)`` before it) was
+        a copy a misbehaving network made of a message."""
+        if recorded < len(self) and EVENTS[self._ints[recorded * _WIDTH + 1]] == "send":
+            self._obj[recorded] = _Network(self._obj[recorded], ("duplicate",))
+
+    def pause(self, seconds: float) -> None:
+        """This node stands still for ``seconds`` (a pause in ``[[faults]]``)."""
+        self._record("pause", obj=seconds)
+
+    def resume(self) -> None:
+        self._record("resume")
 
     def timer(self, name: str) -> None:
         self._record("timer", obj=name)
@@ -172,13 +203,13 @@ class NodeTrace:
             event, t, obj = EVENTS[code], self._t[k], self._obj[k]
             if event == "send":
                 key = (node, inc, peer, seq)
-                out.append((t, order, node, event, peer, obj, epoch, key))
+                if type(obj) is _Network:
+                    out.append((t, order, node, event, peer, obj.message, epoch, key, *obj.extra))
+                else:
+                    out.append((t, order, node, event, peer, obj, epoch, key))
             elif event == "receive":
                 key = (peer, inc, node, seq)
                 out.append((t, order, node, event, peer, obj, epoch, key))
-            elif event == "lost":
-                key = (node, inc, peer, seq)
-                out.append((t, order, node, event, peer, obj[0], epoch, key, obj[1]))
             elif event == "timer":
                 out.append((t, order, node, event, obj))
             elif event == "state":
@@ -186,6 +217,8 @@ class NodeTrace:
                 out.append((t, order, node, event, obj, elected, epoch))
             elif event == "suspect":
                 out.append((t, order, node, event, peer, epoch))
+            elif event == "pause":
+                out.append((t, order, node, event, obj))
             else:
                 out.append((t, order, node, event))
         return out

@@ -21,9 +21,6 @@ VECTOR_LIMIT = 64
 #: One event of a written trace, as a dict (see the package's docs for its keys).
 Event = dict[str, Any]
 
-#: What ends a message: it arrives, or it is lost.
-_ENDS = ("receive", "lost")
-
 
 def _jsonable(value: Any) -> Any:
     """A message field as JSON: candidates as objects, enums by value, the rest as is."""
@@ -38,8 +35,46 @@ def _jsonable(value: Any) -> Any:
     return repr(value)
 
 
+#: The network's own events, and what their detail is.
+_NETWORK = {"partition": "groups", "heal": "groups", "pause": "seconds", "resume": "seconds"}
+
+
 def _is_heartbeat_timer(name: str) -> bool:
     return name.startswith("detector:")
+
+
+def _network(line: Event, said: list[Any]) -> None:
+    """What the network did to a message: lost (and why), delivered several times (a
+    send's ``copies``), or this receive is of a copy."""
+    if said[0] == "lost":
+        line["lost"] = said[1]
+    elif said[0] == "copies":
+        line["copies"] = said[1]
+    elif said[0] == "duplicate":
+        line["duplicate"] = True
+
+
+def _message(
+    line: Event, details: list[Any], fields: dict[Message, dict[str, Any]], heartbeats: bool
+) -> bool:
+    """Fill in a send's or a receive's ``line``; ``False`` to leave it out (a heartbeat,
+    unless asked for).  ``fields`` keeps each message's fields, made once."""
+    peer, message, epoch, key, *network = details
+    heartbeat = message.kind in DETECTOR_KINDS
+    if heartbeat and not heartbeats:
+        return False
+    shown = fields.get(message)
+    if shown is None:
+        names = message.__match_args__
+        shown = fields[message] = {n: _jsonable(getattr(message, n)) for n in names}
+    if type(key) is tuple:  # a wire key: sender, its incarnation, receiver, seq
+        key = ":".join(map(str, key))
+    line.update(peer=peer, kind=message.kind, epoch=epoch, fields=shown, msg=key)
+    if heartbeat:
+        line["heartbeat"] = True
+    if network:
+        _network(line, network)
+    return True
 
 
 def _events(records: Iterable[Record], began: float, heartbeats: bool) -> Iterator[Event]:
@@ -47,22 +82,9 @@ def _events(records: Iterable[Record], began: float, heartbeats: bool) -> Iterat
     fields: dict[Message, dict[str, Any]] = {}  # a forwarded message is one object
     for t, _, node, event, *details in records:
         line: Event = {"event": event, "t": round(t - began, 6), "node": node}
-        if event in ("send", "receive", "lost"):
-            peer, message, epoch, key, *why = details
-            heartbeat = message.kind in DETECTOR_KINDS
-            if heartbeat and not heartbeats:
+        if event in ("send", "receive"):
+            if not _message(line, details, fields, heartbeats):
                 continue
-            shown = fields.get(message)
-            if shown is None:
-                names = message.__match_args__
-                shown = fields[message] = {n: _jsonable(getattr(message, n)) for n in names}
-            if type(key) is tuple:  # a wire key: sender, its incarnation, receiver, seq
-                key = ":".join(map(str, key))
-            line.update(peer=peer, kind=message.kind, epoch=epoch, fields=shown, msg=key)
-            if why:
-                line["reason"] = why[0]
-            if heartbeat:
-                line["heartbeat"] = True
         elif event == "timer":
             name = details[0]
             if _is_heartbeat_timer(name):
@@ -74,6 +96,8 @@ def _events(records: Iterable[Record], began: float, heartbeats: bool) -> Iterat
             line.update(state=details[0], elected=details[1], epoch=details[2])
         elif event == "suspect":
             line.update(peer=details[0], epoch=details[1])
+        elif details and event in _NETWORK:  # partition, heal: groups; pause: seconds
+            line[_NETWORK[event]] = details[0]
         yield line
 
 
@@ -121,6 +145,7 @@ class TraceWriter:
         self._clocks = _Clocks(vectors=nodes <= VECTOR_LIMIT)
         self._sent: dict[Any, tuple[Any, int, dict[int, int] | None]] = {}  # key → msg, clocks
         self._waiting: dict[Any, list[Event]] = {}
+        self._copies: dict[Any, int] = {}  # key → receives still to come, if several
         self._numbers = itertools.count(1)
         self._down: set[int] = set()  # crashed and not restarted, as far as written
         self.written = 0
@@ -129,7 +154,7 @@ class TraceWriter:
         sent, waiting = self._sent, self._waiting
         for event in events:
             key = event.get("msg")
-            if event["event"] in _ENDS and key not in sent and not self._part:
+            if event["event"] == "receive" and key not in sent and not self._part:
                 waiting.setdefault(key, []).append(event)
                 continue
             self._emit(event)
@@ -143,27 +168,36 @@ class TraceWriter:
             self._emit(late)
         self._waiting.clear()
 
+    def _who_is_down(self, event: Event) -> None:
+        """Follow crashes and restarts; a message lost for a node that was down then is
+        lost because it was down, whatever its host saw (no connection, a failed send)."""
+        kind = event["event"]
+        if kind == "crash":
+            self._down.add(event["node"])
+        elif kind == "restart":
+            self._down.discard(event["node"])
+        elif "lost" in event and event["peer"] in self._down:
+            event["lost"] = f"P{event['peer']} is down"
+
     def _emit(self, event: Event) -> None:
         clocks, node, key = self._clocks, event["node"], event.get("msg")
-        kind = event["event"]
-        if kind == "lost":  # nobody saw it happen: no clock moves
-            sent = self._sent.pop(key, None)
-            if sent is not None:
-                event["msg"] = sent[0]
-            if event["peer"] in self._down:
-                event["reason"] = "down"  # whatever the host saw: the trace knows why
-            self._write(event)
-            return
-        if kind == "crash":
-            self._down.add(node)
-        elif kind == "restart":
-            self._down.discard(node)
-        if kind == "send":
+        self._who_is_down(event)
+        if event["event"] == "send":
             lamport, vc = clocks.local(node)
             event["msg"] = key if self._part else next(self._numbers)
             self._sent[key] = (event["msg"], lamport, vc)
+            if event.get("copies", 1) > 1:
+                self._copies[key] = event["copies"]
         elif event["event"] == "receive" and key in self._sent:
-            event["msg"], lamport_at, vc_at = self._sent.pop(key)
+            copies = self._copies.get(key)
+            if copies is None:
+                event["msg"], lamport_at, vc_at = self._sent.pop(key)
+            else:  # a message the network delivered more than once: kept for each copy
+                event["msg"], lamport_at, vc_at = self._sent[key]
+                if copies > 1:
+                    self._copies[key] = copies - 1
+                else:
+                    del self._copies[key], self._sent[key]
             lamport, vc = clocks.receive(node, lamport_at, vc_at)
         else:
             lamport, vc = clocks.local(node)
@@ -172,9 +206,6 @@ class TraceWriter:
             event["vc"] = {str(k): v for k, v in sorted(vc.items())}
         else:
             event.pop("vc", None)
-        self._write(event)
-
-    def _write(self, event: Event) -> None:
         self._out.write(json.dumps(event, separators=(",", ":"), ensure_ascii=False) + "\n")
         self.written += 1
 

@@ -41,6 +41,7 @@ from ringleader.topologies import (
 )
 from ringleader.traces import replay, write_view
 
+from ._explore import add_explore_command, explore_command
 from ._render import check_summary, print_check, print_report, print_status, progress_bar
 
 __all__ = ["main"]
@@ -81,6 +82,16 @@ def _node_ids(text: str) -> list[int]:
     return ids
 
 
+def _algorithm(text: str) -> str:
+    """One of the notes' algorithms, ``auto``, or ``module:Class`` (checked with the
+    config: a class of one's own is imported there)."""
+    if text in ("auto", *ALGORITHMS) or ":" in text:
+        return text
+    raise argparse.ArgumentTypeError(
+        f"{text!r} is not auto, one of {', '.join(sorted(ALGORITHMS))}, or module:Class"
+    )
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -116,8 +127,10 @@ def _add_config_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--topology", choices=sorted(TOPOLOGIES), help="the wiring")
     group.add_argument(
         "--algorithm",
-        choices=["auto", *sorted(ALGORITHMS)],
-        help="the election algorithm (auto: the topology's default)",
+        type=_algorithm,
+        metavar="NAME",
+        help=f"the election algorithm: auto (the topology's default), "
+        f"{', '.join(sorted(ALGORITHMS))}, or module:Class for your own",
     )
     group.add_argument("--transport", choices=TRANSPORT_NAMES, help="how frames travel")
     group.add_argument(
@@ -152,9 +165,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="ringleader",
         description="Leader election on the actor model: Pykka actors over ZeroMQ.",
-        epilog="Exit status: 0 elected and safe; 1 not finished in time, unsafe, or the "
-        "cluster could not be set up; 2 bad usage or config; 141 the reader of the output "
-        "went away (| head).",
+        epilog="Exit status: 0 elected and safe (explore: nothing violated); 1 not "
+        "finished in time, unsafe, or the cluster could not be set up (explore: a "
+        "violation found); 2 bad usage or config; 141 the reader of the output went "
+        "away (| head).",
     )
     parser.add_argument("--version", action="version", version=f"ringleader {__version__}")
     parser.add_argument(
@@ -255,8 +269,10 @@ def build_parser() -> argparse.ArgumentParser:
     keys_parser.add_argument(
         "--ids", type=_node_ids, metavar="IDS", help="node ids for CURVE key pairs, e.g. 1,2,3"
     )
+    explore_parser = add_explore_command(commands, _add_config_arguments)
     views = _add_view_commands(commands)
-    for sub in (run_parser, check_parser, node_parser, status_parser, keys_parser, *views):
+    subs = (run_parser, check_parser, explore_parser, node_parser, status_parser, keys_parser)
+    for sub in (*subs, *views):
         # SUPPRESS: a -v before the command is not reset by the subcommand's default.
         sub.add_argument(
             "-v",
@@ -390,9 +406,15 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
             seed=args.seed or 0,
         )
     if args.json:
-        _print_json(report.as_dict())
+        data = report.as_dict()
+        if config.network:
+            data["network"] = [str(entry) for entry in config.network]
+        _print_json(data)
     else:
         print_report(out, report)
+        if config.network:
+            told = "; ".join(str(entry) for entry in config.network)
+            out.print(f"The network misbehaved on purpose ([[faults]]): {told}", markup=False)
     return EXIT_OK if report.ok else EXIT_FAILED
 
 
@@ -488,6 +510,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     commands = {
         "run": lambda: _run(args, out, err),
         "check": lambda: _check(args, out),
+        "explore": lambda: explore_command(args, _load(args), out, err),
         "node": lambda: _node(args),
         "keys": lambda: _keys(args, out),
         "status": lambda: _status(args, out),

@@ -235,6 +235,7 @@ def check_summary(config: Config) -> dict[str, Any]:
         "security": config.security,
         "keys": None if config.keys is None else str(config.keys.resolve()),
         "secret_keys": config.secret_keys_here() if config.security == "curve" else None,
+        "network": [str(entry) for entry in config.network],
     }
 
 
@@ -258,6 +259,8 @@ def print_check(console: Console, summary: dict[str, Any]) -> None:
     others = [a for a in summary["fits"] if a != summary["algorithm"]]
     how = "the default for this topology" if summary["auto_algorithm"] else "chosen"
     also = f"; also fits: {', '.join(others)}" if others else ""
+    if ":" in summary["algorithm"]:  # module:Class, a class of one's own
+        how, also = "your own", f"; the notes' for this topology: {', '.join(others)}"
     initiators = summary["initiators"]
     bound = summary["bound"]
     addresses = [n["address"] for n in summary["nodes"] if n["address"]]
@@ -289,6 +292,7 @@ def print_check(console: Console, summary: dict[str, Any]) -> None:
         ),
         ("secret", summary["secret"]),
         ("security", _security_text(summary)),
+        *([("network", "; ".join(summary["network"]))] if summary["network"] else []),
     ]
     table = Table(box=None, show_header=False, pad_edge=False)
     table.add_column(style="bold")

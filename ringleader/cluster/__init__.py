@@ -6,9 +6,12 @@
 - With a crash schedule, the :class:`SupervisorActor` drives a :class:`Cluster` through
   it and watches what happens.
 - :func:`wait_quiet` knows when an election is over (Mattern's four counters).
+- :func:`explore_config` explores every ordering of a config's run
+  (``ringleader explore``), with :func:`explore_options` read from its ``[[faults]]``.
 """
 
 from ._cluster import Cluster, Progress, SetUpOnEnter, no_progress
+from ._explored import explore_config, explore_options
 from ._local import LocalCluster
 from ._processes import ProcessCluster
 from ._run import run
@@ -24,6 +27,8 @@ __all__ = [
     "SetUpOnEnter",
     "Supervise",
     "SupervisorActor",
+    "explore_config",
+    "explore_options",
     "no_progress",
     "run",
     "simulate_run",

@@ -11,6 +11,7 @@ from collections.abc import Callable
 import pykka
 
 from ringleader.actors import Election, Member, NodeTrace, crash_policy
+from ringleader.actors.faults import Misbehaving, Partition
 from ringleader.actors.host import (
     Boot,
     Connect,
@@ -41,7 +42,7 @@ _REFRESH = 0.25  # s between progress updates while nobody decides
 
 
 class LocalCluster(SetUpOnEnter):
-    """Every node of ``config`` as a :class:`~ringleader.actors.NodeActor` in this process.
+    """Every node of ``config`` as a :class:`~ringleader.actors.host.NodeActor` in this process.
 
     Use it as a context manager: entering binds every mailbox and connects every link
     (and fails with :class:`~ringleader.errors.TransportError` if that cannot be done
@@ -79,6 +80,7 @@ class LocalCluster(SetUpOnEnter):
         #: Each node's mailbox address, once the cluster is set up.
         self.addresses: dict[int, str] = {}
         self.setup_s = 0.0
+        self._network_began: float | None = None  # when the nodes were booted
 
     def _set_up(self) -> None:
         began = time.monotonic()
@@ -120,14 +122,37 @@ class LocalCluster(SetUpOnEnter):
                     f"within the {config.timeout:g} s timeout"
                 )
         self._progress("connecting", config.n, config.n)
+        self._network_began = time.monotonic()
         for ref in self._refs.values():
             ref.tell(Boot())
+        self._trace_network()
         self.setup_s = time.monotonic() - began
+
+    def _misbehaving(self) -> Misbehaving | None:
+        """A node's view of the misbehaving network, if ``[[faults]]`` has one (its
+        clock started when the nodes were booted, also for a node restarted later)."""
+        if not self.config.network:
+            return None
+        network = Misbehaving(self.config.network)
+        network.began = self._network_began
+        return network
+
+    def _trace_network(self) -> None:
+        """Partitions in the trace: when the network splits and heals."""
+        if self.trace is None or self._network_began is None:
+            return
+        first = min(spec.id for spec in self.config.nodes)
+        for entry in self.config.network:
+            if isinstance(entry, Partition):
+                groups = [sorted(g) for g in entry.groups]
+                self.trace.network(self._network_began + entry.start, first, "partition", groups)
+                if entry.end != float("inf"):
+                    self.trace.network(self._network_began + entry.end, first, "heal", groups)
 
     def _start_node(self, member: Member, incarnation: int) -> pykka.ActorRef[NodeActor]:
         self._incarnations[member.id] = incarnation
         trace = None
-        if self.trace is not None:  # a restarted node records its restart when it boots
+        if self.trace is not None:  # a restarted node records its restart when it listens
             trace = self._traces[member.id] = self.trace.node(member.id)
         return NodeActor.start(
             member,
@@ -137,6 +162,7 @@ class LocalCluster(SetUpOnEnter):
             events=self._sink,
             trace=trace,
             tally=(self._tally, self._slots[member.id]),
+            misbehaving=self._misbehaving(),
         )
 
     @property
@@ -152,7 +178,8 @@ class LocalCluster(SetUpOnEnter):
             self._refs[node].tell(Start())
 
     def crash(self, node: int) -> NodeStatus:
-        """Crash ``node`` (see :class:`~ringleader.actors.Crash`); return its status just before."""
+        """Crash ``node`` (see :class:`~ringleader.actors.host.Crash`); return its status
+        just before."""
         ref = self._refs.pop(node)
         status = ref.ask(GetStatus(), timeout=self._deadline.left() + 1.0)
         assert isinstance(status, NodeStatus)

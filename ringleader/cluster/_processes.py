@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import IO
 
 from ringleader.actors import merge_parts, read_trace
+from ringleader.actors.faults import Partition
 from ringleader.actors.host import NodeEvent, NodeStatus, leave_signals_to_main
 from ringleader.errors import TransportError
 from ringleader.service import BOOT, START, STATUS, command_line, node_event, status_from_dict
@@ -185,6 +186,7 @@ class ProcessCluster(SetUpOnEnter):
         self._part_of: dict[int, Path] = {}
         self._covered: dict[Path, int] = {}
         self._faults: list[dict[str, object]] = []
+        self._network_events: list[dict[str, object]] = []  # partitions: added if in time
         self._children: dict[int, _Child] = {}
         self._incarnations: dict[int, int] = {}
         self._lock = threading.Lock()
@@ -216,8 +218,21 @@ class ProcessCluster(SetUpOnEnter):
         self._wait_all("listening", lambda child: child.listening)
         for child in self._children.values():
             child.command(command_line(BOOT, self._deadline.left()))
+        self._trace_network(time.time())
         self._wait_all("ready", lambda child: child.ready)
         self.setup_s = time.monotonic() - began
+
+    def _trace_network(self, began: float) -> None:
+        """Partitions in the trace: when the network splits and heals (each node counts
+        the entries' times from its own boot, within milliseconds of ``began``)."""
+        first = min(spec.id for spec in self.config.nodes)
+        for entry in self.config.network:
+            if isinstance(entry, Partition):
+                groups = [sorted(g) for g in entry.groups]
+                event = {"event": "partition", "node": first, "groups": groups}
+                self._network_events.append({**event, "t": began + entry.start})
+                if entry.end != float("inf"):
+                    self._network_events.append({**event, "event": "heal", "t": began + entry.end})
 
     def _address(self, node: int) -> str:
         if self.config.transport == "ipc":
@@ -290,6 +305,8 @@ class ProcessCluster(SetUpOnEnter):
                     text = text[: text.rfind(b"\n", 0, self._covered[part]) + 1]
                 lines = text.decode("utf-8").splitlines(keepends=True)
                 parts.append(list(read_trace(lines, source=str(part))))
+        end = max((float(e["t"]) for part in parts[1:] for e in part), default=0.0)  # type: ignore[arg-type]
+        parts.append([e for e in self._network_events if float(e["t"]) <= end])  # type: ignore[arg-type]
         with path.open("w", encoding="utf-8") as out:
             merge_parts(parts, out)
 

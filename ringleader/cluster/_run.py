@@ -38,7 +38,7 @@ def run(
     """Run ``config`` and report it.
 
     Without faults and ``run_for`` this is one election, every node in this process.
-    Otherwise a :class:`~ringleader.SupervisorActor` runs the cluster (threads or
+    Otherwise a :class:`~ringleader.cluster.SupervisorActor` runs the cluster (threads or
     processes, as ``mode`` says) through the crash schedule.  ``algorithm`` replaces the
     config's algorithm with any :class:`~ringleader.actors.Election` subclass, e.g. one of your own.
     ``trace``: write every event of the run to this file as JSON lines (see

@@ -158,6 +158,7 @@ def _simulate_run(
             max_time=VIRTUAL_LIMIT,
             trace=record,
             proof_of_death=config.transport in PROOF_OF_DEATH,
+            network=config.network,
         )
 
     if not config.detector:

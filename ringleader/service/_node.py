@@ -33,6 +33,7 @@ from typing import Any
 import pykka
 
 from ringleader.actors import Member, crash_policy
+from ringleader.actors.faults import Misbehaving
 from ringleader.actors.host import (
     Boot,
     Connect,
@@ -378,6 +379,7 @@ class Node:
             events=self._on_event,
             trace=None if trace is None else trace.trace,
             leadership=self._leadership,
+            misbehaving=Misbehaving(config.network) if config.network else None,
         )
         _stop_them_at_exit()
         self._running = True

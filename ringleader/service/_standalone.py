@@ -7,7 +7,7 @@ cluster it finds, as a restarted node does; a supervisor starting a whole cluste
 (``--supervised --fresh``) makes each a fresh member instead that waits to be told to
 start, so that the first election sends exactly the messages the notes count.
 
-Every node event is turned into a plain dict (:mod:`._protocol`) for the ``--json``
+Every node event is turned into a plain dict (``_protocol.py``) for the ``--json``
 lines on stdout and for the supervisor that reads them; :mod:`._output` writes them, and
 :class:`RejectionThrottle` keeps a flood of bad frames from becoming a flood of lines.
 """
@@ -115,7 +115,7 @@ def serve(
     """Run node ``node_id`` until ``stop`` is set.
 
     With ``commands`` (a supervisor's pipe), read commands from it, one per line (see
-    :mod:`._protocol`); its end stops the node.  Without, boot at once.  ``fresh``: see
+    ``_protocol.py``); its end stops the node.  Without, boot at once.  ``fresh``: see
     :class:`~ringleader.Node`.  ``metrics``: ``HOST:PORT`` to serve Prometheus metrics on.
     ``trace``: write this node's part of the trace there, as it goes (see
     :mod:`ringleader.actors.tracing`); ``trace_heartbeats``: the detector's traffic too.

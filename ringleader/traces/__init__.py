@@ -6,11 +6,15 @@
   the pictures use).
 - Telling and drawing: :func:`replay` and :func:`narrate` (the notes' words),
   :func:`write_view` (a space-time diagram, the step-through page, a ShiViz log).
+- What ``ringleader explore`` found: :func:`write_runs` (its runs as trace files) and
+  :func:`explorer_page` (the explored graph as a page to walk by hand).
 
 The format itself is :mod:`ringleader.actors.tracing`'s.  matplotlib is imported only
 when a picture is drawn.
 """
 
+from ._explored import write_runs
+from ._explorer_page import PAGE_STATES, explorer_page
 from ._html import html_page
 from ._narration import ALGORITHM_KINDS, Story, algorithm_of, extinctions, narrate, story
 from ._palette import KIND_COLOURS, colours
@@ -22,6 +26,7 @@ from ._views import SUFFIXES, replay, write_view
 __all__ = [
     "ALGORITHM_KINDS",
     "KIND_COLOURS",
+    "PAGE_STATES",
     "REGEX",
     "SUFFIXES",
     "PartWriter",
@@ -32,6 +37,7 @@ __all__ = [
     "algorithm_of",
     "candidate",
     "colours",
+    "explorer_page",
     "extinctions",
     "html_page",
     "label",
@@ -42,5 +48,6 @@ __all__ = [
     "replay",
     "shiviz_log",
     "story",
+    "write_runs",
     "write_view",
 ]

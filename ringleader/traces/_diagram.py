@@ -42,6 +42,8 @@ SIZE = (1920, 1080)
 _DPI = 100
 #: Up to this many arrows each carries its label (the id it carries, its epoch).
 _ARROW_LABELS = 80
+#: The network splitting and healing (``[[faults]]``): a line across every node.
+_NETWORK_LINES = {"partition": ("--", "the network splits"), "heal": (":", "it heals")}
 
 Event = dict[str, Any]
 
@@ -55,14 +57,19 @@ def _select(trace: Trace) -> tuple[list[Event], list[Any], list[str]]:
     nodes, hidden = choose_nodes(events, trace.nodes, MAX_NODES)
     if hidden:
         shown = set(nodes)
-        events = [e for e in events if e["node"] in shown and e.get("peer", e["node"]) in shown]
+        events = [
+            e
+            for e in events
+            if e["event"] in _NETWORK_LINES
+            or (e["node"] in shown and e.get("peer", e["node"]) in shown)
+        ]
         left_out.append(hidden)
     sends = [i for i, e in enumerate(events) if e["event"] == "send"]
     if len(sends) > MAX_MESSAGES:
         cut = sends[MAX_MESSAGES]
         kept = {e["msg"] for e in events[:cut] if e["event"] == "send"}
         # The receives (losses) of the messages shown still count; the rest after the cut go.
-        tail = [e for e in events[cut:] if e["event"] in ("receive", "lost") and e["msg"] in kept]
+        tail = [e for e in events[cut:] if e["event"] == "receive" and e["msg"] in kept]
         left_out.append(
             f"the last {len(sends) - MAX_MESSAGES} of {len(sends)} messages "
             f"(from t = {events[cut]['t']:g} s on) and the other events after them"
@@ -99,7 +106,7 @@ def _arrow_text(send: Event, epochs: bool) -> str:
 def _title(trace: Trace) -> str:
     events = trace.without_heartbeats()
     sends = [e for e in events if e["event"] == "send"]
-    lost = sum(e["event"] == "lost" for e in events)
+    lost = sum(1 for e in sends if e.get("lost"))
     algorithm = algorithm_of({e["kind"] for e in sends})
     name = f"{ALGORITHM_KINDS[algorithm][1]}, " if algorithm else ""
     epochs = {e.get("epoch") for e in sends}
@@ -111,7 +118,7 @@ def _title(trace: Trace) -> str:
     )
 
 
-def _figure(  # noqa: PLR0915 -- one picture, drawn in order
+def _figure(  # noqa: PLR0912, PLR0915 -- one picture, drawn in order
     trace: Trace, size: tuple[int, int], time_axis: bool
 ) -> Figure:
     events, nodes, left_out = _select(trace)
@@ -135,22 +142,32 @@ def _figure(  # noqa: PLR0915 -- one picture, drawn in order
     sent: dict[Any, tuple[float, Event]] = {}
     ended: set[Any] = set()
     shown_marks: set[str] = set()
+    reach = 1.0 if not time_axis else span * 0.012  # how far a lost message goes
     for x, event in zip(xs, events, strict=True):
         kind = event["event"]
+        if kind in _NETWORK_LINES:  # the network splits or heals: a line across them all
+            ls, _ = _NETWORK_LINES[kind]
+            axes.axvline(x, ls=ls, color="#555555", lw=style.line * 0.8, zorder=1)
+            shown_marks.add(kind)
+            continue
         if kind == "send":
             sent[event["msg"]] = (x, event)
+            if not event.get("lost"):
+                continue
+            ended.add(event["msg"])  # lost on its way: it ends, ⊗, where it was going
+            x0, send, end = x, event, x + reach
+        elif kind == "receive" and event["msg"] in sent:
+            x0, send = sent[event["msg"]]
+            ended.add(event["msg"])
+            end = x
+        else:
             continue
-        if kind not in ("receive", "lost") or event["msg"] not in sent:
-            continue
-        x0, send = sent[event["msg"]]
-        ended.add(event["msg"])
+        lost = kind == "send"
         colour = kinds[send["kind"]]
-        y0 = row[send["node"]]
-        y1 = row[send["peer"]]
-        lost = kind == "lost"
+        y0, y1 = row[send["node"]], row[send["peer"]]
         axes.annotate(
             "",
-            xy=(x, y1),
+            xy=(end, y1),
             xytext=(x0, y0),
             arrowprops={
                 "arrowstyle": "-" if lost else "-|>",
@@ -166,7 +183,7 @@ def _figure(  # noqa: PLR0915 -- one picture, drawn in order
         if lost:
             marker, fill, _, _ = MARKS["lost"]
             axes.plot(
-                [x], [y1], marker=marker, color=fill, mew=0, ms=style.mark * 1.3, ls="", zorder=4
+                [end], [y1], marker=marker, color=fill, mew=0, ms=style.mark * 1.3, ls="", zorder=4
             )
             shown_marks.add("lost")
         elif event["msg"] in swallowed:
@@ -176,7 +193,7 @@ def _figure(  # noqa: PLR0915 -- one picture, drawn in order
         text = _arrow_text(send, epochs)
         if labelled and text:
             axes.text(
-                (x0 + x) / 2,
+                (x0 + end) / 2,
                 (y0 + y1) / 2,
                 text,
                 fontsize=style.small,
@@ -258,6 +275,9 @@ def _legend(figure: Figure, kinds: dict[str, str], marks: set[str], style: _Styl
                     label=text,
                 )
             )
+    for key, (ls, text) in _NETWORK_LINES.items():
+        if key in marks:
+            handles.append(Line2D([], [], color="#555555", ls=ls, lw=style.line, label=text))
     if "in flight" in marks:
         handles.append(
             Line2D(
@@ -305,7 +325,10 @@ def _marks(
     per_point = span * 1.1 / width_pt
     drawn: set[str] = set()
     for x, event in zip(xs, events, strict=True):
-        kind, y = event["event"], row[event["node"]]
+        kind = event["event"]
+        if kind in _NETWORK_LINES:
+            continue
+        y = row[event["node"]]
         if kind == "state":
             key = _state_mark(event)
             seen = (event["state"], event.get("elected"))
@@ -318,11 +341,9 @@ def _marks(
             if key == "not_leader" and learnt[view] > _NAMED_LEARNERS:
                 text = "" if view in named else f"{text} (and every ● after it)"
                 named.add(view)
-        elif kind in ("crash", "restart", "suspect"):
+        elif kind in ("crash", "restart", "suspect", "pause", "resume"):
             key = kind
-            text = {"crash": "crash", "restart": "restart"}.get(
-                kind, f"?{label(event.get('peer'))}"
-            )
+            text = kind if kind != "suspect" else f"?{label(event.get('peer'))}"
         else:
             continue
         drawn.add(key)

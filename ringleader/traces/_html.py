@@ -100,13 +100,18 @@ function heads(svg) {
 }
 const colourOf = kind => colours[kind] || '#444';
 // Messages: where each starts and ends (a receive, or a loss).
-const msgs = new Map();
+// A message lost on its way (``lost``: why) ends as it is sent, a step on, at ⊗; a copy
+// the network duplicated is an arrow of its own.
+const msgs = new Map(), copies = [];
 events.forEach((e, i) => {
-  if (e.event === 'send') msgs.set(e.msg, {from: i, to: null, send: e, lost: false});
-  else if ((e.event === 'receive' || e.event === 'lost') && msgs.has(e.msg)) {
-    const m = msgs.get(e.msg); m.to = i; m.lost = e.event === 'lost';
+  if (e.event === 'send')
+    msgs.set(e.msg, {from: i, to: e.lost ? i : null, send: e, lost: Boolean(e.lost)});
+  else if (e.event === 'receive' && msgs.has(e.msg)) {
+    const m = msgs.get(e.msg);
+    if (m.to === null) m.to = i; else copies.push({...m, to: i});
   }
 });
+const endOf = m => m.lost ? m.from + 1 : (m.to === null ? events.length : m.to);
 // --- the space-time diagram ---
 const svg = document.getElementById('svg'), labels = document.getElementById('labels');
 const width = LEFT + X * (events.length + 3), height = TOP + Y * nodes.length;
@@ -119,7 +124,7 @@ nodes.forEach(n => {
     'text-anchor': 'end', 'data-node': n}, label(n));
 });
 const arrows = [];
-for (const m of msgs.values()) {
+for (const m of [...msgs.values(), ...copies]) {
   const send = m.send, c = colourOf(send.kind);
   const line = el(svg, 'line', {x1: xOf(m.from), y1: yOf(send.node), x2: xOf(m.from),
     y2: yOf(send.node), stroke: c, class: 'msg', 'data-msg': send.msg,
@@ -132,12 +137,20 @@ events.forEach((e, i) => {
   let key = null;
   if (e.event === 'crash' || e.event === 'restart' || e.event === 'suspect') key = e.event;
   if (e.event === 'state' && e.state === 'leader') key = 'leader';
-  if (e.event === 'lost') key = 'lost';
+  if (e.event === 'pause' || e.event === 'resume') key = e.event;
+  if (e.event === 'send' && e.lost) key = 'lost';
   if (e.event === 'receive' && swallowed.has(e.msg)) key = 'extinction';
+  if (e.event === 'partition' || e.event === 'heal') {
+    const line = el(svg, 'line', {x1: xOf(i), x2: xOf(i), y1: TOP / 2, y2: height,
+      stroke: '#777', 'stroke-dasharray': e.event === 'partition' ? '8 4' : '2 4',
+      class: 'mark ' + e.event});
+    marks.push({t: line, i});
+    return;
+  }
   if (!key) return;
   const [symbol, colour] = symbols[key];
-  const at = e.event === 'lost' ? e.peer : e.node;
-  const t = el(svg, 'text', {x: xOf(i) - 7, y: yOf(at) + 6, 'font-size': many ? 14 : 20,
+  const lost = key === 'lost', at = lost ? e.peer : e.node, x = lost ? xOf(i + 1) : xOf(i);
+  const t = el(svg, 'text', {x: x - 7, y: yOf(at) + 6, 'font-size': many ? 14 : 20,
     fill: colour, stroke: key === 'leader' ? '#000' : 'none', 'stroke-width': .6,
     class: 'mark'}, symbol);
   if (e.event === 'suspect')
@@ -196,7 +209,7 @@ function drawNetwork(k, states, current) {
       'marker-end': 'url(#network-head-' + c.slice(1) + ')', class: 'flight',
       'data-msg': m.send.msg});
     // the message on its way: a dot, as far along as the steps it has been in flight
-    const end = m.to === null ? events.length : m.to;
+    const end = endOf(m);
     const f = ended ? 1 : Math.min(1, (k - m.from) / Math.max(1, end - m.from));
     el(netLines, 'circle', {cx: a[0] + (b[0] - a[0]) * f, cy: a[1] + (b[1] - a[1]) * f,
       r: 1.6 * w, fill: c});
@@ -259,7 +272,7 @@ function show(k) {
     line.classList.toggle('lost', ended && m.lost);
     line.classList.toggle('current', msg !== undefined && m.send.msg === msg && !future);
     if (future) continue;
-    const x1 = xOf(m.from), y1 = yOf(m.send.node), x2 = xOf(m.to === null ? events.length : m.to);
+    const x1 = xOf(m.from), y1 = yOf(m.send.node), x2 = xOf(endOf(m));
     const y2 = yOf(m.send.peer);
     // in flight: as far as the cursor, on its way to its receiver
     const f = ended ? 1 : Math.min(1, (xOf(step - 1) - x1) / Math.max(1, x2 - x1));
@@ -343,7 +356,7 @@ show(0);
 """
 
 
-def _contents(events: list[dict[str, Any]], lost: dict[Any, dict[str, Any]]) -> dict[str, str]:
+def _contents(events: list[dict[str, Any]]) -> dict[str, str]:
     """Each message's contents in words, by its ``msg``."""
     out: dict[str, str] = {}
     for event in events:
@@ -351,8 +364,7 @@ def _contents(events: list[dict[str, Any]], lost: dict[Any, dict[str, Any]]) -> 
             continue
         fields = event.get("fields") or {}
         inside = ", ".join(f"{k} = {_field(v)}" for k, v in fields.items()) or "no fields"
-        gone = lost.get(event.get("msg"))
-        fate = f"; lost: {event_words(gone).split(': ', 1)[-1]}" if gone is not None else ""
+        fate = f"; lost: {event['lost']}" if event.get("lost") else ""
         out[str(event["msg"])] = (
             f"{message_words(event)} from {label(event['node'])} to {label(event['peer'])}, "
             f"epoch {event.get('epoch')}, message {event['msg']}: {inside}{fate}"
@@ -377,10 +389,7 @@ def html_page(trace: Trace) -> str:
     for number, (_, _, indices) in enumerate(told.steps):
         for index in indices:
             step_of[index] = number
-    lost = {e.get("msg"): e for e in events if e["event"] == "lost"}
-    said = [
-        event_words(e, lost.get(e.get("msg")) if e["event"] == "send" else None) for e in events
-    ]
+    said = [event_words(e) for e in events]
     nodes = node_order(events, trace.nodes)
     data = {
         "events": events,
@@ -389,7 +398,7 @@ def html_page(trace: Trace) -> str:
         "said": said,
         "steps": [f"t={t:.6g} {sentence}" for t, sentence, _ in told.steps],
         "stepOf": step_of,
-        "contents": _contents(events, lost),
+        "contents": _contents(events),
         "swallowed": sorted(extinctions(events), key=str),
         "marks": {key: [symbol, fill] for key, (_, fill, symbol, _) in MARKS.items()},
         "many": _MANY,

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._trace_file import candidate, label
-from ._words import lost_words, timer_words
+from ._words import timer_words
 
 __all__ = ["ALGORITHM_KINDS", "Story", "algorithm_of", "extinctions", "narrate", "story"]
 
@@ -33,6 +33,7 @@ ALGORITHM_KINDS: dict[str, tuple[frozenset[str], str]] = {
 }
 _RINGS = {"lelann", "hirschberg_sinclair", "chang_roberts"}
 _TRIGGERS = {"receive", "timer", "suspect", "crash", "restart"}
+_NETWORK = {"partition", "heal", "pause", "resume"}  # what a misbehaving network did
 
 
 def algorithm_of(kinds: Iterable[str]) -> str | None:
@@ -71,16 +72,14 @@ class _Step:
 
 
 def _steps(events: list[Event]) -> list[_Step]:
-    """The run's steps; a ``lost`` event is told with its send, in the sender's step."""
+    """The run's steps, each with the places of its events in ``events``."""
     steps: list[_Step] = []
     current: dict[Any, _Step] = {}
-    sent_in: dict[Any, _Step] = {}
     for index, event in enumerate(events):
         node, kind = event["node"], event["event"]
-        if kind == "lost":
-            step = sent_in.get(event.get("msg"))
-            if step is not None:
-                step.events.append(index)
+        if kind in _NETWORK:  # a step of its own: what follows is the node's
+            steps.append(_Step(node, event["t"], event, events=[index]))
+            current.pop(node, None)
             continue
         if kind in _TRIGGERS:
             step = current[node] = _Step(node, event["t"], event)
@@ -92,11 +91,7 @@ def _steps(events: list[Event]) -> list[_Step]:
             current[node] = step
             steps.append(step)
         step.events.append(index)
-        if kind == "send":
-            step.sends.append(event)
-            sent_in[event.get("msg")] = step
-        else:
-            step.states.append(event)
+        (step.sends if kind == "send" else step.states).append(event)
     return steps
 
 
@@ -136,18 +131,33 @@ def _idle(step: _Step) -> bool:
     )
 
 
+def _network(trigger: Event, me: str) -> str | None:
+    """What a misbehaving network did, in words (``None``: something else)."""
+    event = trigger["event"]
+    if event in ("partition", "heal"):
+        sides = " | ".join(" ".join(label(n) for n in g) for g in trigger.get("groups", []))
+        if event == "partition":
+            return f"the network splits ({sides} | the rest): messages between them are lost"
+        return f"the network heals ({sides} | the rest)"
+    if event == "pause":
+        seconds = trigger.get("seconds")
+        long = f" for {seconds:g} s" if isinstance(seconds, int | float) else ""
+        return f"{me} pauses{long} (a GC pause, SIGSTOP): what reaches it waits"
+    if event == "resume":
+        return f"{me} resumes"
+    return None
+
+
 def _peers(sends: list[Event]) -> str:
     return ", ".join(label(send["peer"]) for send in sends)
 
 
 class _Teller:
-    """How one run's messages and steps are worded; ``lost``: the ``lost`` event of
-    each message that never arrived, by its ``msg``."""
+    """How one run's messages and steps are worded."""
 
-    def __init__(self, algorithm: str | None, epochs: bool, lost: dict[Any, Event]) -> None:
+    def __init__(self, algorithm: str | None, epochs: bool) -> None:
         self.algorithm = algorithm
         self.epochs = epochs
-        self.lost = lost
 
     def message(self, event: Event) -> str:
         kind, fields = event["kind"], event.get("fields") or {}
@@ -163,23 +173,19 @@ class _Teller:
         return f"{kind}({name})" if name else kind
 
     def sends(self, sends: list[Event]) -> str:
-        """``election to P3, P4; ok to P1`` — sends of one message grouped; one that was
-        lost told apart: ``election to P4 — lost: P4 is down``."""
-        grouped: dict[str, list[Event]] = {}
-        told = []
+        """``election to P3, P4; ok to P1`` — sends of one message grouped; those lost
+        told apart, with why: ``election to P4 — lost: P4 is down``."""
+        grouped: dict[tuple[str, str], list[Event]] = {}
         for send in sends:
-            lost = self.lost.get(send.get("msg"))
-            if lost is None:
-                grouped.setdefault(self.message(send), []).append(send)
-            else:
-                told.append(
-                    f"{self.message(send)} to {label(send['peer'])} — lost: {lost_words(lost)}"
-                )
-        return "; ".join([*(f"{m} to {_peers(group)}" for m, group in grouped.items()), *told])
-
-    def delivered(self, sends: list[Event]) -> list[Event]:
-        """The sends that arrived."""
-        return [send for send in sends if send.get("msg") not in self.lost]
+            grouped.setdefault((self.message(send), send.get("lost") or ""), []).append(send)
+        arrived = [(m, g) for (m, lost), g in grouped.items() if not lost]
+        lost = [(m, lost, g) for (m, lost), g in grouped.items() if lost]
+        return "; ".join(
+            [
+                *(f"{m} to {_peers(group)}" for m, group in arrived),
+                *(f"{m} to {_peers(group)} — lost: {why}" for m, why, group in lost),
+            ]
+        )
 
     def state(self, step: _Step, said: str) -> str:
         if not step.states:
@@ -194,7 +200,16 @@ class _Teller:
         return f"; {me} is {last['state'].replace('_', '-')}{epoch}"
 
     def tell(self, step: _Step) -> str:
+        said = self._tell(step)
+        trigger = step.trigger
+        if trigger is not None and trigger.get("duplicate") and "duplicated" not in said:
+            said += " (that was a copy: the network duplicated it)"
+        return said
+
+    def _tell(self, step: _Step) -> str:
         me, trigger = label(step.node), step.trigger
+        if trigger is not None and trigger["event"] in _NETWORK:
+            return _network(trigger, me) or ""
         kind = trigger["event"] if trigger else "start"
         if self.algorithm == "bully":
             said = self.bully(step, me, trigger)
@@ -375,14 +390,17 @@ class _Teller:
         if trigger is None:
             return f"{me} sends {sends}" if sends else ""
         if trigger["event"] == "receive":
-            return f"{me} receives {self.message(trigger)} from {label(trigger['peer'])}{then}"
+            copy = " (a copy: the network duplicated it)" if trigger.get("duplicate") else ""
+            got = f"{self.message(trigger)} from {label(trigger['peer'])}{copy}"
+            return f"{me} receives {got}{then}"
         return self.common(step, me, trigger) or ""
 
 
 def _summary(events: list[Event], teller: _Teller) -> list[str]:
     sends = [e for e in events if e["event"] == "send"]
     kinds = Counter(e["kind"] for e in sends)
-    lost = f"; {len(teller.lost)} of them lost" if teller.lost else ""
+    gone = sum(1 for e in sends if e.get("lost"))
+    lost = f"; {gone} of them lost" if gone else ""
     lines = [
         f"Messages: {len(sends)} ("
         + ", ".join(f"{kind} {count}" for kind, count in kinds.items())
@@ -429,8 +447,7 @@ def story(events: Iterable[Event]) -> Story:
     kinds = {e["kind"] for e in shown if e["event"] == "send"}
     algorithm = algorithm_of(kinds)
     epochs = len({e.get("epoch") for e in shown if "epoch" in e}) > 1
-    lost = {e.get("msg"): e for e in shown if e["event"] == "lost"}
-    teller = _Teller(algorithm, epochs, lost)
+    teller = _Teller(algorithm, epochs)
     nodes = {e["node"] for e in shown}
     name = ALGORITHM_KINDS[algorithm][1] if algorithm else "an algorithm the notes do not name"
     heading = f"{name} ({', '.join(sorted(kinds)) or 'no messages'}) among {len(nodes)} processes"

@@ -68,6 +68,8 @@ MARKS: dict[str, tuple[str, str, str, str]] = {
     "leader": ("*", OKABE_ITO["yellow"], "★", "becomes leader"),
     "not_leader": ("o", "#555555", "●", "learns the leader"),
     "other": ("o", "white", "○", "other state (e.g. undecided)"),
+    "pause": ("s", "#999999", "‖", "pauses (stands still)"),
+    "resume": (">", "#999999", "▶", "resumes"),
     "lost": (r"$\otimes$", OKABE_ITO["black"], "⊗", "lost: never arrived (why: replay)"),
     "extinction": ("|", OKABE_ITO["black"], "⊥", "extinction: a candidacy swallowed"),
 }

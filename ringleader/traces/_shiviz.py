@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from ._trace_file import Trace, TraceError, label
-from ._words import lost_words, message_words, timer_words
+from ._words import event_words, message_words, timer_words
 
 __all__ = ["REGEX", "shiviz_log"]
 
@@ -20,12 +20,12 @@ __all__ = ["REGEX", "shiviz_log"]
 REGEX = r"(?<host>\S+) (?<clock>{.*})\n(?<event>.*)"
 
 
-def _describe(event: dict[str, Any], lost: dict[str, Any] | None) -> str:
+def _describe(event: dict[str, Any]) -> str:
     kind = event["event"]
     if kind in ("send", "receive"):
         message = message_words(event)
         way = "to" if kind == "send" else "from"
-        gone = f" — lost: {lost_words(lost)}" if lost is not None else ""
+        gone = f" — lost: {event['lost']}" if event.get("lost") else ""
         return f"{kind} {message} {way} {label(event['peer'])} (epoch {event.get('epoch')}){gone}"
     if kind == "state":
         elected = event.get("elected")
@@ -35,19 +35,14 @@ def _describe(event: dict[str, Any], lost: dict[str, Any] | None) -> str:
         return f"suspects {label(event['peer'])}"
     if kind == "timer":
         return f"timer: {timer_words(str(event['timer']))}"
-    return str(kind)
+    return event_words(event)
 
 
 def shiviz_log(trace: Trace) -> str:
-    """The ShiViz log of ``trace`` (every event it holds, heartbeats included; a lost
-    message is told at its send)."""
+    """The ShiViz log of ``trace`` (every event it holds, heartbeats included)."""
     lines = [REGEX, ""]
     own: dict[Any, int] = {}
-    # A lost message is told at its send: ShiViz has no event without a host's clock.
-    lost = {e.get("msg"): e for e in trace.events if e["event"] == "lost"}
     for number, event in enumerate(trace.events, 1):
-        if event["event"] == "lost":
-            continue
         vc = event.get("vc")
         if not isinstance(vc, dict):
             raise TraceError(
@@ -59,7 +54,5 @@ def shiviz_log(trace: Trace) -> str:
         clock = {label(peer): count for peer, count in vc.items() if str(peer) != str(node)}
         clock[label(node)] = own[node]
         lines.append(f"{label(node)} {json.dumps(clock, sort_keys=True)}")
-        lines.append(
-            _describe(event, lost.get(event.get("msg")) if event["event"] == "send" else None)
-        )
+        lines.append(_describe(event))
     return "\n".join(lines) + "\n"

@@ -14,7 +14,7 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from ringleader.actors import (
     NodeTrace,
@@ -51,6 +51,7 @@ class RunTrace:
         self.clock = TraceClock(time.monotonic)
         self.began = time.monotonic()
         self._lives: list[NodeTrace] = []
+        self._network: list[tuple[Any, ...]] = []  # the network's own events
         self._lock = threading.Lock()
 
     def node(self, node: int) -> NodeTrace:
@@ -60,10 +61,20 @@ class RunTrace:
             self._lives.append(trace)
         return trace
 
+    def network(self, at: float, node: int, event: str, *details: object) -> None:
+        """What the network does at ``at`` (on the monotonic clock, maybe later than
+        now): it splits or heals (``event``, with the groups).  Written if the run
+        lasted that long."""
+        with self._lock:
+            self._network.append((at, next(self.clock.order), node, event, *details))
+
     def write(self) -> int:
         """Write every life's events, in the order they happened; return how many."""
         with self._lock:
             lives = [trace.events for trace in self._lives]
+            if self._network:
+                end = max((life[-1][0] for life in lives if life), default=self.began)
+                lives.append(sorted(r for r in self._network if r[0] <= end))
         with open_trace(self.path) as out:
             return write_trace(
                 merge_runs(lives),

@@ -1,4 +1,4 @@
-"""The words every view of a trace uses for what is not a message: timers, losses.
+"""The words every view of a trace uses for an event, and for a timer: the notes'.
 
 The replay, the step-through page, the diagram and the ShiViz log all say a timer and a
 lost message the same way, in the notes' words (T, T′, suspect_after …), never by the
@@ -11,7 +11,7 @@ from typing import Any
 
 from ._trace_file import candidate, label
 
-__all__ = ["event_words", "lost_words", "message_words", "timer_words"]
+__all__ = ["event_words", "message_words", "timer_words"]
 
 #: The algorithms' own timers, as the notes name them.
 _ALGORITHM_TIMERS = {
@@ -42,42 +42,22 @@ def timer_words(name: str) -> str:
     return f"its timer {name} fires"
 
 
-def lost_words(lost: dict[str, Any]) -> str:
-    """Why the message of ``lost`` (a ``lost`` event) never arrived: ``P1 is down``."""
-    reason, peer, node = lost.get("reason"), label(lost.get("peer")), label(lost.get("node"))
-    if reason == "down":
-        return f"{peer} is down"
-    if reason == "old_life":
-        return f"{peer} has restarted since: it was for its previous life"
-    if reason == "old_sender":
-        return f"{node} has restarted since it sent it"
-    if reason == "unsent":
-        return f"no connection to {peer}"
-    return str(reason) if reason else "it never arrived"
-
-
 def message_words(event: dict[str, Any]) -> str:
     """A message as the notes write it: its kind and the id it carries, ``election(P5)``."""
     who = candidate(event.get("fields"))
     return str(event["kind"]) + (f"({label(who)})" if who is not None else "")
 
 
-def event_words(  # noqa: PLR0911 -- one sentence per kind of event
-    event: dict[str, Any], lost: dict[str, Any] | None = None
-) -> str:
-    """One event in words (``lost``: the ``lost`` event of a send, if it was lost)."""
+def event_words(event: dict[str, Any]) -> str:  # noqa: PLR0911 -- a sentence per kind
+    """One event in words."""
     me, kind = label(event["node"]), event["event"]
     epoch = f" (epoch {event.get('epoch')})" if "epoch" in event else ""
     if kind == "send":
-        gone = f" — lost: {lost_words(lost)}" if lost is not None else ""
+        gone = f" — lost: {event['lost']}" if event.get("lost") else ""
         return f"{me} sends {message_words(event)} to {label(event['peer'])}{epoch}{gone}"
     if kind == "receive":
-        return f"{me} receives {message_words(event)} from {label(event['peer'])}{epoch}"
-    if kind == "lost":
-        return (
-            f"{message_words(event)} from {me} to {label(event['peer'])} is lost: "
-            f"{lost_words(event)}"
-        )
+        copy = " — a copy (the network duplicated it)" if event.get("duplicate") else ""
+        return f"{me} receives {message_words(event)} from {label(event['peer'])}{epoch}{copy}"
     if kind == "state":
         elected = event.get("elected")
         shown = label(elected) if elected is not None else "⊥"
@@ -86,8 +66,9 @@ def event_words(  # noqa: PLR0911 -- one sentence per kind of event
         return f"{me} suspects {label(event['peer'])} has crashed"
     if kind == "timer":
         return f"{me}: {timer_words(str(event['timer']))}"
-    if kind == "crash":
-        return f"{me} crashes"
-    if kind == "restart":
-        return f"{me} restarts (recovers)"
-    return f"{me}: {kind}"
+    if kind in ("partition", "heal"):
+        sides = " | ".join(" ".join(label(n) for n in g) for g in event.get("groups", []))
+        verb = "splits" if kind == "partition" else "heals"
+        return f"the network {verb}: {sides} | the rest"
+    words = {"crash": "crashes", "restart": "restarts (recovers)", "pause": "pauses (stands still)"}
+    return f"{me} {words.get(kind, kind + 's')}"

@@ -1,0 +1,47 @@
+"""Every ordering, explored: a model checker for the very same elections.
+
+The notes' claims are about *all* the orderings: Chang–Roberts' worst case is one order
+of deliveries, Bully is safe only if every answer comes within T.  :func:`explore` runs
+the :class:`~ringleader.actors.Member` objects that real runs and the simulator host
+through every reachable state of a run — every moment each initiator wakes up, every
+order in which the messages in flight are delivered (FIFO per link unless
+:class:`Options` lifts it), every moment a timer may fire, and, when asked, crashes,
+lost and duplicated messages, partitions and pauses — and checks each state.
+
+- ``_options.py``: :class:`Options`, what may happen besides the orderings;
+- ``_nodes.py``, ``_channels.py``, ``_clocks.py``: one node's states, a link's contents
+  and a node's pending timers with their time left, numbered, with memoised moves (the
+  canonical state is a tuple of small integers);
+- ``_model.py``: :class:`Model`, the global state and every step enabled in it;
+- ``_checks.py``: what is checked (:data:`KINDS`), :class:`Finding`;
+- ``_graph.py``: the explored graph and the fewest and most messages to each state;
+- ``_search.py``: :func:`explore`, breadth-first, and its :class:`Exploration`;
+- ``_replay.py``: a path found, run again step by step into a trace (:func:`records`).
+
+Standard library only, like the rest of :mod:`ringleader.actors`.
+"""
+
+from ._checks import KINDS, Finding, end_check, leaders_clash
+from ._graph import Graph
+from ._model import Model
+from ._nodes import CRASHED
+from ._options import START_RULES, TIMER_RULES, Options
+from ._replay import records
+from ._search import Exploration, Path, explore
+
+__all__ = [
+    "CRASHED",
+    "KINDS",
+    "START_RULES",
+    "TIMER_RULES",
+    "Exploration",
+    "Finding",
+    "Graph",
+    "Model",
+    "Options",
+    "Path",
+    "end_check",
+    "explore",
+    "leaders_clash",
+    "records",
+]

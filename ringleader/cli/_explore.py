@@ -1,0 +1,363 @@
+"""``ringleader explore``: every ordering of a config's run, checked; its output."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+from ringleader.actors import ALGORITHMS
+from ringleader.actors.exploration import START_RULES, TIMER_RULES, Exploration, Options
+from ringleader.cluster import explore_config, explore_options
+from ringleader.errors import UsageError
+from ringleader.topologies import TOPOLOGIES, Config
+from ringleader.traces import explorer_page, write_runs
+
+__all__ = ["add_explore_command", "exploration_summary", "explore_command"]
+
+#: What each check is, in words (the report's lines, the page's).
+CHECKS = {
+    "two_leaders": "at most one leader per epoch, in every state",
+    "undecided": "every live node decides (every end state)",
+    "disagreement": "all live nodes name the same leader (every end state)",
+    "crashed_leader": "the leader they name is alive (every end state)",
+    "wrong_leader": "without a crash, the largest candidate wins (every end state)",
+    "bound": "the message count (complete runs without faults)",
+}
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 0")
+    return value
+
+
+def _positive(text: str) -> int:
+    value = _count(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
+    return value
+
+
+def add_explore_command(
+    commands: Any, config_arguments: Callable[[argparse.ArgumentParser], None]
+) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = commands.add_parser(
+        "explore",
+        help="explore every ordering of a run: every state, checked (a model checker)",
+        description="Run CONFIG's election through every reachable state — every moment "
+        "each initiator wakes up, every order of delivery (FIFO per link unless "
+        "--unordered), every moment a timer may fire, and the faults asked for — with the "
+        "very same election objects as run and --simulate. Check that no epoch has two "
+        "leaders, that every run ends with all live nodes agreeing, and the notes' "
+        "message count; write the runs with the fewest and most messages and the "
+        "shortest run to each violation as traces (replay and diagram read them).",
+        epilog="Exit status: 0 nothing violated; 1 a violation found; 2 bad usage or "
+        "config. Example: ringleader explore examples/chang_roberts_table.toml --out cr "
+        "&& ringleader diagram cr/max.jsonl -o max.svg",
+    )
+    config_arguments(parser)
+    what = parser.add_argument_group("what may happen (besides every ordering)")
+    what.add_argument(
+        "--unordered",
+        action="store_true",
+        help="links are not FIFO: any message in flight may be delivered next",
+    )
+    what.add_argument(
+        "--starts",
+        choices=START_RULES,
+        default="any",
+        help="when an initiator may wake up: any (default: at any moment, as the notes "
+        "let any process start at any time; a message that reaches it first draws it in "
+        "and it never starts a run of its own) or first (before it handles anything, as "
+        "run and --simulate do)",
+    )
+    what.add_argument(
+        "--timers",
+        choices=TIMER_RULES,
+        help="when a pending timer may fire: quiet (default: only when no message is in "
+        "flight, the shortest first: the notes' synchrony assumption) or any (at any "
+        "moment, even before the answer it waits for arrives)",
+    )
+    what.add_argument(
+        "--crashes", type=_count, metavar="K", help="up to K nodes crash, at any moment"
+    )
+    what.add_argument(
+        "--loss", type=_count, metavar="K", help="up to K messages in flight are lost"
+    )
+    what.add_argument(
+        "--duplicates", type=_count, metavar="K", help="up to K messages are delivered twice"
+    )
+    limits = parser.add_argument_group("limits and output")
+    limits.add_argument(
+        "--max-states",
+        type=_positive,
+        default=1_000_000,
+        metavar="N",
+        help="stop after N states (default 1,000,000)",
+    )
+    limits.add_argument(
+        "--max-depth", type=_count, metavar="D", help="explore runs of at most D steps"
+    )
+    limits.add_argument(
+        "--out",
+        metavar="DIR",
+        help="where to write the traces (default: CONFIG's name + '-explore', in the "
+        "current directory)",
+    )
+    limits.add_argument(
+        "--html",
+        metavar="OUT.html",
+        help="also write a page to explore the run by hand in a browser (small runs)",
+    )
+    return parser
+
+
+def _out_dir(args: argparse.Namespace) -> Path:
+    if args.out:
+        return Path(args.out)
+    stem = Path(args.config).stem if args.config else "ringleader"
+    return Path(f"{stem}-explore")
+
+
+@contextmanager
+def _progress(console: Console) -> Iterator[Callable[[int, int, int], None]]:
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as bar:
+        task = bar.add_task("exploring", total=None)
+        began = time.monotonic()
+
+        def update(found: int, explored: int, depth: int) -> None:
+            rate = found / max(1e-3, time.monotonic() - began)
+            bar.update(
+                task,
+                description=f"exploring: {found:,} states found, {explored:,} explored, "
+                f"depth {depth}, {rate:,.0f} states/s",
+            )
+
+        yield update
+
+
+def explore_command(args: argparse.Namespace, config: Config, out: Console, err: Console) -> int:
+    if args.html is not None and Path(args.html).suffix.lower() != ".html":
+        raise UsageError(f"--html: {args.html} does not end in .html")
+    options = explore_options(
+        config,
+        unordered=args.unordered,
+        starts=args.starts,
+        timers=args.timers,
+        crashes=args.crashes,
+        losses=args.loss,
+        duplicates=args.duplicates,
+    )
+    show = err.is_terminal and not args.verbose
+    with _progress(err) if show else nullcontext(None) as progress:
+        exploration = explore_config(
+            config,
+            options,
+            max_states=args.max_states,
+            max_depth=args.max_depth,
+            progress=progress,
+        )
+    files = write_runs(exploration, _out_dir(args))
+    page = None
+    if args.html is not None:
+        page = Path(args.html)
+        try:
+            page.write_text(explorer_page(exploration, title=_title(config)), encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"--html: cannot write {page}: {exc.strerror or exc}") from None
+    summary = exploration_summary(config, exploration, options, files, page)
+    if args.json:
+        import json  # noqa: PLC0415
+
+        print(json.dumps(summary))  # noqa: T201
+    else:
+        print_exploration(out, summary)
+    return 0 if exploration.ok else 1
+
+
+def _title(config: Config) -> str:
+    algorithm = config.algorithm_class
+    topology = TOPOLOGIES[config.topology].title
+    return f"{algorithm.title} on a {topology} of {config.n} nodes"
+
+
+def _options_dict(options: Options) -> dict[str, Any]:
+    return {
+        "unordered": options.unordered,
+        "starts": options.starts,
+        "timers": options.timers,
+        "crashes": options.crashes,
+        "losses": options.losses,
+        "duplicates": options.duplicates,
+        "partitions": [[sorted(g) for g in split] for split in options.partitions],
+        "pauses": list(options.pauses),
+    }
+
+
+def exploration_summary(
+    config: Config,
+    exploration: Exploration,
+    options: Options,
+    files: dict[str, Path],
+    page: Path | None = None,
+) -> dict[str, Any]:
+    """What ``explore --json`` prints (one object)."""
+    messages = exploration.messages
+    faultless = exploration.faultless
+    bound = exploration.bound
+    paths = exploration.paths
+    return {
+        "ok": exploration.ok,
+        "source": config.source,
+        "title": _title(config),
+        "algorithm": config.algorithm_class.name,
+        "custom": config.algorithm_class not in ALGORITHMS.values(),
+        "topology": config.topology,
+        "n": config.n,
+        "initiators": list(config.initiators),
+        "options": {**_options_dict(options), "timed": bool(config.algorithm_class.timers)},
+        "states": exploration.states,
+        "explored": exploration.explored,
+        "end_states": exploration.end_states,
+        "complete": exploration.complete,
+        "stopped": exploration.stopped,
+        "depth": exploration.depth,
+        "elapsed_s": round(exploration.elapsed, 6),
+        "states_per_s": round(exploration.rate),
+        "memory_per_state": round(exploration.memory / max(1, exploration.states)),
+        "cyclic": exploration.cyclic,
+        "messages": None if messages is None else {"min": messages[0], "max": messages[1]},
+        "faultless_messages": None
+        if faultless is None
+        else {"min": faultless[0], "max": faultless[1]},
+        "bound": None if bound is None else {**bound.as_dict(), "held": exploration.bound_held},
+        "violations": [
+            {
+                **finding.as_dict(),
+                "check": CHECKS[finding.kind],
+                "trace": str(files[finding.kind]),
+                "steps": len(paths[finding.kind].events),
+                "messages": paths[finding.kind].messages,
+            }
+            for finding in exploration.findings
+        ],
+        "traces": {name: str(files[name]) for name in ("min", "max") if name in files},
+        "html": None if page is None else str(page),
+    }
+
+
+def _plural(count: int, word: str, many: str) -> str:
+    return f"up to {count} {word if count == 1 else many}"
+
+
+def _what_may_happen(options: dict[str, Any]) -> str:
+    parts = ["unordered links" if options["unordered"] else "FIFO links"]
+    if options["starts"] == "any":
+        parts.append("initiators wake at any moment")
+    else:
+        parts.append("initiators start before they handle anything")
+    if not options["timed"]:
+        pass  # the algorithm sets no timer
+    elif options["timers"] == "quiet":
+        parts.append("timers only when no message is in flight, in deadline order")
+    else:
+        parts.append("timers at any moment")
+    if options["crashes"]:
+        parts.append(_plural(options["crashes"], "crash", "crashes"))
+    if options["losses"]:
+        parts.append(_plural(options["losses"], "message lost", "messages lost"))
+    if options["duplicates"]:
+        parts.append(_plural(options["duplicates"], "duplicate", "duplicates"))
+    if options["partitions"]:
+        parts.append(_plural(len(options["partitions"]), "partition", "partitions"))
+    if options["pauses"]:
+        parts.append("pauses of " + ", ".join(f"P{n}" for n in options["pauses"]))
+    return ", ".join(parts)
+
+
+def _claim(bound: dict[str, Any], messages: dict[str, Any] | None, starts: str) -> str:
+    """What the notes (or the algorithm's ``bound()``) say of the count, in words."""
+    count = f"{bound['formula']} = {bound['value']}"
+    if not bound["exact"]:
+        return f"at most {count}"
+    every = messages is not None and messages["min"] == messages["max"]
+    if starts == "any" and not every:
+        return f"{count} when every initiator starts at once, the most any run sends"
+    return f"exactly {count}"
+
+
+def print_exploration(console: Console, summary: dict[str, Any]) -> None:
+    """The human report of an exploration."""
+    console.print(f"[bold]Explored {summary['title']}[/] ({summary['source']})")
+    console.print(f"  what may happen: {_what_may_happen(summary['options'])}")
+    if summary["complete"]:
+        extent = "every reachable state"
+    else:
+        limit = "--max-states" if summary["stopped"] == "max_states" else "--max-depth"
+        extent = f"[yellow]stopped by {limit}: not every state[/]"
+    ends = summary["end_states"]
+    console.print(
+        f"  states: {summary['states']:,} ({extent}), {ends:,} end state{'s' * (ends != 1)}, "
+        f"depth {summary['depth']}; {summary['elapsed_s']:.2f} s, "
+        f"{summary['states_per_s']:,} states/s, {summary['memory_per_state']} bytes/state"
+    )
+    messages = summary["messages"]
+    if messages is not None:
+        most = (
+            "unbounded (a run can go on for ever)" if messages["max"] is None else messages["max"]
+        )
+        console.print(f"  messages: {messages['min']} to {most} over the complete runs")
+    bound = summary["bound"]
+    if bound is not None:
+        verdict = {
+            True: "[green]held[/]",
+            False: "[red]broken[/]",
+            None: "not checked (no complete run without a fault)",
+        }[bound["held"]]
+        whose = "its bound()" if summary["custom"] else "the notes"
+        claim = _claim(bound, messages, summary["options"]["starts"])
+        console.print(f"  {whose}: {claim}: {verdict}")
+    kinds = {v["kind"]: v for v in summary["violations"]}
+    for kind, words in CHECKS.items():
+        if kind == "bound":
+            continue
+        found = kinds.get(kind)
+        if found is None:
+            console.print(f"  [green]✓[/] {words}")
+        else:
+            console.print(
+                f"  [red]✗ {words}[/]: {found['detail']} ({found['count']:,} "
+                f"{'states' if found['count'] != 1 else 'state'}); shortest run, "
+                f"{found['steps']} steps: {found['trace']}"
+            )
+    if "bound" in kinds:
+        found = kinds["bound"]
+        console.print(f"  [red]✗ {CHECKS['bound']}[/]: {found['detail']}: {found['trace']}")
+    traces = summary["traces"]
+    if traces:
+        shown = ", ".join(f"{name} {file}" for name, file in traces.items())
+        console.print(f"Runs written: {shown}")
+        first = traces.get("max") or next(iter(traces.values()))
+        console.print(
+            f"  e.g. ringleader replay {first} --no-step; "
+            f"ringleader diagram {first} -o {Path(first).with_suffix('.svg')}"
+        )
+    if summary["html"]:
+        console.print(f"Explore it by hand: {summary['html']}")
