@@ -340,7 +340,7 @@ def _metrics(
                 crashed = notice.node if notice.detail.startswith("crash of") else None
                 metrics.election(notice.epoch, notice.detail, at, crashed=crashed, node=node)
             elif notice.kind == "suspect" and notice.node is not None:
-                metrics.suspected(notice.node, at)
+                metrics.suspected(notice.node, at, notice.detail)
         elif what == "leader":
             metrics.leader(payload[1], payload[0], at)
         elif what == "agreed":
