@@ -11,18 +11,39 @@ both alike.  The ratio is the last side's over the first's, per round; its media
 figure, and its min–max the spread.  A goal is **met** when the median meets it and the
 whole spread stays on the right side of it; the comparison is **noisy** when the spread
 is wider than the effect it measures (the distance between the median ratio and 1).
+
+Two more shapes, printed the same way:
+
+- :func:`paired`: both figures come from one measurement (a whole command and the
+  election time its own report gives), so each round's ratio is of one run with itself;
+- :func:`series`: one quantity against an absolute goal (a set-up ≤ 2 s); **noisy** when
+  its spread straddles the goal.
+
+:func:`machine` is a line saying where the figures were taken.
 """
 
 from __future__ import annotations
 
 import os
+import platform
 import statistics
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["Comparison", "Side", "compare", "load", "whole_command"]
+__all__ = [
+    "Comparison",
+    "Series",
+    "Side",
+    "compare",
+    "load",
+    "machine",
+    "paired",
+    "series",
+    "whole_command",
+]
 
 
 @dataclass(frozen=True)
@@ -143,3 +164,130 @@ def whole_command(argv: Sequence[str], *, env: dict[str, str] | None = None) -> 
         env=None if env is None else {**os.environ, **env},
     )
     return time.perf_counter() - started
+
+
+def paired(
+    label: str,
+    names: tuple[str, str],
+    measure: Callable[[], tuple[float, float]],
+    *,
+    runs: int = 3,
+    goal: float | None = None,
+    unit: str = "s",
+    echo: Callable[[str], None] | None = print,
+) -> Comparison:
+    """``measure()`` returns both figures of one run, ``(first, last)`` as ``names`` say
+    (e.g. the election time a report gives, and the whole command that printed it); the
+    ratio of each run is its last over its first, and the runs are summed up as
+    :func:`compare` does."""
+    sides = [Side(name, measure=_unused, unit=unit) for name in names]
+    result = Comparison(label, sides, goal, {name: [] for name in names})
+    result.load_before = load()
+    for round_ in range(runs):
+        first, last = measure()
+        result.values[names[0]].append(first)
+        result.values[names[1]].append(last)
+        if echo is not None:
+            echo(
+                f"  [{round_ + 1}/{runs}] {names[0]}: {first:.4g} {unit}, "
+                f"{names[1]}: {last:.4g} {unit} (×{last / first:.3f})"
+            )
+    result.load_after = load()
+    if echo is not None:
+        for line in result.lines():
+            echo(line)
+    return result
+
+
+def _unused() -> float:
+    raise RuntimeError("a paired side is measured with its pair")
+
+
+@dataclass
+class Series:
+    """One quantity measured ``runs`` times, against an absolute goal (at most ``goal``)."""
+
+    label: str
+    unit: str
+    goal: float | None
+    values: list[float] = field(default_factory=list)
+    load_before: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    load_after: tuple[float, float, float] = (0.0, 0.0, 0.0)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.values)
+
+    @property
+    def met(self) -> bool | None:
+        """The median and every run at most the goal."""
+        if self.goal is None:
+            return None
+        return self.median <= self.goal and max(self.values) <= self.goal
+
+    @property
+    def noisy(self) -> bool:
+        """The spread straddles the goal: some runs met it, some did not."""
+        return self.goal is not None and min(self.values) <= self.goal < max(self.values)
+
+    def lines(self) -> list[str]:
+        values = self.values
+        verdict = ""
+        if self.goal is not None:
+            verdict = f"  goal ≤ {self.goal:g} {self.unit}: " + ("met" if self.met else "NOT met")
+        if self.noisy:
+            verdict += "  (noisy: the spread straddles the goal)"
+        return [
+            self.label,
+            f"  median {self.median:.4g} {self.unit}  (min {min(values):.4g}, "
+            f"max {max(values):.4g}, {len(values)} runs){verdict}",
+            "  load before {:.2f} {:.2f} {:.2f}, after {:.2f} {:.2f} {:.2f} (1, 5, 15 min)".format(
+                *self.load_before, *self.load_after
+            ),
+        ]
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "label": self.label,
+            "unit": self.unit,
+            "goal": self.goal,
+            "values": self.values,
+            "median": self.median,
+            "met": self.met,
+            "noisy": self.noisy,
+            "load": {"before": self.load_before, "after": self.load_after},
+        }
+
+
+def series(
+    label: str,
+    measure: Callable[[], float],
+    *,
+    runs: int = 3,
+    goal: float | None = None,
+    unit: str = "s",
+    echo: Callable[[str], None] | None = print,
+) -> Series:
+    """Measure one quantity ``runs`` times (at least 3 for a claim) against ``goal``."""
+    result = Series(label, unit, goal)
+    result.load_before = load()
+    for round_ in range(runs):
+        value = measure()
+        result.values.append(value)
+        if echo is not None:
+            echo(f"  [{round_ + 1}/{runs}] {value:.4g} {unit}")
+    result.load_after = load()
+    if echo is not None:
+        for line in result.lines():
+            echo(line)
+    return result
+
+
+def machine() -> str:
+    """Where the figures come from: CPUs, Python, the system, and the load now."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    one, five, fifteen = load()
+    return (
+        f"{cpus} CPUs, Python {platform.python_version()} ({sys.executable}), "
+        f"{platform.system()} {platform.release()}, load {one:.2f} {five:.2f} {fifteen:.2f}"
+    )

@@ -17,6 +17,7 @@ __all__ = [
     "ConfigError",
     "FrameRejected",
     "RingleaderError",
+    "SetupError",
     "TransportError",
     "UsageError",
     "WiringError",
@@ -25,3 +26,13 @@ __all__ = [
 
 class UsageError(RingleaderError):
     """The command line was used wrongly (an unknown option value, a bad override)."""
+
+
+class SetupError(TransportError):
+    """A cluster could not be set up: ``node`` (when one node is to blame, else ``None``)
+    and ``reason``, what went wrong, as its node said it when it could."""
+
+    def __init__(self, node: int | None, reason: str) -> None:
+        self.node = node
+        self.reason = reason
+        super().__init__(reason if node is None else f"node {node}: {reason}")

@@ -184,6 +184,17 @@ def wait_agreement(
     return view[1]
 
 
+def descendants_of(pid: int) -> list[int]:
+    """Live (not zombie) processes under ``pid``: its children, theirs, and so on."""
+    found = []
+    frontier = [pid]
+    while frontier:
+        children = [c for parent in frontier for c in children_of(parent)]
+        found += children
+        frontier = children
+    return found
+
+
 def children_of(pid: int) -> list[int]:
     """Live (not zombie) processes whose parent is ``pid`` (Linux /proc)."""
     found = []

@@ -162,12 +162,17 @@ def test_no_import_circle_anywhere() -> None:
 
 
 def _reexports(name: str, path: Path) -> dict[str, str]:
-    """For a package: each name its ``__init__`` imports from one of its own modules."""
+    """For a package: each name its ``__init__`` imports from one of its own modules (at
+    the top, or for a package that imports its names when asked, under ``TYPE_CHECKING``)."""
     if path.name != "__init__.py":
         return {}
     tree = ast.parse(path.read_text(encoding="utf-8"))
     found = {}
+    statements = [*tree.body]
     for node in tree.body:
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+            statements += node.body
+    for node in statements:
         if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
             for alias in node.names:
                 found[alias.asname or alias.name] = f"{name}.{node.module}.{alias.name}"
@@ -248,16 +253,69 @@ def test_importing_a_layer_loads_nothing_above_it(package: str) -> None:
     assert above == []
 
 
-def test_the_front_door_gives_every_name_it_lists() -> None:
+@pytest.mark.parametrize("package", ["ringleader", "ringleader.cluster", "ringleader.service"])
+def test_a_lazy_package_gives_every_name_it_lists(package: str) -> None:
+    """The front door, and the packages that import their names when first asked."""
     result = _run(
-        """
-        import ringleader
-        missing = [name for name in ringleader.__all__ if getattr(ringleader, name, None) is None]
-        print(missing, sorted(set(ringleader.__all__) - set(dir(ringleader))))
+        f"""
+        import importlib
+        package = importlib.import_module({package!r})
+        missing = [name for name in package.__all__ if getattr(package, name, None) is None]
+        print(missing, sorted(set(package.__all__) - set(dir(package))))
         """
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[] []"
+
+
+#: What a module must not load, for each thing that imports only what it needs.
+LEAN = {
+    # What the launcher of node processes imports before it forks each node.
+    "ringleader.service._launcher": [
+        "ringleader.cli",
+        "ringleader.cluster",
+        "ringleader.traces",
+        "rich",
+        "prometheus_client",
+        "asyncio",
+        "matplotlib",
+        "tomli_w",
+    ],
+    # ``ringleader run --json`` in threads: the command, its run and its report.
+    "ringleader.cli, ringleader.cluster._run, ringleader.reports": [
+        "ringleader.service",
+        "ringleader.traces",
+        "ringleader.cluster._processes",
+        "ringleader.cluster._supervisor",
+        "rich",
+        "prometheus_client",
+        "asyncio",
+        "matplotlib",
+    ],
+    # The wire alone.
+    "ringleader.transport": ["asyncio", "zmq.auth"],
+}
+
+
+@pytest.mark.parametrize("modules", sorted(LEAN))
+def test_each_part_imports_only_what_it_needs(modules: str) -> None:
+    """A node process starts from what it imports, and a command from what it needs:
+    nothing heavy that they do not use (rich, Prometheus, asyncio, matplotlib …)."""
+    result = _run(
+        f"""
+        import sys
+        import {modules}
+        print(sorted(sys.modules))
+        """
+    )
+    assert result.returncode == 0, result.stderr
+    loaded = eval(result.stdout)
+    unwanted = [
+        name
+        for name in loaded
+        if any(name == top or name.startswith(top + ".") for top in LEAN[modules])
+    ]
+    assert unwanted == []
 
 
 def test_elections_simulator_and_checker_need_only_the_standard_library() -> None:

@@ -256,8 +256,8 @@ import sys
 import ringleader
 
 node = ringleader.Node(sys.argv[1], 1).start()
-print("waiting", flush=True)
-try:
+try:  # the print too: a loaded machine may stop this process before it is done
+    print("waiting", flush=True)
     node.wait_for_leader()
 except KeyboardInterrupt:
     print("interrupted", flush=True)

@@ -5,7 +5,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
+import socket
 import stat
 import subprocess
 import sys
@@ -16,13 +18,16 @@ from pathlib import Path
 import pytest
 
 import ringleader
+import ringleader.cluster._processes as processes_module
 from ringleader.cli import main
+from ringleader.cluster import ProcessCluster
+from ringleader.errors import SetupError, TransportError
 from ringleader.service import EventWriter
 from ringleader.topologies import make_keys
 from tests.conftest import eventually, let_pass
 from tests.nodes import (
     NodeProcess,
-    children_of,
+    descendants_of,
     free_ports,
     running,
     wait_agreement,
@@ -95,9 +100,162 @@ def test_bully_restart_in_processes_mode_brings_the_top_node_back(tmp_path: Path
     assert {e.leader for e in report.elections} >= {3, 4}
 
 
+def _taken_port() -> socket.socket:
+    """A loopback socket listening on a free port: an address no node can bind."""
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    return taken
+
+
+@pytest.mark.parametrize("json_output", [True, False], ids=["json", "human"])
+def test_a_failed_set_up_still_prints_its_report(tmp_path: Path, json_output: bool) -> None:
+    with _taken_port() as taken:
+        port = taken.getsockname()[1]
+        path = tmp_path / "taken.toml"
+        path.write_text(
+            'topology = "unidirectional_ring"\ntransport = "tcp"\nmode = "processes"\n'
+            f'[[nodes]]\nid = 1\n[[nodes]]\nid = 2\naddress = "tcp://127.0.0.1:{port}"\n'
+            "[[nodes]]\nid = 3\n"
+        )
+        result = subprocess.run(
+            [sys.executable, "-m", "ringleader", "run", str(path)]
+            + (["--json"] if json_output else []),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    assert f"node 2: cannot bind tcp://127.0.0.1:{port}" in result.stderr
+    if json_output:
+        report = json.loads(result.stdout)
+        assert report["setup_failed"]["node"] == 2
+        assert "Address already in use" in report["setup_failed"]["reason"]
+        assert report["problems"] == [f"set-up failed: node 2: {report['setup_failed']['reason']}"]
+        assert [n["state"] for n in report["nodes"]] == ["not_started"] * 3
+        assert report["finished"] is False and report["leader"] is None
+    else:
+        assert "The cluster could not be set up" in result.stdout
+        assert f"Problem: set-up failed: node 2: cannot bind tcp://127.0.0.1:{port}" in (
+            result.stdout.replace("\n", " ")
+        )
+
+
+def test_a_launcher_that_cannot_start_fails_the_set_up_with_a_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(processes_module, "_LAUNCHER", "ringleader.service._not_a_module")
+    config = _config(tmp_path, 'topology = "full_mesh"\nnodes = 3\nmode = "processes"\n')
+    with pytest.raises(SetupError) as raised:
+        ringleader.run(config)
+    assert raised.value.node is None
+    assert "the process that starts the nodes exited (status 1)" in raised.value.reason
+    assert main(["run", str(config.source), "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["setup_failed"]["node"] is None
+    assert "exited (status 1) before every node was listening" in report["setup_failed"]["reason"]
+
+
+def test_ports_are_never_handed_out_twice_under_load(tmp_path: Path) -> None:
+    """Three processes-mode runs at once, while another thread keeps taking and releasing
+    free ports: every node binds its own port (the kernel's choice), so no run can be
+    handed a port another holds, and all three elect with the notes' exact count."""
+    stop = threading.Event()
+
+    def churn() -> None:  # what other programs on a busy machine do
+        held: list[socket.socket] = []
+        while not stop.is_set():
+            probe = socket.socket()
+            probe.bind(("127.0.0.1", 0))
+            held.append(probe)
+            if len(held) > 200:
+                held.pop(0).close()
+        for probe in held:
+            probe.close()
+
+    churner = threading.Thread(target=churn, name="ringleader-test-churn")
+    churner.start()
+    reports: dict[int, ringleader.Report] = {}
+    errors: list[BaseException] = []
+
+    def one(k: int) -> None:
+        ids = "".join(f"[[nodes]]\nid = {i}\n" for i in range(12, 0, -1))  # the worst case
+        path = tmp_path / f"load-{k}.toml"
+        path.write_text(  # a detector patient enough for a loaded machine: ports only
+            'topology = "unidirectional_ring"\ntransport = "tcp"\nmode = "processes"\n'
+            f"timeout = 60\nheartbeat = 0.2\nsuspect_after = 2.0\n{ids}"
+        )
+        try:
+            reports[k] = ringleader.run(ringleader.load_config(path))
+        except BaseException as exc:  # noqa: BLE001 -- reported below
+            errors.append(exc)
+
+    runs = [threading.Thread(target=one, args=(k,), name=f"ringleader-test-{k}") for k in range(3)]
+    try:
+        for run in runs:
+            run.start()
+        for run in runs:
+            run.join(120)
+    finally:
+        stop.set()
+        churner.join(10)
+    assert errors == []
+    for report in reports.values():
+        assert report.ok, report.problems
+        assert report.elections[0].messages == 12 * 13 // 2 + 12
+
+
+def test_nodes_without_an_address_bind_distinct_ports_of_their_own(tmp_path: Path) -> None:
+    config = _config(
+        tmp_path,
+        'topology = "unidirectional_ring"\ntransport = "tcp"\nmode = "processes"\nnodes = 8\n',
+    )
+    with ProcessCluster(config, events=lambda event: None) as cluster:
+        addresses = cluster.addresses
+        # What the cluster's nodes were given is what each bound: none twice, no wildcard.
+        assert len(set(addresses.values())) == 8
+        assert all(re.fullmatch(r"tcp://127\.0\.0\.1:\d+", a) for a in addresses.values())
+        assert [s.id for s in cluster.statuses()] == list(range(1, 9))
+
+
+def test_fresh_nodes_with_ports_left_to_them_link_once_given_the_addresses(
+    tmp_path: Path,
+) -> None:
+    """What a supervisor does with ``tcp://127.0.0.1:*`` nodes: open (each binds a free
+    port), then ``link`` with everyone's, then boot; booting before is refused."""
+    config = _config(
+        tmp_path,
+        'topology = "full_mesh"\n'
+        '[[nodes]]\nid = 1\naddress = "tcp://127.0.0.1:*"\n'
+        '[[nodes]]\nid = 2\naddress = "tcp://127.0.0.1:*"\n',
+    )
+    nodes = [ringleader.Node(config, i, fresh=True) for i in (1, 2)]
+    try:
+        for node in nodes:
+            node.open()
+        with pytest.raises(TransportError, match=r"addresses of nodes \[2\] are not known"):
+            nodes[0].boot()
+        addresses = {node.id: node.address for node in nodes}
+        assert all(re.fullmatch(r"tcp://127\.0\.0\.1:\d+", a) for a in addresses.values())
+        for node in nodes:
+            node.link(addresses)
+        for node in nodes:
+            node.boot(5.0)
+        for node in nodes:
+            node.initiate()
+        assert [node.wait_for_leader(10.0) for node in nodes] == [2, 2]
+    finally:
+        for node in nodes:
+            node.stop()
+
+
 def _wait_children(pid: int, count: int, timeout: float = 30.0) -> list[int]:
-    found = eventually(lambda: len(children_of(pid)) >= count, timeout) and children_of(pid)
-    assert found, f"{count} children did not start: {children_of(pid)}"
+    """``pid``'s processes once there are ``count`` of them: the nodes' launcher, and
+    the nodes it forked."""
+    found = eventually(lambda: len(descendants_of(pid)) >= count, timeout) and descendants_of(pid)
+    assert found, f"{count} processes did not start: {descendants_of(pid)}"
     return found
 
 
@@ -130,7 +288,7 @@ def test_no_node_process_outlives_an_interrupted_or_killed_run(tmp_path: Path, h
         env={**os.environ, "TMPDIR": str(tmp_path)},  # what a killed run leaves, pytest cleans
     )
     try:
-        children = _wait_children(parent.pid, 3)
+        children = _wait_children(parent.pid, 1 + 3)  # the launcher, three nodes
         parent.send_signal(getattr(signal, how.upper()))
         _, err = parent.communicate(timeout=30)
         _wait_gone(children)

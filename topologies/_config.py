@@ -15,8 +15,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-import tomli_w
-
 from ringleader.actors import Bound, Election
 from ringleader.actors.faults import NetworkFault
 from ringleader.transport import CurveKeys
@@ -171,6 +169,8 @@ class Config:
         if self.faults or self.network:
             data["faults"] = [_given(fault.as_dict()) for fault in self.faults]
             data["faults"] += [entry.as_toml() for entry in self.network]
+        import tomli_w  # noqa: PLC0415 -- only node processes need a config written
+
         return tomli_w.dumps(data)
 
     def curve_keys(self, hosted: Collection[int]) -> CurveKeys | None:

@@ -453,7 +453,7 @@ class _Validator:
                     f"{spec.id} is used twice (also nodes[{seen_ids[spec.id]}])",
                 )
             seen_ids[spec.id] = index
-            if spec.address is not None:
+            if spec.address is not None and not spec.address.endswith(":*"):  # * is any port
                 if spec.address in seen_addresses:
                     raise self.error(
                         f"nodes[{index}].address",

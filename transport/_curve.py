@@ -1,4 +1,5 @@
-"""ZeroMQ CURVE: the keys one process holds, and the ZAP handler that admits a cluster.
+"""ZeroMQ CURVE: the keys one process holds (the ZAP handler that admits a cluster is in
+``_zap.py``, imported only when CURVE is used).
 
 With ``security = "curve"`` every link is encrypted and every mailbox accepts a
 connection only from a member's public key; :class:`~ringleader.transport.ZmqMailbox` then checks
@@ -7,19 +8,12 @@ that each frame's sender id is the node its connection's key belongs to.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-import zmq
-from zmq.auth.thread import ThreadAuthenticator
-from zmq.utils import z85
-
 from ._errors import TransportError
 
-__all__ = ["ClusterAuthenticator", "CurveKeys"]
-
-log = logging.getLogger(__name__)
+__all__ = ["CurveKeys"]
 
 
 @dataclass(frozen=True)
@@ -40,23 +34,3 @@ class CurveKeys:
             return self.public[node], self.secret[node]
         except KeyError:
             raise TransportError(f"node {node} has no CURVE key pair here") from None
-
-
-class ClusterAuthenticator(ThreadAuthenticator):
-    """ZAP for CURVE: admit exactly the cluster's public keys; the connection's User-Id
-    is the node id its key belongs to."""
-
-    def __init__(self, ctx: zmq.Context[zmq.Socket[bytes]], public: Mapping[int, bytes]) -> None:
-        super().__init__(ctx, log=logging.getLogger(f"{__name__}.zap"))
-        self._ids = {z85.decode(key): node for node, key in public.items()}
-        self._z85 = {key: node for node, key in public.items()}
-        self.configure_curve_callback("*", credentials_provider=self)
-
-    def callback(self, domain: str, key: bytes) -> bool:
-        if key in self._z85:
-            return True
-        log.warning("refused a CURVE connection from an unknown key %s", key.decode("ascii"))
-        return False
-
-    def curve_user_id(self, client_public_key: bytes) -> str:
-        return str(self._ids[client_public_key])

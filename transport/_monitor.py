@@ -29,17 +29,26 @@ import contextlib
 import errno
 import logging
 import socket
+import struct
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import zmq
-from zmq.utils.monitor import recv_monitor_message
 
 __all__ = ["LinkMonitor", "LinkWatch", "refused"]
 
 log = logging.getLogger(__name__)
+
+
+def _monitor_event(monitor: zmq.Socket[bytes]) -> int:
+    """The next event's id on a monitor socket, without waiting (:class:`zmq.Again` if
+    none).  Its first frame is a 16-bit event id and a 32-bit value, in native order, as
+    ``zmq.utils.monitor`` reads it (which would import asyncio to do so)."""
+    first = monitor.recv_multipart(zmq.NOBLOCK)[0]
+    return int(struct.unpack("=hi", first)[0])
+
 
 # A link counts as connected once its handshake succeeded (that event comes even when the
 # monitor started a moment after the TCP connection did).
@@ -204,7 +213,7 @@ class LinkMonitor:
     def _read(self, monitor: zmq.Socket[bytes], entry: LinkWatch) -> bool:
         """Handle one event; ``False`` once the link's monitor has stopped."""
         try:
-            event = recv_monitor_message(monitor, zmq.NOBLOCK)["event"]
+            event = _monitor_event(monitor)
         except zmq.Again:
             return True
         except zmq.ZMQError:

@@ -19,15 +19,19 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import zmq
 
-from ._curve import ClusterAuthenticator, CurveKeys
+from ._curve import CurveKeys
 from ._deadline import Deadline
 from ._errors import FrameRejected, TransportError
 from ._frame import sender_of
 from ._limits import ensure_open_files, estimate
 from ._monitor import LinkMonitor, LinkWatch
+
+if TYPE_CHECKING:
+    from ._zap import ClusterAuthenticator
 from ._schemes import SCHEMES
 
 __all__ = ["SocketOptions", "ZmqLinks", "ZmqMailbox", "ZmqNetwork"]
@@ -396,6 +400,8 @@ class ZmqNetwork:
         self.curve = curve
         self._auth: ClusterAuthenticator | None = None
         if curve is not None:
+            from ._zap import ClusterAuthenticator  # noqa: PLC0415 -- brings asyncio: CURVE only
+
             self._auth = ClusterAuthenticator(self._ctx, curve.public)
             self._auth.start()
         self._tmpdir: Path | None = None

@@ -7,17 +7,17 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
-from typing import Any
-
-from rich.console import Console
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from typing import TYPE_CHECKING, Any
 
 from ringleader.actors import ALGORITHMS
-from ringleader.actors.exploration import START_RULES, TIMER_RULES, Exploration, Options
-from ringleader.cluster import explore_config, explore_options
+from ringleader.actors.exploration import START_RULES, TIMER_RULES
 from ringleader.errors import UsageError
 from ringleader.topologies import TOPOLOGIES, Config
-from ringleader.traces import explorer_page, write_runs
+
+if TYPE_CHECKING:  # imported when the command runs: building the parser needs none
+    from rich.console import Console
+
+    from ringleader.actors.exploration import Exploration, Options
 
 __all__ = ["add_explore_command", "exploration_summary", "explore_command"]
 
@@ -132,6 +132,13 @@ def _out_dir(args: argparse.Namespace) -> Path:
 
 @contextmanager
 def _progress(console: Console) -> Iterator[Callable[[int, int, int], None]]:
+    from rich.progress import (  # noqa: PLC0415
+        Progress,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
     with Progress(
         SpinnerColumn(),
         TextColumn("{task.description}"),
@@ -154,6 +161,9 @@ def _progress(console: Console) -> Iterator[Callable[[int, int, int], None]]:
 
 
 def explore_command(args: argparse.Namespace, config: Config, out: Console, err: Console) -> int:
+    from ringleader.cluster import explore_config, explore_options  # noqa: PLC0415
+    from ringleader.traces import explorer_page, write_runs  # noqa: PLC0415
+
     if args.html is not None and Path(args.html).suffix.lower() != ".html":
         raise UsageError(f"--html: {args.html} does not end in .html")
     options = explore_options(

@@ -1,4 +1,8 @@
-"""The ``ringleader`` command."""
+"""The ``ringleader`` command.
+
+Each command imports what it needs when it runs (``run --json`` never loads rich, the
+Prometheus client or the trace views), so that the command starts quickly.
+"""
 
 from __future__ import annotations
 
@@ -10,26 +14,14 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Sequence
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from rich.console import Console
-
-from ringleader import __version__
 from ringleader.actors import ALGORITHMS
-from ringleader.cluster import run
-from ringleader.errors import ConfigError, TransportError, UsageError
-from ringleader.service import (
-    EventWriter,
-    ask_status,
-    describe,
-    die_with_parent,
-    parse_address,
-    serve,
-    status_summary,
-)
+from ringleader.errors import ConfigError, SetupError, TransportError, UsageError
 from ringleader.topologies import (
     MAX_SETTING,
     TOPOLOGIES,
@@ -37,12 +29,13 @@ from ringleader.topologies import (
     Config,
     Overrides,
     load_config,
-    make_keys,
 )
-from ringleader.traces import replay, write_view
+from ringleader.transport import __version__
 
-from ._explore import add_explore_command, explore_command
-from ._render import check_summary, print_check, print_report, print_status, progress_bar
+from ._explore import add_explore_command
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 __all__ = ["main"]
 
@@ -332,6 +325,22 @@ def _add_view_commands(commands: Any) -> list[argparse.ArgumentParser]:
     return [diagram, replay]
 
 
+def _out() -> Console:
+    """The console for human output on stdout (rich is imported only when one is made)."""
+    from rich.console import Console  # noqa: PLC0415 -- human output only
+
+    out = Console(highlight=False)
+    if not out.is_terminal:  # a pipe or a file: lines as long as they are, never cut
+        out = Console(highlight=False, width=_PIPE_WIDTH, soft_wrap=True)
+    return out
+
+
+def _err() -> Console:
+    from rich.console import Console  # noqa: PLC0415 -- human output only
+
+    return Console(stderr=True, highlight=False)
+
+
 def _size(text: str) -> tuple[int, int]:
     width, sep, height = text.lower().partition("x")
     if not (sep and width.isdigit() and height.isdigit()):
@@ -342,13 +351,17 @@ def _size(text: str) -> tuple[int, int]:
     return size
 
 
-def _diagram(args: argparse.Namespace, out: Console) -> int:
+def _diagram(args: argparse.Namespace) -> int:
+    from ringleader.traces import write_view  # noqa: PLC0415
+
     write_view(args.trace, args.output, time_axis=args.time, size=args.size)
-    out.print(f"wrote {args.output}")
+    _out().print(f"wrote {args.output}")
     return EXIT_OK
 
 
 def _replay(args: argparse.Namespace) -> int:
+    from ringleader.traces import replay  # noqa: PLC0415
+
     step = not args.no_step and sys.stdin.isatty() and sys.stdout.isatty()
     replay(args.trace, step=step)
     return EXIT_OK
@@ -381,7 +394,10 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt  # SIGTERM ends a run as Ctrl-C does: every node stopped
 
 
-def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
+def _run(args: argparse.Namespace) -> int:
+    from ringleader.cluster import run  # noqa: PLC0415
+    from ringleader.reports import setup_failed_report  # noqa: PLC0415
+
     if args.seed is not None and not args.simulate:
         raise UsageError(
             "--seed needs --simulate: a real run's timing is the machine's, not a seed's"
@@ -389,21 +405,39 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
     config = _load(args)
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _interrupt)
-    if not args.all_cpus and not args.simulate:
+    # Processes mode: the nodes are other processes, which would inherit the pinning.
+    if not args.all_cpus and not args.simulate and config.mode != "processes":
         one_cpu()
     if args.simulate:
         # One run and the process ends: the millions of objects of a large one hold no
         # cycle worth the cyclic collector's walks through them while the report is made.
         gc.disable()
-    show = err.is_terminal and not args.verbose and not args.simulate
-    with progress_bar(err) if show else nullcontext(None) as progress:
-        report = run(
+    bar = None
+    if not args.json and not args.verbose and not args.simulate:
+        err = _err()
+        if err.is_terminal:
+            from ._render import progress_bar  # noqa: PLC0415
+
+            bar = progress_bar(err)
+    began = time.monotonic()
+    try:
+        with bar if bar is not None else nullcontext(None) as progress:
+            report = run(
+                config,
+                progress=progress,
+                trace=args.trace,
+                trace_heartbeats=args.trace_heartbeats,
+                simulate=args.simulate,
+                seed=args.seed or 0,
+            )
+    except SetupError as exc:  # nothing ran, but the report says what failed
+        sys.stderr.write(f"ringleader run: error: {exc}\n")
+        report = setup_failed_report(
             config,
-            progress=progress,
-            trace=args.trace,
-            trace_heartbeats=args.trace_heartbeats,
-            simulate=args.simulate,
-            seed=args.seed or 0,
+            config.algorithm_class,
+            node=exc.node,
+            reason=exc.reason,
+            setup_s=time.monotonic() - began,
         )
     if args.json:
         data = report.as_dict()
@@ -411,6 +445,9 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
             data["network"] = [str(entry) for entry in config.network]
         _print_json(data)
     else:
+        from ._render import print_report  # noqa: PLC0415
+
+        out = _out()
         print_report(out, report)
         if config.network:
             told = "; ".join(str(entry) for entry in config.network)
@@ -418,62 +455,64 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
     return EXIT_OK if report.ok else EXIT_FAILED
 
 
-def _check(args: argparse.Namespace, out: Console) -> int:
+def _check(args: argparse.Namespace) -> int:
+    from ._render import check_summary, print_check  # noqa: PLC0415
+
     summary = check_summary(_load(args))
     if args.json:
         _print_json(summary)
     else:
-        print_check(out, summary)
+        print_check(_out(), summary)
     return EXIT_OK
 
 
+def _explore(args: argparse.Namespace) -> int:
+    from ._explore import explore_command  # noqa: PLC0415
+
+    return explore_command(args, _load(args), _out(), _err())
+
+
 def _node(args: argparse.Namespace) -> int:
+    from ringleader.service import parse_address, run_node  # noqa: PLC0415
+
     if args.fresh and not args.supervised:
         raise UsageError("--fresh needs --supervised (a node started by hand joins by itself)")
     config = load_config(args.config)
     if args.metrics is not None:
         parse_address(args.metrics)  # a bad value is one line and exit 2, before anything runs
-    stop = threading.Event()
-    output = EventWriter(sys.stdout, json.dumps if args.json else describe, on_closed=stop.set)
-
-    def on_signal(signum: int, frame: object) -> None:
-        stop.set()
-
-    signal.signal(signal.SIGTERM, on_signal)
-    if args.supervised:
-        die_with_parent()
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the supervisor's to handle
-    else:
-        signal.signal(signal.SIGINT, on_signal)
-    try:
-        serve(
-            config,
-            args.node_id,
-            emit=output.emit,
-            stop=stop,
-            commands=sys.stdin if args.supervised else None,
-            fresh=args.fresh,
-            trace=args.trace,
-            trace_heartbeats=args.trace_heartbeats,
-            metrics=args.metrics,
-        )
-    finally:
-        output.close()
+    run_node(
+        config,
+        args.node_id,
+        out=sys.stdout,
+        json_lines=args.json,
+        commands=sys.stdin if args.supervised else None,
+        fresh=args.fresh,
+        trace=args.trace,
+        trace_heartbeats=args.trace_heartbeats,
+        metrics=args.metrics,
+    )
     return EXIT_OK
 
 
-def _status(args: argparse.Namespace, out: Console) -> int:
+def _status(args: argparse.Namespace) -> int:
+    from ringleader.service import ask_status, status_summary  # noqa: PLC0415
+
     config = load_config(args.config)
     answers = ask_status(config, timeout=args.timeout)
     summary = status_summary(config, answers)
     if args.json:
         _print_json(summary)
     else:
-        print_status(out, summary)
+        from ._render import print_status  # noqa: PLC0415
+
+        print_status(_out(), summary)
     return EXIT_OK if summary["agreed"] else EXIT_FAILED
 
 
-def _keys(args: argparse.Namespace, out: Console) -> int:
+def _keys(args: argparse.Namespace) -> int:
+    from ringleader.topologies import make_keys  # noqa: PLC0415
+
+    out = _out()
     try:
         made = make_keys(Path(args.directory), args.ids or [])
     except OSError as exc:
@@ -502,23 +541,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     level = {0: logging.WARNING, 1: logging.INFO}.get(args.verbose, logging.DEBUG)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
-    out = Console(highlight=False)
-    if not out.is_terminal:  # a pipe or a file: lines as long as they are, never cut
-        out = Console(highlight=False, width=_PIPE_WIDTH, soft_wrap=True)
-    err = Console(stderr=True, highlight=False)
     prog = f"ringleader {args.command}"
     commands = {
-        "run": lambda: _run(args, out, err),
-        "check": lambda: _check(args, out),
-        "explore": lambda: explore_command(args, _load(args), out, err),
-        "node": lambda: _node(args),
-        "keys": lambda: _keys(args, out),
-        "status": lambda: _status(args, out),
-        "diagram": lambda: _diagram(args, out),
-        "replay": lambda: _replay(args),
+        "run": _run,
+        "check": _check,
+        "explore": _explore,
+        "node": _node,
+        "keys": _keys,
+        "status": _status,
+        "diagram": _diagram,
+        "replay": _replay,
     }
     try:
-        return commands[args.command]()
+        return commands[args.command](args)
     except (ConfigError, UsageError) as exc:
         sys.stderr.write(f"{prog}: error: {exc}\n")
         return EXIT_USAGE
@@ -535,6 +570,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
         return EXIT_PIPE
+    finally:
+        if argv is None:  # this process's own command: it ends now
+            # Whatever it made (a thousand nodes' objects) is garbage only to the
+            # interpreter's last collection, which would walk all of it on the way out.
+            gc.freeze()
 
 
 if __name__ == "__main__":

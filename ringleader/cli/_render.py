@@ -153,12 +153,23 @@ def _messages_text(report: Report) -> str:
     )
 
 
+def _time_text(report: Report, what: str) -> str:
+    if report.mode == "simulated":  # the simulator's clock: no set-up, seconds of no one's
+        return f"Time: {what} {_ms(report.elapsed_s)} of virtual time"
+    return f"Time: {what} {_ms(report.elapsed_s)}, set-up {_ms(report.setup_s)}"
+
+
 def print_report(console: Console, report: Report) -> None:
     known = ALGORITHMS.get(report.algorithm)
     algorithm = known.title if known else report.algorithm
     topology = TOPOLOGIES[report.topology].title
     where = "in the simulator" if report.mode == "simulated" else f"over {report.transport}"
     console.print(f"[bold]{algorithm}[/] on a {topology} of {report.n} nodes {where}")
+    if report.setup_failed is not None:  # nothing ran: what failed, and how long it took
+        console.print(f"[bold red]The cluster could not be set up[/] ({_ms(report.setup_s)})")
+        for problem in report.problems:
+            console.print(f"[bold red]Problem:[/] {problem}")
+        return
     leader = report.leader  # found once: it looks at every node
     if leader is not None:
         agree = f"all {report.n} nodes agree" if report.agreed else "[red]not every node agrees[/]"
@@ -174,10 +185,7 @@ def print_report(console: Console, report: Report) -> None:
         _print_crashes(console, report)
     # A supervised run's time is the whole run (faults, run_for), not one election's.
     what = "the run" if report.safety is not None else "election"
-    if report.mode == "simulated":  # the simulator's clock: no set-up, seconds of no one's
-        console.print(f"Time: {what} {_ms(report.elapsed_s)} of virtual time")
-    else:
-        console.print(f"Time: {what} {_ms(report.elapsed_s)}, set-up {_ms(report.setup_s)}")
+    console.print(_time_text(report, what))
     for line in rejection_lines(report.rejected_frames):
         console.print(line)
     if report.send_failures or report.errors:

@@ -8,16 +8,42 @@
 - :func:`wait_quiet` knows when an election is over (Mattern's four counters).
 - :func:`explore_config` explores every ordering of a config's run
   (``ringleader explore``), with :func:`explore_options` read from its ``[[faults]]``.
+
+Each name is imported when first asked for: a run in threads loads neither the node
+processes' machinery nor the supervisor unless it needs them.
 """
 
-from ._cluster import Cluster, Progress, SetUpOnEnter, no_progress
-from ._explored import explore_config, explore_options
-from ._local import LocalCluster
-from ._processes import ProcessCluster
-from ._run import run
-from ._simulated import simulate_run
-from ._supervisor import Supervise, SupervisorActor
-from ._termination import wait_quiet
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._cluster import Cluster, Progress, SetUpOnEnter, no_progress
+    from ._explored import explore_config, explore_options
+    from ._local import LocalCluster
+    from ._processes import ProcessCluster
+    from ._run import run
+    from ._simulated import simulate_run
+    from ._supervisor import Supervise, SupervisorActor
+    from ._termination import wait_quiet
+
+#: Each name, and the module it comes from.
+_HOMES = {
+    "Cluster": "._cluster",
+    "explore_config": "._explored",
+    "explore_options": "._explored",
+    "LocalCluster": "._local",
+    "ProcessCluster": "._processes",
+    "Progress": "._cluster",
+    "SetUpOnEnter": "._cluster",
+    "Supervise": "._supervisor",
+    "SupervisorActor": "._supervisor",
+    "no_progress": "._cluster",
+    "run": "._run",
+    "simulate_run": "._simulated",
+    "wait_quiet": "._termination",
+}
 
 __all__ = [
     "Cluster",
@@ -34,3 +60,16 @@ __all__ = [
     "simulate_run",
     "wait_quiet",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home, __name__), name)
+    globals()[name] = value  # asked once: a plain attribute from now on
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_HOMES})

@@ -9,6 +9,7 @@ from types import TracebackType
 from typing import Protocol, Self
 
 from ringleader.actors.host import NodeStatus
+from ringleader.errors import SetupError, TransportError
 
 __all__ = ["Cluster", "Progress", "SetUpOnEnter", "no_progress"]
 
@@ -48,7 +49,8 @@ class Cluster(Protocol):
 
 class SetUpOnEnter:
     """A cluster as a context manager: entering sets it up (and closes whatever was set up
-    if that fails); leaving closes it, also after an error or Ctrl-C."""
+    if that fails: a :class:`~ringleader.SetupError`, for any transport error);
+    leaving closes it, also after an error or Ctrl-C."""
 
     def _set_up(self) -> None:
         raise NotImplementedError
@@ -59,8 +61,10 @@ class SetUpOnEnter:
     def __enter__(self) -> Self:
         try:
             self._set_up()
-        except BaseException:
+        except BaseException as exc:
             self.close()
+            if isinstance(exc, TransportError) and not isinstance(exc, SetupError):
+                raise SetupError(None, str(exc)) from exc
             raise
         return self
 

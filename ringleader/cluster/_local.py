@@ -7,6 +7,7 @@ import queue
 import secrets
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import pykka
 
@@ -25,14 +26,16 @@ from ringleader.actors.host import (
     Tally,
     wire_kinds,
 )
-from ringleader.errors import TransportError
+from ringleader.errors import SetupError, TransportError
 from ringleader.reports import Report
 from ringleader.topologies import Config, run_secret
-from ringleader.traces import RunTrace
 from ringleader.transport import Codec, Deadline, Network, open_network
 
 from ._cluster import Progress, SetUpOnEnter, no_progress
 from ._termination import wait_quiet
+
+if TYPE_CHECKING:
+    from ringleader.traces import RunTrace
 
 __all__ = ["LocalCluster"]
 
@@ -117,9 +120,10 @@ class LocalCluster(SetUpOnEnter):
         for node, missing in zip(self._refs, unreachable, strict=True):
             if missing:
                 peer = missing[0]
-                raise TransportError(
-                    f"node {node} could not connect to node {peer} at {addresses[peer]} "
-                    f"within the {config.timeout:g} s timeout"
+                raise SetupError(
+                    node,
+                    f"could not connect to node {peer} at {addresses[peer]} "
+                    f"within the {config.timeout:g} s timeout",
                 )
         self._progress("connecting", config.n, config.n)
         self._network_began = time.monotonic()
@@ -248,8 +252,9 @@ class LocalCluster(SetUpOnEnter):
         began = time.monotonic()
         self.start_initiators()
         log.info("electing: %d nodes, %d initiators", config.n, len(config.initiators))
-        finished = self._wait_decided() and self._wait_quiet()
-        statuses = self.statuses()
+        quiet = self._wait_quiet() if self._wait_decided() else None
+        finished = quiet is not None
+        statuses = quiet if quiet is not None else self.statuses()  # the last sweep is final
         ends = [s.last_activity for s in statuses if s.last_activity is not None]
         return Report.from_statuses(
             statuses,
@@ -285,10 +290,11 @@ class LocalCluster(SetUpOnEnter):
                 self._progress("electing", len(decided), n, tally.total())
         return True
 
-    def _wait_quiet(self) -> bool:
+    def _wait_quiet(self) -> list[NodeStatus] | None:
+        """Every node's status once nothing moves (``None``: not before the timeout)."""
         self._progress("settling", 0, 1)
         quiet = wait_quiet(self.statuses, self.config.initiators, self._deadline)
-        if quiet:
+        if quiet is not None:
             self._progress("settling", 1, 1)
         return quiet
 

@@ -5,20 +5,20 @@ from __future__ import annotations
 
 import logging
 import os
+from typing import TYPE_CHECKING
 
 import pykka
 
 from ringleader.actors import Election
-from ringleader.errors import UsageError
+from ringleader.errors import TransportError, UsageError
 from ringleader.reports import Report
 from ringleader.topologies import Config
-from ringleader.traces import RunTrace
 
 from ._cluster import Progress
 from ._local import LocalCluster
-from ._processes import ProcessCluster
-from ._simulated import simulate_run
-from ._supervisor import Supervise, SupervisorActor
+
+if TYPE_CHECKING:
+    from ringleader.traces import RunTrace
 
 __all__ = ["run"]
 
@@ -47,16 +47,34 @@ def run(
     ``seed`` (the report's ``mode`` is ``"simulated"``).
     """
     if simulate:
+        from ._simulated import simulate_run  # noqa: PLC0415 -- only for a simulated run
+
         return simulate_run(
             config, seed=seed, algorithm=algorithm, trace=trace, trace_heartbeats=trace_heartbeats
         )
     if config.mode == "processes":  # each child writes its part; they are merged
-        return _run(config, progress, algorithm, trace, trace_heartbeats)
+        return _run(
+            config,
+            progress,
+            algorithm,
+            run_trace=None,
+            trace_path=trace,
+            trace_heartbeats=trace_heartbeats,
+        )
     run_trace = None
     if trace is not None:
+        from ringleader.traces import RunTrace  # noqa: PLC0415 -- only for a traced run
+
         run_trace = RunTrace(trace, nodes=config.n, heartbeats=trace_heartbeats)
     try:
-        report = _run(config, progress, algorithm, run_trace, trace_heartbeats)
+        report = _run(
+            config,
+            progress,
+            algorithm,
+            run_trace=run_trace,
+            trace_path=None,
+            trace_heartbeats=trace_heartbeats,
+        )
     except BaseException:
         if run_trace is not None:  # what happened up to the failure, if it can be written
             try:
@@ -73,13 +91,14 @@ def _run(
     config: Config,
     progress: Progress | None,
     algorithm: type[Election] | None,
-    trace: RunTrace | str | os.PathLike[str] | None,
+    *,
+    run_trace: RunTrace | None,
+    trace_path: str | os.PathLike[str] | None,
     trace_heartbeats: bool,
 ) -> Report:
-    """Threads: ``trace`` is a :class:`RunTrace` the nodes record into; processes: the
-    path the children's parts are merged into."""
+    """Threads: ``run_trace`` is the :class:`RunTrace` the nodes record into; processes:
+    ``trace_path`` is where the children's parts are merged."""
     processes = config.mode == "processes"
-    run_trace = trace if isinstance(trace, RunTrace) else None
     if not config.detector and not processes:
         with LocalCluster(config, progress=progress, algorithm=algorithm, trace=run_trace) as local:
             return local.elect()
@@ -88,14 +107,17 @@ def _run(
             'mode = "processes" runs the config\'s algorithm in each node process; '
             "a custom algorithm class runs in threads mode"
         )
+    # Only a supervised run (faults, run_for, processes) needs these.
+    from ._processes import ProcessCluster  # noqa: PLC0415
+    from ._supervisor import Supervise, SupervisorActor  # noqa: PLC0415
+
     algorithm = algorithm or config.algorithm_class
     supervisor = SupervisorActor.start(config, algorithm, progress)
     try:
         cluster: LocalCluster | ProcessCluster
         if processes:
-            path = None if isinstance(trace, RunTrace) else trace
             cluster = ProcessCluster(
-                config, events=supervisor.tell, trace=path, trace_heartbeats=trace_heartbeats
+                config, events=supervisor.tell, trace=trace_path, trace_heartbeats=trace_heartbeats
             )
         else:
             cluster = LocalCluster(
@@ -109,6 +131,11 @@ def _run(
             supervisor.proxy().attach(cluster).get()
             done: pykka.Future[Report] = pykka.ThreadingFuture()
             supervisor.tell(Supervise(done))
-            return done.get(timeout=config.timeout + 30.0)
+            try:
+                return done.get(timeout=config.timeout + 30.0)
+            except pykka.Timeout:  # the supervisor ends a run at its timeout: it is stuck
+                raise TransportError(
+                    f"the run did not end within its {config.timeout:g} s timeout and 30 s more"
+                ) from None
     finally:
         supervisor.stop()

@@ -13,9 +13,10 @@ __all__ = ["wait_quiet"]
 
 def wait_quiet(
     statuses: Callable[[], list[NodeStatus]], initiators: Collection[int], deadline: Deadline
-) -> bool:
+) -> list[NodeStatus] | None:
     """Mattern's four-counter test: two identical sweeps with sent == received and no
-    timer pending anywhere; ``False`` if the ``deadline`` passes first.
+    timer pending anywhere; returns the last sweep (every node's final status: nothing
+    moves any more), or ``None`` if the ``deadline`` passes first.
 
     An election can leave messages in flight after the last node decides (LeLann's
     ids still travelling, say); the counts are only final once nothing moves.
@@ -30,8 +31,8 @@ def wait_quiet(
         started = all(s.started for s in sweep if s.id in initiators)
         idle = not any(s.timers for s in sweep)
         if started and idle and sent == received and previous == (sent, received):
-            return True
+            return sweep
         previous = (sent, received)
         time.sleep(min(pause, deadline.left()))
         pause = min(pause * 2, 0.05)
-    return False
+    return None

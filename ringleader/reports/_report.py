@@ -137,6 +137,9 @@ class Report:
     safety: SafetyChecker | None = None
     first_election_messages: int | None = None  # with a detector: the first round's count
     mode: str = "threads"
+    #: The cluster could not be set up: which node failed (``None``: not one node's
+    #: fault) and why.  Nothing ran; the nodes are all ``not_started``.
+    setup_failed: tuple[int | None, str] | None = None
 
     @classmethod
     def from_run(
@@ -257,6 +260,13 @@ class Report:
     @property
     def problems(self) -> list[str]:
         problems = []
+        if self.setup_failed is not None:
+            node, reason = self.setup_failed
+            return [
+                f"set-up failed: {reason}"
+                if node is None
+                else f"set-up failed: node {node}: {reason}"
+            ]
         if not self.finished:
             undecided = [n.id for n in self.nodes if n.state == "undecided"]
             problems.append(
@@ -332,6 +342,9 @@ class Report:
             "problems": self.problems,
         }
         out["mode"] = self.mode
+        if self.setup_failed is not None:
+            node, reason = self.setup_failed
+            out["setup_failed"] = {"node": node, "reason": reason}
         if self.safety is not None:
             out["elections"] = [e.as_dict() for e in self.elections]
             out["faults"] = [f.as_dict() for f in self.faults]

@@ -1,4 +1,5 @@
-"""The report of a supervised run, made from what its supervisor saw."""
+"""The report of a supervised run, made from what its supervisor saw; the report of a
+run whose cluster could not be set up."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ from ringleader.actors.host import NodeStatus
 from ringleader.topologies import Config
 
 from ._failover import FailoverMetrics
-from ._report import Report
+from ._report import NodeReport, Report
 
-__all__ = ["supervised_report"]
+__all__ = ["setup_failed_report", "supervised_report"]
 
 
 def supervised_report(
@@ -54,4 +55,31 @@ def supervised_report(
         safety=safety,
         first_election_messages=first,
         mode=config.mode,
+    )
+
+
+def setup_failed_report(
+    config: Config,
+    algorithm: type[Election],
+    *,
+    node: int | None,
+    reason: str,
+    setup_s: float,
+) -> Report:
+    """The report of a run that never began: ``node`` (``None``: no one node) failed to
+    set up, because of ``reason``, after ``setup_s`` s."""
+    return Report(
+        topology=config.topology,
+        algorithm=algorithm.name,
+        transport=config.transport,
+        n=config.n,
+        nodes=[NodeReport(n.id, "not_started", None, n.capacity) for n in config.nodes],
+        messages_by_type={},
+        bound=algorithm.bound(config.wiring, config.initiators),
+        expected_leader=max(config.wiring.candidates).id,
+        assumption=algorithm.assumption,
+        setup_s=setup_s,
+        finished=False,
+        mode=config.mode,
+        setup_failed=(node, reason),
     )

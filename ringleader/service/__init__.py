@@ -7,35 +7,81 @@
   supervises it.
 - :func:`ask_status` is ``ringleader status``: the operator asks every node.
 - :class:`NodeMetrics` serves a node's Prometheus metrics.
+
+Each name is imported when first asked for: a node process loads neither the
+Prometheus client nor the operator's tools unless it uses them.
 """
 
-from ._metrics import FAILOVER_BUCKETS, NodeMetrics, parse_address
-from ._node import LeaderChange, Node, check_standalone
-from ._operator import ask_status, status_summary
-from ._output import EventWriter, describe
-from ._protocol import (
-    BOOT,
-    START,
-    STATUS,
-    command_line,
-    event_dict,
-    node_event,
-    parse_command,
-    status_dict,
-    status_from_dict,
-)
-from ._standalone import (
-    BAD_SIGNATURE_EVERY,
-    REJECTIONS_PER_SECOND,
-    RejectionThrottle,
-    die_with_parent,
-    serve,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._metrics import FAILOVER_BUCKETS, NodeMetrics, parse_address
+    from ._node import LeaderChange, Node, check_standalone
+    from ._operator import ask_status, status_summary
+    from ._output import EventWriter, describe
+    from ._protocol import (
+        BOOT,
+        LINK,
+        START,
+        STATUS,
+        command_line,
+        event_dict,
+        link_addresses,
+        link_line,
+        node_event,
+        parse_command,
+        status_dict,
+        status_from_dict,
+    )
+    from ._standalone import (
+        BAD_SIGNATURE_EVERY,
+        REJECTIONS_PER_SECOND,
+        RejectionThrottle,
+        die_with_parent,
+        run_node,
+        serve,
+    )
+
+#: Each name, and the module it comes from.
+_HOMES = {
+    "BAD_SIGNATURE_EVERY": "._standalone",
+    "BOOT": "._protocol",
+    "FAILOVER_BUCKETS": "._metrics",
+    "LINK": "._protocol",
+    "REJECTIONS_PER_SECOND": "._standalone",
+    "START": "._protocol",
+    "STATUS": "._protocol",
+    "EventWriter": "._output",
+    "LeaderChange": "._node",
+    "Node": "._node",
+    "NodeMetrics": "._metrics",
+    "RejectionThrottle": "._standalone",
+    "ask_status": "._operator",
+    "check_standalone": "._node",
+    "command_line": "._protocol",
+    "describe": "._output",
+    "die_with_parent": "._standalone",
+    "event_dict": "._protocol",
+    "link_addresses": "._protocol",
+    "link_line": "._protocol",
+    "node_event": "._protocol",
+    "parse_address": "._metrics",
+    "parse_command": "._protocol",
+    "run_node": "._standalone",
+    "serve": "._standalone",
+    "status_dict": "._protocol",
+    "status_from_dict": "._protocol",
+    "status_summary": "._operator",
+}
 
 __all__ = [
     "BAD_SIGNATURE_EVERY",
     "BOOT",
     "FAILOVER_BUCKETS",
+    "LINK",
     "REJECTIONS_PER_SECOND",
     "START",
     "STATUS",
@@ -50,11 +96,27 @@ __all__ = [
     "describe",
     "die_with_parent",
     "event_dict",
+    "link_addresses",
+    "link_line",
     "node_event",
     "parse_address",
     "parse_command",
+    "run_node",
     "serve",
     "status_dict",
     "status_from_dict",
     "status_summary",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home, __name__), name)
+    globals()[name] = value  # asked once: a plain attribute from now on
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_HOMES})

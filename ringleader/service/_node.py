@@ -17,7 +17,6 @@ asking the actor: they come from the :class:`~ringleader.actors.host.Leadership`
 
 from __future__ import annotations
 
-import asyncio
 import atexit
 import logging
 import os
@@ -25,10 +24,10 @@ import queue
 import threading
 import time
 import weakref
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pykka
 
@@ -49,11 +48,16 @@ from ringleader.actors.host import (
 )
 from ringleader.errors import ConfigError, TransportError
 from ringleader.topologies import Config, load_config, node_secret
-from ringleader.traces import PartWriter
 from ringleader.transport import BETWEEN_PROCESSES, Codec, SocketOptions, ZmqNetwork
 
-from ._metrics import NodeMetrics, parse_address
 from ._protocol import event_dict, status_dict
+
+if TYPE_CHECKING:  # imported when used: a node without metrics or changes() needs neither
+    import asyncio
+
+    from ringleader.traces import PartWriter
+
+    from ._metrics import NodeMetrics
 
 __all__ = ["LeaderChange", "Node", "check_standalone"]
 
@@ -70,9 +74,10 @@ LEASE_POLL = 0.02
 STOPPED = "stopped"
 
 
-def check_standalone(config: Config) -> None:
+def check_standalone(config: Config, *, any_port: bool = False) -> None:
     """What a config needs for nodes in separate processes (``node``, ``status``): a
-    transport between processes and a fixed address for every node."""
+    transport between processes and a fixed address for every node (``any_port``: or a
+    wildcard port, ``tcp://127.0.0.1:*``, for nodes a supervisor starts together)."""
     if config.transport not in BETWEEN_PROCESSES:
         raise ConfigError(
             config.source,
@@ -81,7 +86,7 @@ def check_standalone(config: Config) -> None:
             'use transport = "tcp" (or "ipc" on one machine)',
         )
     for index, spec in enumerate(config.nodes):
-        if spec.address is None or spec.address.endswith(":*"):
+        if spec.address is None or (spec.address.endswith(":*") and not any_port):
             raise ConfigError(
                 config.source,
                 f"nodes[{index}].address",
@@ -154,8 +159,13 @@ class Node:
 
     For ``ringleader node``: ``emit`` receives every event as the dict its ``--json``
     line shows; ``fresh`` makes it a member of a cluster started all at once (epoch 1,
-    initiating only once told, :meth:`initiate`) rather than one that joins by itself;
-    ``trace`` writes its part of a trace.
+    initiating only once told, :meth:`initiate`) rather than one that joins by itself,
+    whose addresses may have a wildcard port (``tcp://127.0.0.1:*``: it binds any free
+    port and says which in its ``listening`` line; :meth:`link` then gets everyone's);
+    ``addresses`` are the nodes' addresses where the config leaves their ports to them,
+    as a supervisor found them (a node restarted into such a cluster binds its own there
+    and links to the others'; the config itself, and so the cluster's identity, stays as
+    written); ``trace`` writes its part of a trace.
     """
 
     def __init__(
@@ -170,6 +180,7 @@ class Node:
         secret: bytes | None = None,
         emit: Emit | None = None,
         fresh: bool = False,
+        addresses: Mapping[int, str] | None = None,
         trace: PartWriter | None = None,
     ) -> None:
         if isinstance(node_id, bool) or not isinstance(node_id, int):
@@ -186,11 +197,17 @@ class Node:
             raise ConfigError(
                 config.source, "nodes", f"there is no node {node_id}", f"ids: {shown}"
             )
-        check_standalone(config)
-        self._metrics_at = None if metrics is None else parse_address(metrics)
+        check_standalone(config, any_port=fresh or addresses is not None)
+        self._metrics_at = None
+        if metrics is not None:
+            from ._metrics import parse_address  # noqa: PLC0415 -- the Prometheus client
+
+            self._metrics_at = parse_address(metrics)
         self.config = config
         self.id = node_id
-        self.address = config.addresses[node_id]
+        #: Every node's address: the config's, with the ports left to the nodes as found.
+        self._addresses = {**config.addresses, **(addresses or {})}
+        self.address = self._addresses[node_id]
         self.incarnation = time.time_ns()  # grows across restarts: no stable storage needed
         self._on_elected = on_elected
         self._on_lost = on_lost
@@ -291,6 +308,8 @@ class Node:
         Starts with the current view (a ``"leader"`` change) if the node has one; ends
         when the node stops.  Any number of consumers, in any event loops.
         """
+        import asyncio  # noqa: PLC0415 -- only a service in asyncio asks
+
         loop = asyncio.get_running_loop()
         changes: asyncio.Queue[LeaderChange | None] = asyncio.Queue()
         consumer = (loop, changes)
@@ -362,6 +381,8 @@ class Node:
             curve=config.curve_keys([node_id]),
         )
         if self._metrics_at is not None:
+            from ._metrics import NodeMetrics  # noqa: PLC0415 -- the Prometheus client
+
             self._metrics = NodeMetrics(self._leadership, self._status_now)
             self._metrics.serve(*self._metrics_at)
         self._caller = threading.Thread(
@@ -383,23 +404,39 @@ class Node:
         )
         _stop_them_at_exit()
         self._running = True
-        address = self._ask(Listen(self.address))
-        peers = {p: config.addresses[p] for p in config.wiring.out[node_id]}
-        self._ask(Connect(peers, 0.0, config.addresses))
+        address = self.address = self._addresses[node_id] = self._ask(Listen(self.address))
+        peers = {p: self._addresses[p] for p in config.wiring.out[node_id]}
+        if not any(a.endswith(":*") for a in peers.values()):  # else known at link()
+            self._ask(Connect(peers, 0.0, dict(self._addresses)))
         extra = {}
         if self._metrics is not None:
             host, port = self._metrics.address or ("", 0)
             extra["metrics"] = f"{host}:{port}"
         self._line("listening", address=address, **extra)
 
+    def link(self, addresses: Mapping[int, str]) -> None:
+        """For a supervisor that let its nodes pick their ports (see ``fresh``): every
+        node's address, found once all were listening; the node links to its
+        out-neighbours there (before anyone boots)."""
+        self._addresses.update(addresses)
+        peers = {p: self._addresses[p] for p in self.config.wiring.out[self.id]}
+        self._ask(Connect(peers, 0.0, dict(self._addresses)))
+        self._line("linked")
+
     def boot(self, wait: float = 0.0) -> None:
         """The second half of :meth:`start`: start the failure detector (after up to
         ``wait`` s for the links to connect); a node that is not ``fresh`` then joins or
         starts an election by itself."""
+        out = self.config.wiring.out[self.id]
+        unknown = sorted(p for p in out if self._addresses[p].endswith(":*"))
+        if unknown:
+            raise TransportError(
+                f"node {self.id}: the addresses of nodes {unknown} are not known yet "
+                "(their ports are left to them): link() gives them"
+            )
         if wait > 0:
-            config = self.config
-            peers = {p: config.addresses[p] for p in config.wiring.out[self.id]}
-            self._ask(Connect(peers, wait, config.addresses), timeout=wait + 10.0)
+            peers = {p: self._addresses[p] for p in out}
+            self._ask(Connect(peers, wait, dict(self._addresses)), timeout=wait + 10.0)
         self._tell(Boot())
         self._line("ready")
 

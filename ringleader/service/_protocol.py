@@ -4,9 +4,14 @@ A ``ringleader node`` prints one JSON object per line on stdout: each
 :class:`~ringleader.actors.host.NodeEvent` as :func:`event_dict` makes it (a supervisor reads it
 back with :func:`node_event`), its own ``listening``, ``ready`` and ``stopped`` lines,
 and, when asked, its status (:func:`status_dict`, read back with
-:func:`status_from_dict`).  A supervised node reads commands on stdin, one per line
-(:func:`command_line`, :func:`parse_command`):
+:func:`status_from_dict`).  A supervised node also says ``linked`` (after ``link``) and,
+if it cannot start, ``failed`` (with ``error``: what went wrong) before it exits.  It
+reads commands on stdin, one per line (:func:`command_line`, :func:`parse_command`):
 
+- ``link ADDRESSES``: every node's address (a JSON object, node id → address), when the
+  nodes picked their own ports (see :class:`~ringleader.Node`'s ``fresh``) and the
+  supervisor gathered them from their ``listening`` lines: link to the neighbours there,
+  then print a ``linked`` line;
 - ``boot [SECONDS]``: link, waiting up to SECONDS for the neighbours, then start the
   failure detector;
 - ``start``: initiate an election;
@@ -15,7 +20,9 @@ and, when asked, its status (:func:`status_dict`, read back with
 
 from __future__ import annotations
 
+import json
 import time
+from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
@@ -23,17 +30,20 @@ from ringleader.actors.host import NodeEvent, NodeStatus
 
 __all__ = [
     "BOOT",
+    "LINK",
     "START",
     "STATUS",
     "command_line",
     "event_dict",
+    "link_addresses",
+    "link_line",
     "node_event",
     "parse_command",
     "status_dict",
     "status_from_dict",
 ]
 
-BOOT, START, STATUS = "boot", "start", "status"
+BOOT, LINK, START, STATUS = "boot", "link", "start", "status"
 
 #: A node event's kind → its ``event`` in a line, where the two differ.
 _EVENT_NAMES = {"state": "leader", "rejected": "rejected_frame"}
@@ -119,3 +129,14 @@ def parse_command(line: str) -> tuple[str, float]:
     not given, or for another command); a blank line gives ``("", 0.0)``."""
     name, _, argument = line.strip().partition(" ")
     return name, float(argument or 0) if name == BOOT else 0.0
+
+
+def link_line(addresses: Mapping[int, str]) -> str:
+    """The ``link`` command giving ``addresses``: ``link {"1": "tcp://127.0.0.1:40001", …}``."""
+    return f"{LINK} " + json.dumps({str(node): address for node, address in addresses.items()})
+
+
+def link_addresses(line: str) -> dict[int, str]:
+    """The addresses a ``link`` line gives."""
+    text = line.strip().partition(" ")[2]
+    return {int(node): str(address) for node, address in json.loads(text).items()}

@@ -14,18 +14,20 @@ lines on stdout and for the supervisor that reads them; :mod:`._output` writes t
 
 from __future__ import annotations
 
+import json
 import logging
 import os
+import signal
 import threading
 import time
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TextIO
 
 from ringleader.topologies import Config
-from ringleader.traces import PartWriter
 
 from ._node import Node, check_standalone
-from ._protocol import BOOT, START, STATUS, parse_command
+from ._output import EventWriter, describe
+from ._protocol import BOOT, LINK, START, STATUS, link_addresses, parse_command
 
 __all__ = [
     "BAD_SIGNATURE_EVERY",
@@ -33,6 +35,7 @@ __all__ = [
     "RejectionThrottle",
     "check_standalone",
     "die_with_parent",
+    "run_node",
     "serve",
 ]
 
@@ -100,6 +103,61 @@ def die_with_parent() -> None:
         log.debug("prctl(PR_SET_PDEATHSIG) is not available here")
 
 
+def run_node(
+    config: Config,
+    node_id: int,
+    *,
+    out: TextIO,
+    json_lines: bool = True,
+    commands: TextIO | None = None,
+    fresh: bool = False,
+    addresses: Mapping[int, str] | None = None,
+    trace: str | os.PathLike[str] | None = None,
+    trace_heartbeats: bool = False,
+    metrics: str | None = None,
+) -> None:
+    """``ringleader node``, once its arguments are read: :func:`serve` node ``node_id``
+    until SIGTERM, its events written to ``out`` (JSON lines, or lines for people).
+
+    With ``commands`` (a supervisor's pipe, ``--supervised``): read commands there, stop
+    when they end, ignore Ctrl-C (the supervisor's to handle) and die with the parent
+    process; a failure to start is also written to ``out`` as a ``failed`` line (with
+    ``error``, what went wrong) before it is raised.  Without: stop on Ctrl-C too.
+    """
+    stop = threading.Event()
+    output = EventWriter(out, json.dumps if json_lines else describe, on_closed=stop.set)
+
+    def on_signal(signum: int, frame: object) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    if commands is not None:
+        die_with_parent()
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    else:
+        signal.signal(signal.SIGINT, on_signal)
+    try:
+        serve(
+            config,
+            node_id,
+            emit=output.emit,
+            stop=stop,
+            commands=commands,
+            fresh=fresh,
+            addresses=addresses,
+            trace=trace,
+            trace_heartbeats=trace_heartbeats,
+            metrics=metrics,
+        )
+    except Exception as exc:
+        if commands is not None:
+            error = str(exc) or type(exc).__name__
+            output.emit({"event": "failed", "node": node_id, "t": time.time(), "error": error})
+        raise
+    finally:
+        output.close()
+
+
 def serve(
     config: Config,
     node_id: int,
@@ -108,6 +166,7 @@ def serve(
     stop: threading.Event,
     commands: Any = None,
     fresh: bool = False,
+    addresses: Mapping[int, str] | None = None,
     trace: str | os.PathLike[str] | None = None,
     trace_heartbeats: bool = False,
     metrics: str | None = None,
@@ -115,13 +174,15 @@ def serve(
     """Run node ``node_id`` until ``stop`` is set.
 
     With ``commands`` (a supervisor's pipe), read commands from it, one per line (see
-    ``_protocol.py``); its end stops the node.  Without, boot at once.  ``fresh``: see
-    :class:`~ringleader.Node`.  ``metrics``: ``HOST:PORT`` to serve Prometheus metrics on.
-    ``trace``: write this node's part of the trace there, as it goes (see
+    ``_protocol.py``); its end stops the node.  Without, boot at once.  ``fresh`` and
+    ``addresses``: see :class:`~ringleader.Node`.  ``metrics``: ``HOST:PORT`` to serve
+    Prometheus metrics on.  ``trace``: write this node's part of the trace there, as it goes (see
     :mod:`ringleader.actors.tracing`); ``trace_heartbeats``: the detector's traffic too.
     """
     part = None
     if trace is not None:
+        from ringleader.traces import PartWriter  # noqa: PLC0415 -- only a traced node
+
         part = PartWriter(trace, node_id, nodes=config.n, heartbeats=trace_heartbeats)
     try:
         node = Node(
@@ -129,6 +190,7 @@ def serve(
             node_id,
             emit=RejectionThrottle(emit),
             fresh=fresh,
+            addresses=addresses,
             trace=part,
             metrics=metrics,
         )
@@ -170,6 +232,8 @@ def _read_commands(node: Node, commands: Any, stop: threading.Event, emit: Emit)
             command, wait = parse_command(line)
             if command == BOOT:
                 node.boot(wait=wait)
+            elif command == LINK:
+                node.link(link_addresses(line))
             elif command == START:
                 node.initiate()
             elif command == STATUS:
