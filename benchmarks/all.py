@@ -73,7 +73,7 @@ BENCHMARKS = (
     Benchmark(
         "simulator",
         quick=("--quick", "--repeat", "1"),
-        what="the simulator from 10,000 to 100,000 nodes",
+        what="ringleader run --simulate, the whole command, 10,000 to 1,000,000 nodes",
     ),
     Benchmark("explore", what="the explorer's states per second"),
     Benchmark("scale", what="memory and set-up of 1,000 to 5,000 nodes in one process"),

@@ -6,7 +6,10 @@
     python benchmarks/sweep.py --algorithm hirschberg_sinclair --max 131072 --real-limit 0
                                           # HS simulated up to 131,072 nodes (~30 s)
 
-For each algorithm on its default topology, in its worst-case arrangement:
+For each algorithm on its default topology, in its worst-case arrangement (for
+Hirschberg–Sinclair: ids in bit-reversal order round the ring, which keeps as many
+candidates as possible in every phase, so the count grows as n log n, under the notes'
+bound 8n(log₂ n + 2) + 5n; ids descending would give about 10n):
 
 - ``messages``: counted by the deterministic simulator (the very algorithm classes the
   actors host, no threads), so every n up to 1024 is affordable;
@@ -35,6 +38,17 @@ from ringleader.actors import ALGORITHMS, Bound, simulate
 from ringleader.topologies import TOPOLOGIES, Config, NodeSpec, Overrides, Wiring
 
 
+def bit_reversal(n: int) -> list[int]:
+    """Ids 1..n (n a power of two) round the ring in bit-reversal order: position i holds
+    1 + i with its bits reversed.  Every stretch of 2^r neighbours then holds a local
+    maximum, so each Hirschberg–Sinclair phase keeps as many candidates as it can: the
+    count grows as n log n (ids descending keep one candidate after phase 0: about 10n)."""
+    bits = max(1, n.bit_length() - 1)
+    if 1 << bits != n:
+        raise ValueError(f"bit-reversal order needs a power of two, not {n}")
+    return [int(format(i, f"0{bits}b")[::-1], 2) + 1 for i in range(n)]
+
+
 @dataclass(frozen=True)
 class Case:
     algorithm: str
@@ -44,6 +58,8 @@ class Case:
     def nodes(self, n: int) -> list[NodeSpec]:
         if self.arrangement.startswith("ids descending"):
             return [NodeSpec(i, i) for i in range(n, 0, -1)]
+        if self.arrangement.startswith("ids in bit-reversal order"):
+            return [NodeSpec(i, i) for i in bit_reversal(n)]
         return [NodeSpec(i, i) for i in range(1, n + 1)]
 
     def edges(self, n: int) -> list[tuple[int, int]] | None:
@@ -87,7 +103,11 @@ class Case:
 CASES = [
     Case("lelann", "unidirectional_ring", "any (every id goes round)"),
     Case("chang_roberts", "unidirectional_ring", "ids descending, everyone initiating"),
-    Case("hirschberg_sinclair", "bidirectional_ring", "ids descending, everyone initiating"),
+    Case(
+        "hirschberg_sinclair",
+        "bidirectional_ring",
+        "ids in bit-reversal order, everyone initiating",
+    ),
     Case("tree", "spanning_tree", "random tree, one initiator"),
     Case("echo", "graph", "random graph (M ≈ 4n), one initiator"),
     Case("bully", "full_mesh", "the lowest alone initiating"),
@@ -106,37 +126,64 @@ def measure(case: Case, n: int) -> tuple[int, Bound]:
     return result.total, bound
 
 
+#: Okabe–Ito colours (colour-blind safe), one per algorithm, and a marker each: where
+#: two series coincide (LeLann's n² and Bully's N²−1) one is drawn filled and small
+#: inside the other, hollow and large, so that both show.
+STYLE = {
+    "lelann": ("#0072B2", "o", 5, "full"),
+    "chang_roberts": ("#E69F00", "s", 8, "none"),
+    "hirschberg_sinclair": ("#009E73", "D", 8, "none"),
+    "tree": ("#CC79A7", "^", 9, "none"),
+    "echo": ("#56B4E9", "v", 9, "none"),
+    "bully": ("#D55E00", "o", 12, "none"),
+    "bully_broadcast": ("#000000", "P", 9, "none"),
+}
+
+
 def plot(counts: dict[str, list[tuple[int, int, Bound]]], path: str) -> None:
     """Messages against n, log–log: measured worst cases as points, formulas as lines."""
     from matplotlib.figure import Figure
 
-    figure = Figure(figsize=(8, 6), layout="constrained")
+    figure = Figure(figsize=(11, 7.5), layout="constrained")
     axes = figure.add_subplot()
-    for index, (name, rows) in enumerate(counts.items()):
-        colour = f"C{index}"
+    for name, rows in counts.items():
+        colour, marker, size, fill = STYLE.get(name, ("#444444", "x", 8, "full"))
         sizes = [n for n, _, _ in rows]
         formula = rows[-1][2]
         style = "-" if formula.exact else "--"
         relation = "=" if formula.exact else "≤"
+        arrangement = next(c.arrangement for c in CASES if c.algorithm == name)
         axes.plot(
             sizes,
             [bound.value for _, _, bound in rows],
             style,
             color=colour,
-            lw=1,
-            label=f"{name}: notes {relation} {formula.formula}",
+            lw=1.2,
+            label=f"{name} ({arrangement}): notes {relation} {formula.formula}",
         )
-        marker = "osD^vPX"[index % 7]
         axes.plot(
-            sizes, [total for _, total, _ in rows], marker, color=colour, ms=7, mfc="none", mew=1.5
+            sizes,
+            [total for _, total, _ in rows],
+            marker,
+            color=colour,
+            ms=size,
+            mfc=colour if fill == "full" else "none",
+            mew=1.8,
+            ls="",
         )
     axes.set_xscale("log", base=2)
     axes.set_yscale("log")
-    axes.set_xlabel("n (nodes)")
-    axes.set_ylabel("messages")
-    axes.set_title("Measured worst cases (points) against the notes' formulas (lines)")
+    axes.set_xlabel("n (nodes)", fontsize=13)
+    axes.set_ylabel("messages", fontsize=13)
+    axes.tick_params(labelsize=12)
+    axes.set_title(
+        "Each algorithm's worst case, measured (points) against the notes' formula "
+        "(lines; dashed: a bound)\nLeLann's n² (small filled dots) and Bully's N²−1 (large "
+        "rings) coincide",
+        fontsize=13,
+    )
     axes.grid(True, which="major", alpha=0.3)
-    axes.legend(fontsize=8)
+    axes.legend(fontsize=10, loc="upper left")
     figure.savefig(path, dpi=110)
 
 

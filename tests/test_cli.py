@@ -67,6 +67,7 @@ def test_run_json_is_exactly_one_object(capsys: pytest.CaptureFixture[str]) -> N
         "total": 20,
         "by_type": {"elected": 7, "election": 13},
         "heartbeats": 0,
+        "lost": 0,
     }
 
 
@@ -463,3 +464,11 @@ def test_ctrl_c_stops_a_long_run_cleanly(tmp_path: Path) -> None:
     assert "ringleader run: interrupted" in err
     assert "Traceback" not in err
     assert out == ""
+
+
+def test_a_seed_without_the_simulator_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["run", "--seed", "3"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--seed needs --simulate" in err

@@ -20,13 +20,17 @@ from rich.console import Console
 import ringleader
 from ringleader.actors import (
     ALGORITHMS,
+    Bully,
     Candidate,
     Fault,
     Member,
+    Notice,
     SafetyChecker,
+    Send,
     crash_policy,
     simulate,
 )
+from ringleader.actors.algorithms import OkAnswer
 from ringleader.actors.host import NodeEvent, Resign
 from ringleader.cli._render import print_report, print_status
 from ringleader.errors import ConfigError
@@ -435,3 +439,25 @@ def test_a_leader_that_resigns_says_so_and_another_takes_over() -> None:
         if not follows:
             follows = [next_event(lambda e: e.node == 5 and e.kind == "state" and e.elected)]
         assert follows[0].state == "not_leader" and follows[0].elected != 5
+
+
+def test_bully_answered_waits_for_its_coordinator_whoever_else_goes_down() -> None:
+    """Notes 000: once a higher process has answered (ok), a process waits T′ for its
+    coordinator; another higher process suspected meanwhile changes nothing (it asked
+    that one too, and it never answered)."""
+    settings = {"heartbeat": 0.05, "suspect_after": 0.3, "election_timeout": 0.2}
+    views = {v.id: v for v in build("full_mesh", [1, 2, 3]).views(settings)}
+    member = Member(Bully, views[1], initiator=True, policy=crash_policy(Bully))
+    member.handle_boot()
+    sent = member.handle_start()
+    assert {a.to for a in sent if isinstance(a, Send) and a.message.kind == "election"} == {2, 3}
+    member.handle_message(2, OkAnswer(), 1)  # P2 is alive and takes over
+    after = member.handle_timer("detector:suspect:3")  # P3 never answered: suspected
+    assert not [a for a in after if isinstance(a, Send) and a.message.kind == "election"]
+    assert any(isinstance(a, Notice) and a.kind == "suspect" and a.node == 3 for a in after)
+    # Before any answer, a suspicion makes it ask again, without the suspected node.
+    member = Member(Bully, views[1], initiator=True, policy=crash_policy(Bully))
+    member.handle_boot()
+    member.handle_start()
+    again = member.handle_timer("detector:suspect:3")
+    assert [a.to for a in again if isinstance(a, Send) and a.message.kind == "election"] == [2]

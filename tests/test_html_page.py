@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from ringleader.traces import parse_trace, write_view
+from ringleader.traces import narrate, parse_trace, write_view
 
-from .traces import crash_trace
+from .traces import crash_trace, example_trace, ring_trace, run_trace
 
 CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
 INSTALL = "apt-get install -y chromium chromium-driver (as root), then pip install selenium"
@@ -141,3 +141,150 @@ def test_the_page_needs_no_network(tmp_path: Path) -> None:
     assert "<script src" not in text and "<link" not in text
     assert "http://" not in text.replace("http://www.w3.org/2000/svg", "")
     assert "https://" not in text
+
+
+def _page(tmp_path: Path, text: str, name: str) -> tuple[Path, list[dict[str, Any]]]:
+    trace_file = tmp_path / f"{name}.jsonl"
+    trace_file.write_text(text, encoding="utf-8")
+    page = tmp_path / f"{name}.html"
+    write_view(trace_file, page)
+    return page, parse_trace(text.splitlines()).without_heartbeats()
+
+
+def _go(driver: Any, step: int) -> None:
+    driver.execute_script(
+        "const s = document.getElementById('slider'); s.value = arguments[0];"
+        "s.dispatchEvent(new Event('input'));",
+        step,
+    )
+
+
+def test_messages_in_flight_are_drawn_between_their_ends_with_arrowheads(
+    browser: Any, tmp_path: Path
+) -> None:
+    page, events = _page(tmp_path, example_trace("chang_roberts_table"), "table")
+    browser.get(page.as_uri())
+    # The first moment two messages are in flight: sent, not yet received.
+    flying: set[Any] = set()
+    index = 0
+    while len(flying) < 2:
+        event = events[index]
+        index += 1
+        if event["event"] == "send":
+            flying.add(event["msg"])
+        elif event["event"] == "receive":
+            flying.discard(event["msg"])
+    _go(browser, index)
+    diagram = browser.find_elements("css selector", "#svg line.msg.flight")
+    assert {int(line.get_attribute("data-msg")) for line in diagram} == flying
+    assert all(line.get_attribute("marker-end").startswith("url(#") for line in diagram)
+    network = browser.find_elements("css selector", "#network line.flight")
+    assert {int(line.get_attribute("data-msg")) for line in network} == flying
+    assert all("head" in line.get_attribute("marker-end") for line in network)
+    # The future is not drawn: no message sent after this step shows.
+    later = browser.find_elements("css selector", "#svg line.msg.future")
+    sent_later = {e["msg"] for e in events[index:] if e["event"] == "send"}
+    assert {int(line.get_attribute("data-msg")) for line in later} == sent_later
+    assert all(not line.is_displayed() for line in later)
+
+
+def test_each_step_shows_the_story_the_event_and_the_message(browser: Any, tmp_path: Path) -> None:
+    page, events = _page(tmp_path, example_trace("chang_roberts_table"), "table")
+    browser.get(page.as_uri())
+    lines = narrate(events)
+    receive = next(i for i, e in enumerate(events) if e["event"] == "receive") + 1
+    _go(browser, receive)
+    story = browser.find_element("id", "story").text
+    assert any(line.split(" ", 1)[1] in story for line in lines[1:-2]), story
+    event = events[receive - 1]
+    assert (
+        f"receives election(P{event['fields']['candidate']['id']})"
+        in browser.find_element("id", "event").text
+    )
+    message = browser.find_element("id", "message").text
+    assert f"message {event['msg']}" in message and "candidate = P" in message
+
+
+def test_play_pause_and_speed(browser: Any, tmp_path: Path) -> None:
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    page, events = _page(tmp_path, ring_trace(12), "ring")  # 200 events: 3 s at 64 a second
+    browser.get(page.as_uri())
+    step = browser.find_element("id", "step")
+    Select(browser.find_element("id", "speed")).select_by_value("64")
+    play = browser.find_element("id", "play")
+    play.click()
+    assert play.get_attribute("data-playing") == "true"
+    WebDriverWait(browser, 10).until(lambda d: int(step.get_attribute("data-step")) >= 5)
+    play.click()
+    assert play.get_attribute("data-playing") == "false"
+    paused = step.get_attribute("data-step")
+    browser.execute_script("return new Promise(r => setTimeout(r, 200))")
+    assert step.get_attribute("data-step") == paused  # it stays where it was paused
+    play.click()  # on to the end, where it stops by itself
+    WebDriverWait(browser, 10).until(
+        lambda d: (
+            play.get_attribute("data-playing") == "false"
+            and step.get_attribute("data-step") == str(len(events))
+        )
+    )
+
+
+def test_a_lost_message_and_timers_in_the_notes_words(browser: Any, tmp_path: Path) -> None:
+    page, events = _page(tmp_path, run_trace("bully_story", heartbeats=True), "story")
+    browser.get(page.as_uri())
+    lost = next(i for i, e in enumerate(events) if e["event"] == "send" and e.get("lost")) + 1
+    _go(browser, lost)
+    assert (
+        "P3 sends election to P4 (epoch 5) — lost: P4 is down"
+        in browser.find_element("id", "event").text
+    )
+    assert "election to P4 — lost: P4 is down" in browser.find_element("id", "story").text
+    assert browser.find_elements("css selector", "#svg line.msg.lost")
+    text = browser.find_element("tag name", "body").text
+    assert "rounds:" not in browser.page_source.split('<script type="application/json"')[0]
+    timers = [i for i, e in enumerate(events) if e["event"] == "timer"]
+    for index in timers[:5]:
+        _go(browser, index + 1)
+        said = browser.find_element("id", "event").text
+        assert ":" not in said.split(": ", 1)[1].replace("T′", "").split(" (")[0], said
+    assert "timer rounds" not in text
+
+
+def test_at_200_nodes_the_views_follow_the_action(browser: Any, tmp_path: Path) -> None:
+    page, events = _page(tmp_path, ring_trace(200), "ring200")
+    browser.get(page.as_uri())
+    assert len(browser.find_elements("css selector", "#states tr[data-node]")) == 200
+    for step in (300, 900, len(events) - 3):
+        _go(browser, step)
+        event = events[step - 1]
+        inside = browser.execute_script(
+            """
+            const box = document.getElementById('diagram').getBoundingClientRect();
+            const label = document.querySelector('#labels text[data-node="' + arguments[0] + '"]')
+              .getBoundingClientRect();
+            const cursor = [...document.querySelectorAll('#svg line')].pop()
+              .getBoundingClientRect();
+            const row = document.querySelector('#states tr[data-node="' + arguments[0] + '"]')
+              .getBoundingClientRect();
+            const table = document.getElementById('tablebox').getBoundingClientRect();
+            return [label.top >= box.top && label.bottom <= box.bottom,
+                    label.left >= box.left && label.right <= box.right,
+                    cursor.left >= box.left && cursor.left <= box.right,
+                    row.top >= table.top && row.bottom <= table.bottom];
+            """,
+            event["node"],
+        )
+        assert inside == [True, True, True, True], (step, event)
+        # The network closes in on the acting node: it is named, and in view.
+        name = browser.execute_script(
+            """
+            const circle = document.querySelector('#network circle[data-node="' + arguments[0]
+              + '"]').getBoundingClientRect();
+            const net = document.getElementById('network').getBoundingClientRect();
+            return circle.left >= net.left && circle.right <= net.right
+              && circle.top >= net.top && circle.bottom <= net.bottom;
+            """,
+            event["node"],
+        )
+        assert name, (step, event)

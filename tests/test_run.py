@@ -139,6 +139,7 @@ def test_the_report_is_the_documented_json(transport: str) -> None:
         "total": 20,
         "by_type": {"election": 13, "elected": 7},
         "heartbeats": 0,
+        "lost": 0,
     }
     assert data["bound"]["formula"] == "3n-1" and data["bound"]["value"] == 20
     assert data["transport"] == transport and data["n"] == 7 and data["epoch"] == 1

@@ -50,6 +50,7 @@ def test_the_same_seed_gives_the_same_report_and_trace(tmp_path: Path) -> None:
 
 def test_the_crash_schedule_plays_in_virtual_time() -> None:
     config = load_config(EXAMPLES / "failover.toml", Overrides(topology="unidirectional_ring"))
+    config = config.replace(settings={**config.settings, "fast_failover": 0.0})  # silence tells
     report = ringleader.run(config, simulate=True)
     assert report.ok and report.leader == 5
     crash, restart = report.faults
@@ -58,3 +59,62 @@ def test_the_crash_schedule_plays_in_virtual_time() -> None:
     assert crash.failover_s is not None and crash.failover_s >= crash.detection_s
     assert report.safety is not None and report.safety.violations == []
     assert [e.leader for e in report.elections if e.leader is not None][-1] == 5
+
+
+def test_the_simulator_honours_fast_failover() -> None:
+    """Over tcp or ipc a crashed node's peers are told at once (a refused connection);
+    fast_failover acts on it, as in a real run; without it, or over inproc, silence tells."""
+    base = load_config(EXAMPLES / "failover.toml")
+    detections = {}
+    for name, config in {
+        "tcp": base,
+        "ipc": base.replace(transport="ipc"),
+        "off": base.replace(settings={**base.settings, "fast_failover": 0.0}),
+        "inproc": base.replace(transport="inproc"),
+    }.items():
+        report = ringleader.run(config, simulate=True, seed=3)
+        assert report.ok, report.problems
+        crash = report.faults[0]
+        assert crash.detection_s is not None
+        detections[name] = crash.detection_s
+    assert detections["tcp"] < 0.002 and detections["ipc"] < 0.002  # a message delay
+    assert 0.25 <= detections["off"] <= 0.35 and 0.25 <= detections["inproc"] <= 0.35
+
+
+def test_a_message_to_a_crashed_node_is_traced_lost(tmp_path: Path) -> None:
+    path = tmp_path / "story.jsonl"
+    report = ringleader.run(load_config(EXAMPLES / "bully_story.toml"), simulate=True, trace=path)
+    events = [json.loads(line) for line in path.read_text().splitlines()]
+    check_trace(events, total=report.total)
+    lost = [e for e in events if e["event"] == "send" and e.get("lost")]
+    assert report.lost == len(lost) == 6
+    assert {(e["node"], e["peer"], e["kind"], e["lost"]) for e in lost} == {
+        (3, 4, "election", "P4 is down"),
+        (3, 1, "coordinator", "P1 is down"),
+        (1, 4, "election", "P4 is down"),
+    }
+    assert report.as_dict()["messages"]["lost"] == 6
+
+
+@pytest.mark.parametrize("algorithm", ["hirschberg_sinclair", "chang_roberts", "lelann"])
+def test_a_traced_run_and_an_untraced_one_are_the_same_run(algorithm: str) -> None:
+    """The simulator's quick path (no trace, no crashes) takes the same events in the same
+    order, with the same draws, as the traced one."""
+    from ringleader.actors import ALGORITHMS, simulate
+    from ringleader.topologies import TOPOLOGIES, NodeSpec
+
+    ids = [7, 3, 9, 1, 8, 2, 6, 5, 4]
+    wiring = TOPOLOGIES["bidirectional_ring"].build([NodeSpec(i, i) for i in ids], None)
+    runs = [
+        simulate(ALGORITHMS[algorithm], wiring.views(), ids, seed=11, trace=trace)
+        for trace in (False, True)
+    ]
+    quick, traced = runs
+    assert (quick.steps, quick.time, quick.total, quick.elected) == (
+        traced.steps,
+        traced.time,
+        traced.total,
+        traced.elected,
+    )
+    assert traced.records is not None
+    assert sum(1 for r in traced.records if r[3] == "send") == quick.total

@@ -59,6 +59,9 @@ def check_trace(events: list[dict[str, Any]], *, total: int, vectors: bool = Tru
             assert event["lamport"] > send["lamport"]
             if vectors:
                 assert all(event["vc"].get(k, 0) >= v for k, v in send["vc"].items())
+    received = {e["msg"] for e in events if e["event"] == "receive"}
+    for send in sends.values():  # a message lost (and why) was never received
+        assert not (send.get("lost") and send["msg"] in received), send
     own: dict[int, int] = {}
     for event in events:  # a node's own entry counts its events from 1
         own[event["node"]] = own.get(event["node"], 0) + 1

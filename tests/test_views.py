@@ -5,12 +5,16 @@ from __future__ import annotations
 import io
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from ringleader.cli import main
+from ringleader.errors import UsageError
 from ringleader.traces import (
+    KIND_COLOURS,
     REGEX,
     TraceError,
     algorithm_of,
@@ -21,9 +25,9 @@ from ringleader.traces import (
     shiviz_log,
     write_view,
 )
-from ringleader.traces._diagram import MAX_MESSAGES
+from ringleader.traces._diagram import MAX_MESSAGES, MAX_NODES
 
-from .traces import crash_trace, example_trace, ring_trace
+from .traces import crash_trace, example_trace, ring_trace, run_trace
 
 
 def save(tmp_path: Path, text: str, name: str = "run.jsonl") -> Path:
@@ -69,10 +73,91 @@ def test_a_big_run_says_on_the_picture_what_it_left_out(tmp_path: Path) -> None:
     write_view(save(tmp_path, ring_trace(40)), out)
     svg = out.read_text(encoding="utf-8")
     assert "Left out:" in svg
-    assert "8 of 40 nodes (P33–P40)" in svg
+    assert "8 of 40 nodes and every message to or from them" in svg
     assert f"of the first {MAX_MESSAGES}" not in svg  # said as "the last k of m messages"
     assert re.search(r"the last \d+ of \d+ messages", svg)
-    assert ">P32<" in svg and ">P33<" not in svg
+    assert ">P40<" in svg  # the leader is in it
+
+
+def test_a_200_node_picture_shows_the_leader_and_its_neighbours(tmp_path: Path) -> None:
+    out = tmp_path / "big.svg"
+    write_view(save(tmp_path, ring_trace(200)), out)
+    svg = out.read_text(encoding="utf-8")
+    assert "168 of 200 nodes" in svg and "the leader and their neighbours" in svg
+    shown = _rows(svg)
+    assert len(shown) == MAX_NODES and "P200" in shown
+    # A stretch of the ring round the leader, in ring order (ids descending: 200, 199 …).
+    at = shown.index("P200")
+    assert shown[at : at + 3] == ["P200", "P199", "P198"]
+
+
+def _rows(svg: str) -> list[str]:
+    """The node names down the y axis of a diagram's SVG, top to bottom."""
+    return re.findall(r'<g id="ytick_\d+">.*?>(P\d+)</text>', svg, flags=re.S)
+
+
+def test_a_ring_is_drawn_in_ring_order_from_the_leader(tmp_path: Path) -> None:
+    out = tmp_path / "table.svg"
+    write_view(save(tmp_path, example_trace("chang_roberts_table")), out)
+    assert _rows(out.read_text(encoding="utf-8")) == ["P5", "P4", "P3", "P2", "P1"]
+    out = tmp_path / "two.svg"
+    write_view(save(tmp_path, example_trace("two_way_ring")), out)
+    assert _rows(out.read_text(encoding="utf-8")) == [
+        f"P{n}" for n in (8, 2, 5, 7, 4, 1, 6, 3)
+    ]  # as examples/two_way_ring.toml lists them, from the leader
+
+
+def test_a_kind_has_one_colour_in_every_picture(tmp_path: Path) -> None:
+    seen: dict[str, set[str]] = {}
+    for name, text in (
+        ("story", run_trace("bully_story")),
+        ("crash", run_trace("ring_crash")),
+        ("table", example_trace("chang_roberts_table")),
+    ):
+        out = tmp_path / f"{name}.svg"
+        write_view(save(tmp_path, text, f"{name}.jsonl"), out)
+        svg = out.read_text(encoding="utf-8")
+        for kind in ("election", "elected", "coordinator", "ok"):
+            legend = re.search(
+                rf'stroke: (#[0-9a-f]{{6}})[^>]*/>\s*</g>\s*<g id="text_\d+">\s*'
+                rf"<text[^>]*>{kind}</text>",
+                svg,
+            )
+            if legend:
+                seen.setdefault(kind, set()).add(legend.group(1))
+    assert seen["election"] == {KIND_COLOURS["election"].lower()}
+    assert seen["elected"] == {KIND_COLOURS["elected"].lower()}
+    assert seen["coordinator"] == {KIND_COLOURS["coordinator"].lower()}
+    assert len(set(KIND_COLOURS[k] for k in ("election", "ok", "coordinator"))) == 3
+
+
+def test_lost_messages_extinctions_and_crashes_are_in_the_legend(tmp_path: Path) -> None:
+    out = tmp_path / "crash.svg"
+    write_view(save(tmp_path, run_trace("ring_crash")), out)
+    svg = out.read_text(encoding="utf-8")
+    for words in ("lost: never arrived", "extinction: a candidacy swallowed", "crash", "suspects"):
+        assert words in svg
+
+
+def test_time_on_the_x_axis_and_a_size_to_project(tmp_path: Path) -> None:
+    trace = save(tmp_path, run_trace("bully_story"))
+    out = tmp_path / "story.svg"
+    write_view(trace, out, time_axis=True)
+    svg = out.read_text(encoding="utf-8")
+    assert "t (seconds since the run began" in svg
+    assert "events in the order they happened" not in svg
+    png = tmp_path / "story.png"
+    write_view(trace, png, size=(1280, 720))
+    assert _png_size(png) == (1280, 720)
+    write_view(trace, png)
+    assert _png_size(png) == (1920, 1080)  # a projector's, by default
+    with pytest.raises(UsageError, match="only for a picture"):
+        write_view(trace, tmp_path / "story.html", time_axis=True)
+
+
+def _png_size(path: Path) -> tuple[int, int]:
+    data = path.read_bytes()
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
 
 
 # --- ShiViz --------------------------------------------------------------------------
@@ -163,6 +248,50 @@ def test_the_chang_roberts_table_reads_per_initiator() -> None:
             "election(P1) 1, election(P2) 2, election(P3) 3, election(P4) 4, election(P5) 5",
         ],
     )
+
+
+def test_a_lost_message_is_told_with_its_send_and_why() -> None:
+    lines = narrate(parse_trace(run_trace("bully_story").splitlines()).events)
+    in_order(
+        lines,
+        [
+            "P2 suspects P4",
+            "P3 rejects P2's election (ok) and starts its own round → election to P4 — lost: "
+            "P4 is down",
+            "P3 gets no reject within T, but may proclaim itself only in a round of its own: "
+            "starts one → election to P4 — lost: P4 is down",
+            "P3 gets no reject within T: proclaims itself: coordinator to P2; coordinator to "
+            "P1 — lost: P1 is down",
+            "P1 recovers and starts its election: election to P2, P3; election to P4 — lost: "
+            "P4 is down",
+            "P4 recovers and, knowing no higher process, proclaims itself: coordinator to P1, "
+            "P2, P3 (no election)",
+            "Messages: 23 (coordinator 10, election 9, ok 4); 6 of them lost",
+        ],
+    )
+    assert not any(
+        "its own round is already running" in line and "P3 rejects P2" in line and "t=0.5" in line
+        for line in lines
+    )
+
+
+def test_timers_are_told_in_the_notes_words() -> None:
+    events = parse_trace(crash_trace(heartbeats=True).splitlines()).events
+    told = "\n".join(narrate(events))
+    assert "rounds:" not in told and "detector:" not in told and "recovery:" not in told
+    timer = {"event": "timer", "t": 0.5, "node": 2, "timer": "rounds:behind"}
+    state = {"event": "state", "t": 0.5, "node": 2, "state": "undecided", "epoch": 7}
+    assert "heard of a newer round" in narrate([timer, {**state, "elected": None}])[1]
+    coordinator = {"event": "timer", "t": 0.5, "node": 2, "timer": "coordinator"}
+    assert "T′ runs out" in narrate([coordinator])[1]
+
+
+def test_per_initiator_is_in_numeric_order() -> None:
+    lines = narrate(parse_trace(ring_trace(12).splitlines()).events)
+    per = lines[-1]
+    assert per.startswith("Per initiator")
+    named = [int(n) for n in re.findall(r"election\(P(\d+)\)", per)]
+    assert named == sorted(named) and 10 in named and 2 in named
 
 
 @pytest.mark.parametrize(
@@ -257,6 +386,36 @@ def test_bad_input_is_one_line_and_exit_2(
         assert len(err.splitlines()) == 1, err
         assert message in err and "Traceback" not in err
         assert err.startswith(f"ringleader {argv[0]}: error: ")
+
+
+def test_replay_into_a_pipe_closed_early_stops_quietly(tmp_path: Path) -> None:
+    path = save(tmp_path, ring_trace(60))  # far more than a pipe holds
+    writer = subprocess.Popen(
+        [sys.executable, "-m", "ringleader", "replay", str(path), "--no-step"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert writer.stdout is not None and writer.stderr is not None
+    first = writer.stdout.readline().decode()  # as `| head -1` reads
+    writer.stdout.close()
+    error = writer.stderr.read()
+    writer.stderr.close()
+    assert writer.wait(timeout=60) == 141  # 128 + SIGPIPE, as the shell has it
+    assert first.startswith("Chang–Roberts")
+    assert error == b""  # no traceback, no "Exception ignored"
+
+
+def test_diagram_time_and_size_options(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    trace = save(tmp_path, example_trace("mesh"))
+    out = tmp_path / "mesh.png"
+    assert main(["diagram", str(trace), "-o", str(out), "--time", "--size", "1280x720"]) == 0
+    assert out.exists()
+    for bad in ("big", "10x10", "1920x"):
+        with pytest.raises(SystemExit) as exit_:
+            main(["diagram", str(trace), "-o", str(out), "--size", bad])
+        assert exit_.value.code == 2
+    assert main(["diagram", str(trace), "-o", str(tmp_path / "m.log"), "--time"]) == 2
+    assert "only for a picture" in capsys.readouterr().err
 
 
 def test_help_of_the_view_commands(capsys: pytest.CaptureFixture[str]) -> None:

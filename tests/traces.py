@@ -57,3 +57,22 @@ def ring_trace(n: int) -> str:
     out = io.StringIO()
     write_trace(result.records, out, nodes=n)
     return out.getvalue()
+
+
+def run_trace(name: str, *, seed: int = 0, heartbeats: bool = False) -> str:
+    """The trace of ``examples/<name>.toml`` run as ``ringleader run --simulate`` runs it,
+    its crash schedule included."""
+    import tempfile
+
+    from ringleader.cluster import run
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "trace.jsonl"
+        run(
+            load_config(str(EXAMPLES / f"{name}.toml")),
+            simulate=True,
+            seed=seed,
+            trace=path,
+            trace_heartbeats=heartbeats,
+        )
+        return path.read_text(encoding="utf-8")

@@ -73,12 +73,14 @@ class Bully(Election):
         self.lower = [p.id for p in peers if p < self.me]
         self.t = self.setting("election_timeout")
         self.t_prime = self.setting("coordinator_timeout")
+        self.answered = False  # a higher node said ok: waiting T′ for its coordinator
 
     def start(self) -> None:
         self.hold_election()
 
     def hold_election(self) -> None:
         """Send ``election`` to every higher node (not known to be down), wait T."""
+        self.answered = False
         higher = [peer for peer in self.higher if peer not in self.suspected]
         if not higher:
             self.proclaim()
@@ -106,6 +108,7 @@ class Bully(Election):
         self.ensure_started()
 
     def on_ok(self, message: OkAnswer, sender: int) -> None:
+        self.answered = True
         self.cancel_timer("answer")
         if self.elected is None:
             self.set_timer("coordinator", self.t_prime)
@@ -127,8 +130,10 @@ class Bully(Election):
         self.decide(coordinator)
 
     def retry(self) -> None:
-        """A node went down while this one waits for answers: ask again, without it."""
-        if self.started and self.state is NodeState.UNDECIDED:
+        """A higher node went down while this one waits for answers (within T): ask
+        again, without it.  Once a higher node has answered (ok), this one waits T′ for
+        its coordinator, as the notes say, whoever else goes down meanwhile."""
+        if self.started and self.state is NodeState.UNDECIDED and not self.answered:
             self.hold_election()
 
     def on_answer_timeout(self) -> None:

@@ -73,6 +73,7 @@ class Member:
         "_behind",
         "_below",
         "_out",
+        "_plain",
         "_sitting_out",
         "_stall",
         "_stalling",
@@ -115,8 +116,9 @@ class Member:
         self._behind = False  # a "rounds:behind" timer is pending
         lease = LeaseSettings.of(view.settings) if self.detector is not None else None
         #: The leader's lease (``_lease.py``), when the detector runs and a lease is set.
-        peers = [m for m in view.members if m != self.id]
-        self.lease = None if lease is None else Lease(lease, peers)
+        self.lease = (
+            None if lease is None else Lease(lease, [m for m in view.members if m != self.id])
+        )
         #: Why this node last stopped leading by itself ("paused", "lease expired",
         #: "resigned"); the host reads it and sets it back to ``None``.
         self.demoted: str | None = None
@@ -124,6 +126,9 @@ class Member:
         self._above: Set[int] | None = None  # looked up when first asked for
         self._below: Set[int] = _EMPTY
         self.election = self._election(self.rounds.epoch, initiator)
+        #: No failure detector and never restarted: nobody is ever suspected, and a
+        #: message of the current round is the election's business alone.
+        self._plain = self.detector is None and self.recovery is None
 
     def _election(self, epoch: int, initiator: bool) -> Election:
         return self.algorithm(
@@ -191,10 +196,14 @@ class Member:
 
     @property
     def successor(self) -> int:
+        if self._plain:  # nobody is ever suspected: the ring is as wired
+            return self.view.out[0]
         return self.policy.successor(self)
 
     @property
     def predecessor(self) -> int:
+        if self._plain:
+            return self.view.out[-1]
         return self.policy.predecessor(self)
 
     def may_proclaim(self) -> bool:
@@ -235,8 +244,16 @@ class Member:
 
     def handle_message(self, sender: int, message: Message, epoch: int = 1) -> list[Action]:
         """Handle ``message`` of election round ``epoch`` from node ``sender``."""
+        if self._plain and epoch == self.election.epoch:
+            # No crash handling, this round's message: the election alone has a say (a
+            # simulated run of 100,000 nodes makes a million of these calls).
+            self.election.receive(sender, message)
+            out = self._out[:]
+            self._out.clear()
+            return out
         rounds = self.rounds
-        rounds.seen = max(rounds.seen, epoch)
+        if epoch > rounds.seen:  # noqa: PLR1730 -- a call less per message
+            rounds.seen = epoch
         detector = self.detector
         if detector is not None and detector.heard(sender):
             self._recovered(sender)

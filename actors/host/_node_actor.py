@@ -135,6 +135,7 @@ class NodeActor(pykka.ThreadingActor):
         self._links: Links | None = None
         self._mailbox: Mailbox | None = None
         self._sent: Counter[str] = Counter()
+        self._lost: Counter[str] = Counter()  # election messages the links would not take
         self._received = 0
         self._rejected: Counter[str] = Counter()
         self._bad_signatures: Counter[str] = Counter()  # address → frames
@@ -234,6 +235,8 @@ class NodeActor(pykka.ThreadingActor):
     def _listen(self, address: str | None) -> str:
         if self._mailbox is not None:
             raise TransportError(f"{self} is already listening at {self._mailbox.address}")
+        if self.trace is not None and self.member.recovering:
+            self.trace.restart()  # back: from now on frames reach it
         self._mailbox = self._network.listen(self.id, address)
         self._mailbox.on_reject = self._reject  # CURVE: frames from the wrong key
         self.actor_inbox.attach(self._mailbox)
@@ -288,6 +291,7 @@ class NodeActor(pykka.ThreadingActor):
             incarnation=self._session.incarnation,
             address=self._mailbox.address if self._mailbox else None,
             sent=dict(self._sent),
+            lost=dict(self._lost),
             received=self._received,
             rejected=self._rejections(),
             send_failures=self._send_failures,
@@ -668,19 +672,25 @@ class NodeActor(pykka.ThreadingActor):
         frame = session.seal(to, kind, send.epoch, send.message, to_incarnation=to_life)
         trace = self.trace
         at = None if trace is None else trace.now()  # before it leaves: its receive is later
-        if links.send(to, frame, wait=not detector and (new or self._may_wait(to))):
-            if trace is not None and at is not None:
+        sent = links.send(to, frame, wait=not detector and (new or self._may_wait(to)))
+        if trace is not None and at is not None:
+            if sent:
                 seq = session.last_seq(to)
                 trace.sent(at, to, send.message, send.epoch, session.incarnation, seq)
+            else:  # sent, and lost: the trace says so (P5 is down, when it knows)
+                trace.lost(at, to, send.message, send.epoch, f"no connection to P{to}")
+        if sent:
             self._sent[kind] += 1
-            if not detector:
-                if self._tally is not None:
-                    self._tally.counts[self._slot] += 1  # this node's slot: only it writes
-                by_epoch = self._sent_by_epoch
-                if send.epoch not in by_epoch and len(by_epoch) >= EPOCHS_KEPT:
-                    del by_epoch[min(by_epoch)]  # a long-lived node keeps the latest only
-                by_epoch[send.epoch] += 1
         else:
             self._send_failures += 1
             level = logging.DEBUG if detector else logging.INFO
             log.log(level, "%s could not send %s to node %s; frame dropped", self, kind, to)
+        if not detector:  # an election message: the notes count it, whether it left or not
+            if not sent:
+                self._lost[kind] += 1
+            if self._tally is not None:
+                self._tally.counts[self._slot] += 1  # this node's slot: only it writes
+            by_epoch = self._sent_by_epoch
+            if send.epoch not in by_epoch and len(by_epoch) >= EPOCHS_KEPT:
+                del by_epoch[min(by_epoch)]  # a long-lived node keeps the latest only
+            by_epoch[send.epoch] += 1

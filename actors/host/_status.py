@@ -59,6 +59,9 @@ class NodeStatus:
     sent_by_epoch: dict[int, int] = field(default_factory=dict)  # election messages
     #: Frames that failed the signature, by the address they came from.
     bad_signatures: dict[str, int] = field(default_factory=dict)
+    #: Election messages sent that never left (the peer down, no connection), by kind:
+    #: the notes count them as sent; ``sent`` counts the frames that left.
+    lost: dict[str, int] = field(default_factory=dict)
 
     @property
     def sent_total(self) -> int:

@@ -22,7 +22,6 @@ failure detector (a ``heartbeat`` setting) nothing is ever quiet, so such runs n
 from __future__ import annotations
 
 import gc
-import heapq
 import itertools
 import random
 from collections import Counter
@@ -31,11 +30,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ringleader.actors.algorithms import crash_policy
-from ringleader.actors.core import Action, Election, NodeState, NodeView, Notice, Send, SetTimer
+from ringleader.actors.core import (
+    Action,
+    CancelTimer,
+    Election,
+    NodeState,
+    NodeView,
+    Notice,
+    Send,
+    SetTimer,
+)
 from ringleader.actors.crashes import Member
 from ringleader.actors.faults import Misbehaving, NetworkFault, Partition, Pause
 from ringleader.actors.tracing import Record
 
+from ._queue import EventQueue
 from ._safety import SafetyChecker
 
 __all__ = ["Fault", "SimulationResult", "simulate"]
@@ -62,6 +71,9 @@ class SimulationResult:
     notices: list[tuple[float, int, Notice]] = field(default_factory=list)
     safety: SafetyChecker | None = None
     dropped: int = 0  # messages for or from an older life of a node
+    #: Messages sent that never arrived (their receiver was down, or restarted), by
+    #: kind; ``messages`` counts them too.
+    lost: Counter[str] = field(default_factory=Counter)
     #: Every event, in the order it happened, when the run was traced.
     records: list[Record] | None = None
 
@@ -82,7 +94,10 @@ class SimulationResult:
         return {i: a.elected for i, a in self.live.items()}
 
 
-_FAULT, _START, _DELIVER, _TIMER = 0, 1, 2, 3
+_FAULT, _START, _DELIVER, _TIMER, _DEAD = 0, 1, 2, 3, 4
+#: A send's record, ``(t, order, node, "send", peer, message, epoch, key)``, before
+#: anything about what became of it.
+_SEND_RECORD = 8
 
 
 def simulate(
@@ -97,6 +112,7 @@ def simulate(
     max_steps: int = 50_000_000,
     max_time: float = 3600.0,
     trace: bool = False,
+    proof_of_death: bool = False,
     network: Sequence[NetworkFault] = (),
 ) -> SimulationResult:
     """Run ``algorithm`` on ``views`` until no message is in flight and no timer pending
@@ -104,7 +120,11 @@ def simulate(
 
     Raises :class:`RuntimeError` if ``max_steps`` events or ``max_time`` virtual seconds
     do not finish it (an algorithm that re-elects for ever, on a topology it does not fit).
-    The cyclic garbage collector is paused while it runs (as ``timeit`` pauses it).
+    ``proof_of_death``: when a node crashes, each node linked to it learns it at once
+    (after one message delay), as a refused connection tells it over tcp or ipc; a
+    member acts on it as its ``fast_failover`` setting says (see
+    :meth:`~ringleader.actors.Member.peer_dead`).  The cyclic garbage collector is
+    paused while it runs (as ``timeit`` pauses it).
     """
     # A run makes few reference cycles (a restarted node's old member), while its set-up
     # and its messages in flight would make the cyclic garbage collector go through every
@@ -114,6 +134,7 @@ def simulate(
     gc.disable()
     try:
         run = _Simulation.prepare(algorithm, views, initiators, seed, latency, faults, trace)
+        run.proof_of_death = proof_of_death
         if network:
             run.misbehave(network)
         if until is None and any(a.detector is not None for a in run.nodes.values()):
@@ -194,13 +215,18 @@ class _Simulation:
         self.records: list[Record] | None = [] if trace else None
         self.result = SimulationResult(nodes, safety=self.safety, records=self.records)
         # (time, order, kind, node, *details), the details as the kind has them (see push).
-        self.events: list[tuple[Any, ...]] = []
+        # A day of the queue: a fortieth of the longest latency.
+        self.events = EventQueue((self.high or 0.001) / 40)
         self.order = itertools.count(1)
         self.messages = itertools.count(1)  # message ids, for the trace
         self.counts: dict[str, int] = {}  # messages by kind, in the order first sent
         # Whether a node may have more than one life (crash and restart): without faults
         # every message is for and from a node's only life, and no session is needed.
         self.lives = True
+        self.proof_of_death = False  # a crash is told to the nodes linked to it
+        #: Where each traced send is among the records, while it may yet be lost (in a
+        #: run with crashes): a message lost on its way marks its send so.
+        self.sent_at: dict[Any, int] = {}
         #: The network's misbehaviour, if the run has any (see misbehave()).
         self.network: Misbehaving | None = None
 
@@ -252,59 +278,69 @@ class _Simulation:
         fault (the action), a delivery (sender, message, epoch, the sender's life, the
         receiver's as the sender knew it, the trace key) or a timer (name, generation,
         life)."""
-        heapq.heappush(self.events, (when, next(self.order), kind, node, *details))
+        self.events.push((when, next(self.order), kind, node, *details))
 
     def record(self, now: float, node: int, event: str, *details: object) -> None:
         assert self.records is not None
         self.records.append((now, next(self.order), node, event, *details))
 
-    def act(self, now: float, slot: _Node, actions: list[Action]) -> None:
+    def act(  # noqa: PLR0912, PLR0915 -- the hot path: a branch per action, inlined
+        self, now: float, slot: _Node, actions: list[Action]
+    ) -> None:
         node, life, records = slot.id, slot.life, self.records
-        events, order, counts = self.events, self.order, self.counts
-        # A change of state before the sends (a handler decides, or enters a round, then
-        # sends) and after what set it off (a suspicion).
-        changed = True
+        push, order, counts = self.events.push, self.order, self.counts
+        low, span, draw, links = self.low, self.span, self.random, slot.links
+        # A change of state is reported before the sends (a handler decides, or enters a
+        # round, then sends) and after what set it off (a suspicion).  The handler has
+        # run: whether its state changed is known now.
+        election = slot.member.election
+        changed = (
+            election.state is not slot.state
+            or election.elected != slot.elected
+            or election.epoch != slot.epoch
+        )
         for action in actions:
-            if changed and not isinstance(action, Notice):
-                changed = self.observe(now, slot)
-            if isinstance(action, Send):
+            if type(action) is Send:
+                if changed:
+                    changed = self.observe(now, slot)
                 if self.network is not None:
                     self.send_through(now, slot, action)
                     continue
-                to, message, epoch = action.to, action.message, action.epoch
-                arrival = now + (self.low + self.span * self.random())
-                link = slot.links.get(to)
+                to, message, epoch = action
+                arrival = now + (low + span * draw())
+                link = links.get(to)
                 if link is None:
-                    link = slot.links[to] = _Link(self.slots[to])
+                    link = links[to] = _Link(self.slots[to])
                 if arrival < link.last:  # noqa: PLR1730 -- a call less per message
                     arrival = link.last  # FIFO per link
                 link.last = arrival
                 kind = message.kind
                 # A ping asks whoever is there; everything else is for the life last heard.
                 to_life = 0 if kind == "ping" or not self.lives else slot.known.get(to, 0)
+                counts[kind] = counts.get(kind, 0) + 1
                 key = None
                 if records is not None:
                     key = next(self.messages)
+                    if self.lives:  # it may be lost on its way: remember where it is
+                        self.sent_at[key] = len(records)
+                if self.lives and link.to.down:  # sent to a node that is down: lost now
+                    self.result.lost[kind] += 1
+                    if records is not None:
+                        why = f"P{to} is down"
+                        self.record(now, node, "send", to, message, epoch, key, "lost", why)
+                    continue
+                if records is not None:
                     self.record(now, node, "send", to, message, epoch, key)
-                event = (
-                    arrival,
-                    next(order),
-                    _DELIVER,
-                    link.to,
-                    node,
-                    message,
-                    epoch,
-                    life,
-                    to_life,
-                    key,
-                )
-                heapq.heappush(events, event)
-                counts[kind] = counts.get(kind, 0) + 1
+                event = (arrival, next(order), _DELIVER, link.to, node, message, epoch, life)
+                push((*event, to_life, key))
             elif isinstance(action, Notice):
                 self.result.notices.append((now, node, action))
                 if records is not None and action.kind == "suspect":
                     self.record(now, node, "suspect", action.node, action.epoch)
             else:  # a timer set or cancelled: either way, one pending before is void
+                assert isinstance(action, SetTimer | CancelTimer)
+                if changed:
+                    changed = self.observe(now, slot)
                 name = action.name
                 slot.timers[name] = generation = slot.timers.get(name, 0) + 1
                 if isinstance(action, SetTimer):
@@ -362,6 +398,12 @@ class _Simulation:
             slot.life += 1  # its timers die with it
             if self.records is not None:
                 self.record(now, node, "crash")
+            if self.proof_of_death:  # each link to it is refused, a message delay later
+                for peer in self.views[node].inbound:
+                    if peer not in crashed:
+                        told = self.slots[peer]
+                        delay = self.low + self.span * self.random()
+                        self.push(now + delay, _DEAD, told, node, told.life)
         elif action == "restart" and node in crashed:
             crashed.discard(node)
             slot.down = False
@@ -374,16 +416,24 @@ class _Simulation:
                 self.record(now, node, "restart")
             self.act(now, slot, fresh.handle_boot())
 
-    def until_quiet(self, max_steps: int, max_time: float, timed: bool) -> SimulationResult:
+    def until_quiet(  # noqa: PLR0912, PLR0915 -- the event loop: a branch per kind
+        self, max_steps: int, max_time: float, timed: bool
+    ) -> SimulationResult:
         result, events = self.result, self.events
         steps, time = result.steps, result.time
-        pop = heapq.heappop
+        pop = events.pop
+        # Without crashes, a trace or a misbehaving network, a message is simply handled
+        # (see deliver).
+        plain = not self.lives and self.records is None and self.network is None
         pauses = self.network is not None and bool(self.network.pauses)
         try:
-            while events:
+            while True:
                 if steps >= max_steps:
                     raise RuntimeError(f"no end after {max_steps} events")
-                event = pop(events)
+                try:
+                    event = pop()
+                except IndexError:  # nothing pending: quiet
+                    break
                 now, kind = event[0], event[2]
                 if now > max_time:
                     if timed:
@@ -395,13 +445,22 @@ class _Simulation:
                     continue
                 slot = event[3]
                 if slot.down:
+                    if kind == _DELIVER:
+                        self.lost(event, f"P{slot.id} is down")
                     continue  # lost with the node
                 if pauses and self.waits(now, slot, event):
                     continue
                 if kind == _DELIVER:
-                    actions = self.deliver(now, slot, event)
+                    if plain:
+                        actions = slot.member.handle_message(event[4], event[5], event[6])
+                    else:
+                        actions = self.deliver(now, slot, event)
                 elif kind == _TIMER:
                     actions = self.fire(now, slot, event)
+                elif kind == _DEAD:
+                    if event[5] != slot.life:
+                        continue  # told to a previous life
+                    actions = slot.member.peer_dead(event[4])
                 else:
                     actions = slot.member.handle_start()
                 if actions is None:
@@ -422,7 +481,7 @@ class _Simulation:
         until = self.network.paused_until(slot.id, now)
         if until is None:
             return False
-        heapq.heappush(self.events, (until, next(self.order), *event[2:]))
+        self.events.push((until, next(self.order), *event[2:]))
         return True
 
     def deliver(self, now: float, slot: _Node, event: tuple[Any, ...]) -> list[Action] | None:
@@ -433,14 +492,31 @@ class _Simulation:
             known = slot.known
             if (to_life and to_life != slot.life) or life < known.get(sender, 0):
                 self.result.dropped += 1
+                self.lost(
+                    event,
+                    f"P{slot.id} has restarted since: it was for its previous life"
+                    if to_life and to_life != slot.life
+                    else f"P{sender} has restarted since it sent it",
+                )
                 return None
             known[sender] = life
+            self.sent_at.pop(key, None)  # it arrived
         if self.records is not None:
             if copy:  # the second copy of a message the network duplicated
                 self.record(now, slot.id, "receive", sender, message, epoch, key[1], "duplicate")
             else:
                 self.record(now, slot.id, "receive", sender, message, epoch, key)
         return slot.member.handle_message(sender, message, epoch)
+
+    def lost(self, event: tuple[Any, ...], why: str) -> None:
+        """The message of delivery ``event`` never arrived, ``why`` in words: its send is
+        marked lost in the trace (it was sent while its receiver was up)."""
+        message, key = event[5], event[9]
+        self.result.lost[message.kind] += 1
+        records = self.records
+        at = self.sent_at.pop(key, None)
+        if records is not None and at is not None and len(records[at]) == _SEND_RECORD:
+            records[at] = (*records[at], "lost", why)
 
     def fire(self, now: float, slot: _Node, event: tuple[Any, ...]) -> list[Action] | None:
         """A timer of ``slot``'s node is due: its actions, or ``None`` if it was void."""

@@ -17,9 +17,12 @@ number a send shares with its receive), ``lamport`` and ``vc``; ``timer`` has ``
 and ``epoch``.  The failure detector's traffic and timers carry ``"heartbeat": true`` and
 are left out unless asked for.
 
-What a misbehaving network did (``[[faults]]``, ``ringleader explore``): a send the
-network lost has ``lost`` (why, in words: ``"lost by the network"``, ``"the network is
-partitioned"``, ``"P5 is down"``) and no receive; a copy delivered twice is a second
+A message that never arrived is a send with ``lost`` (why, in words) and no receive, in
+every mode: sent to a node that was down (``"P5 is down"``: the simulator, a real run
+whose send found no connection to a crashed node, the explorer), for a life of its
+receiver since restarted, or lost by a misbehaving network (``[[faults]]``,
+``ringleader explore``: ``"lost by the network"``, ``"the network is partitioned"``).
+What else a misbehaving network did: a copy delivered twice is a second
 receive of the same ``msg`` with ``"duplicate": true``; ``partition`` (with ``groups``,
 a list of lists of node ids) and ``heal`` say when the network split and healed, and
 ``pause`` and ``resume`` (with ``seconds`` when known) when a node stood still; a send

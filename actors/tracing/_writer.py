@@ -147,6 +147,7 @@ class TraceWriter:
         self._waiting: dict[Any, list[Event]] = {}
         self._copies: dict[Any, int] = {}  # key → receives still to come, if several
         self._numbers = itertools.count(1)
+        self._down: set[int] = set()  # crashed and not restarted, as far as written
         self.written = 0
 
     def write(self, events: Iterable[Event]) -> None:
@@ -167,8 +168,20 @@ class TraceWriter:
             self._emit(late)
         self._waiting.clear()
 
+    def _who_is_down(self, event: Event) -> None:
+        """Follow crashes and restarts; a message lost for a node that was down then is
+        lost because it was down, whatever its host saw (no connection, a failed send)."""
+        kind = event["event"]
+        if kind == "crash":
+            self._down.add(event["node"])
+        elif kind == "restart":
+            self._down.discard(event["node"])
+        elif "lost" in event and event["peer"] in self._down:
+            event["lost"] = f"P{event['peer']} is down"
+
     def _emit(self, event: Event) -> None:
         clocks, node, key = self._clocks, event["node"], event.get("msg")
+        self._who_is_down(event)
         if event["event"] == "send":
             lamport, vc = clocks.local(node)
             event["msg"] = key if self._part else next(self._numbers)

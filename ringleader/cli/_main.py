@@ -40,6 +40,9 @@ if TYPE_CHECKING:
 __all__ = ["main"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+#: The reader of our output went away (``| head``): 128 + SIGPIPE, as the shell says of
+#: any writer stopped by a closed pipe.
+EXIT_PIPE = 141
 #: Output into a pipe is not wrapped; tables as wide as they need, up to this.
 _PIPE_WIDTH = 200
 
@@ -157,7 +160,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Leader election on the actor model: Pykka actors over ZeroMQ.",
         epilog="Exit status: 0 elected and safe (explore: nothing violated); 1 not "
         "finished in time, unsafe, or the cluster could not be set up (explore: a "
-        "violation found); 2 bad usage or config.",
+        "violation found); 2 bad usage or config; 141 the reader of the output went "
+        "away (| head).",
     )
     parser.add_argument("--version", action="version", version=f"ringleader {__version__}")
     parser.add_argument(
@@ -190,7 +194,6 @@ def build_parser() -> argparse.ArgumentParser:
     run_parser.add_argument(
         "--seed",
         type=int,
-        default=0,
         metavar="S",
         help="with --simulate: the seed of the message delays (the same seed, the same run)",
     )
@@ -294,6 +297,19 @@ def _add_view_commands(commands: Any) -> list[argparse.ArgumentParser]:
         metavar="OUT",
         help="the file to write: .svg .png .pdf .html .log",
     )
+    diagram.add_argument(
+        "--time",
+        action="store_true",
+        help="a picture: the events at their time in seconds (real, or virtual in the "
+        "simulator) along the x axis, rather than one step each in the order they happened",
+    )
+    diagram.add_argument(
+        "--size",
+        type=_size,
+        metavar="WxH",
+        help="a picture: its width and height in pixels; fonts grow with the height "
+        "(default 1920x1080, a projector's)",
+    )
     replay = commands.add_parser(
         "replay",
         help="tell a traced run step by step, in the course notes' words",
@@ -325,10 +341,20 @@ def _err() -> Console:
     return Console(stderr=True, highlight=False)
 
 
+def _size(text: str) -> tuple[int, int]:
+    width, sep, height = text.lower().partition("x")
+    if not (sep and width.isdigit() and height.isdigit()):
+        raise argparse.ArgumentTypeError(f"{text!r} is not WIDTHxHEIGHT in pixels, e.g. 1920x1080")
+    size = int(width), int(height)
+    if not (320 <= size[0] <= 10000 and 240 <= size[1] <= 10000):
+        raise argparse.ArgumentTypeError(f"{text!r}: from 320x240 to 10000x10000 pixels")
+    return size
+
+
 def _diagram(args: argparse.Namespace) -> int:
     from ringleader.traces import write_view  # noqa: PLC0415
 
-    write_view(args.trace, args.output)
+    write_view(args.trace, args.output, time_axis=args.time, size=args.size)
     _out().print(f"wrote {args.output}")
     return EXIT_OK
 
@@ -372,12 +398,20 @@ def _run(args: argparse.Namespace) -> int:
     from ringleader.cluster import run  # noqa: PLC0415
     from ringleader.reports import setup_failed_report  # noqa: PLC0415
 
+    if args.seed is not None and not args.simulate:
+        raise UsageError(
+            "--seed needs --simulate: a real run's timing is the machine's, not a seed's"
+        )
     config = _load(args)
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _interrupt)
     # Processes mode: the nodes are other processes, which would inherit the pinning.
     if not args.all_cpus and not args.simulate and config.mode != "processes":
         one_cpu()
+    if args.simulate:
+        # One run and the process ends: the millions of objects of a large one hold no
+        # cycle worth the cyclic collector's walks through them while the report is made.
+        gc.disable()
     bar = None
     if not args.json and not args.verbose and not args.simulate:
         err = _err()
@@ -394,7 +428,7 @@ def _run(args: argparse.Namespace) -> int:
                 trace=args.trace,
                 trace_heartbeats=args.trace_heartbeats,
                 simulate=args.simulate,
-                seed=args.seed,
+                seed=args.seed or 0,
             )
     except SetupError as exc:  # nothing ran, but the report says what failed
         sys.stderr.write(f"ringleader run: error: {exc}\n")
@@ -529,6 +563,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write(f"{prog}: interrupted\n")
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (``| head -1``): stop quietly, as a pipe writer does, and
+        # leave nothing for the interpreter to fail to flush on its way out.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return EXIT_PIPE
     finally:
         if argv is None:  # this process's own command: it ends now
             # Whatever it made (a thousand nodes' objects) is garbage only to the

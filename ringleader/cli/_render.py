@@ -153,6 +153,12 @@ def _messages_text(report: Report) -> str:
     )
 
 
+def _time_text(report: Report, what: str) -> str:
+    if report.mode == "simulated":  # the simulator's clock: no set-up, seconds of no one's
+        return f"Time: {what} {_ms(report.elapsed_s)} of virtual time"
+    return f"Time: {what} {_ms(report.elapsed_s)}, set-up {_ms(report.setup_s)}"
+
+
 def print_report(console: Console, report: Report) -> None:
     known = ALGORITHMS.get(report.algorithm)
     algorithm = known.title if known else report.algorithm
@@ -164,11 +170,12 @@ def print_report(console: Console, report: Report) -> None:
         for problem in report.problems:
             console.print(f"[bold red]Problem:[/] {problem}")
         return
-    if report.leader is not None:
+    leader = report.leader  # found once: it looks at every node
+    if leader is not None:
         agree = f"all {report.n} nodes agree" if report.agreed else "[red]not every node agrees[/]"
-        capacity = next(n.capacity for n in report.nodes if n.id == report.leader)
+        capacity = next(n.capacity for n in report.nodes if n.id == leader)
         console.print(
-            f"Leader: [bold green]node {report.leader}[/] (capacity {capacity:g}); {agree}; "
+            f"Leader: [bold green]node {leader}[/] (capacity {capacity:g}); {agree}; "
             f"epoch {report.epoch}"
         )
     else:
@@ -178,7 +185,7 @@ def print_report(console: Console, report: Report) -> None:
         _print_crashes(console, report)
     # A supervised run's time is the whole run (faults, run_for), not one election's.
     what = "the run" if report.safety is not None else "election"
-    console.print(f"Time: {what} {_ms(report.elapsed_s)}, set-up {_ms(report.setup_s)}")
+    console.print(_time_text(report, what))
     for line in rejection_lines(report.rejected_frames):
         console.print(line)
     if report.send_failures or report.errors:

@@ -153,15 +153,11 @@ class LocalCluster(SetUpOnEnter):
                 if entry.end != float("inf"):
                     self.trace.network(self._network_began + entry.end, first, "heal", groups)
 
-    def _start_node(
-        self, member: Member, incarnation: int, *, restart: bool = False
-    ) -> pykka.ActorRef[NodeActor]:
+    def _start_node(self, member: Member, incarnation: int) -> pykka.ActorRef[NodeActor]:
         self._incarnations[member.id] = incarnation
         trace = None
-        if self.trace is not None:
+        if self.trace is not None:  # a restarted node records its restart when it listens
             trace = self._traces[member.id] = self.trace.node(member.id)
-            if restart:
-                trace.restart()
         return NodeActor.start(
             member,
             network=self.network,
@@ -203,7 +199,7 @@ class LocalCluster(SetUpOnEnter):
             raise TransportError(f"node {node} is running")
         incarnation = self._incarnations[node] + 1
         member = Member(self.algorithm, self._views[node], recovering=True, policy=self._policy)
-        ref = self._start_node(member, incarnation, restart=True)
+        ref = self._start_node(member, incarnation)
         self._refs[node] = ref
         # Links first, so that the node can answer the first frame its mailbox admits.
         peers = {peer: self.addresses[peer] for peer in self.config.wiring.out[node]}

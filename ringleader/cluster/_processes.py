@@ -335,7 +335,8 @@ class ProcessCluster(SetUpOnEnter):
         self.config = config
         self._sink = events
         #: With ``trace``: each child writes its part, and the parts are merged into
-        #: ``trace`` when the cluster closes; crashes and restarts are recorded here.
+        #: ``trace`` when the cluster closes; crashes are recorded here (a restarted
+        #: child records its restart in its part).
         self._trace = None if trace is None else Path(trace)
         self._trace_heartbeats = trace_heartbeats
         self._parts: list[Path] = []
@@ -527,7 +528,7 @@ class ProcessCluster(SetUpOnEnter):
             shutil.rmtree(self._tmpdir, ignore_errors=True)
 
     def _merge_trace(self, path: Path) -> None:
-        """The children's parts (and the crashes and restarts) as one trace."""
+        """The children's parts (and the crashes) as one trace."""
         parts: list[list[dict[str, object]]] = [self._faults]
         for part in self._parts:
             if part.exists():
@@ -569,8 +570,7 @@ class ProcessCluster(SetUpOnEnter):
         """A new process for ``node`` at its address: a new incarnation that knows nothing."""
         if node in self._children:
             raise TransportError(f"node {node} is running")
-        self._faults.append({"event": "restart", "t": time.time(), "node": node})
-        child = self._spawn(node, fresh=False)
+        child = self._spawn(node, fresh=False)  # it records its restart when it boots
         self._wait(child, "listening", child.listening, Deadline(self.config.timeout))
         child.command(command_line(BOOT, 0.3))
 

@@ -12,6 +12,8 @@ to there.  The same seed gives the same report and a byte-identical trace.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import math
 import os
 from collections import Counter
@@ -30,7 +32,7 @@ from ringleader.actors import (
     write_trace,
 )
 from ringleader.actors.host import NodeStatus
-from ringleader.reports import FailoverMetrics, Report
+from ringleader.reports import FailoverMetrics, NodeReport, Report
 from ringleader.topologies import Config, FaultSpec
 from ringleader.traces import open_trace
 
@@ -38,6 +40,9 @@ __all__ = ["simulate_run"]
 
 #: The simulated network's latency: each message takes 0.1 to 1 ms, links FIFO.
 LATENCY = (0.0001, 0.001)
+#: Transports on which a crashed node's peers have proof of its death (a refused
+#: connection), which ``fast_failover`` acts on: the simulator tells them too.
+PROOF_OF_DEATH = ("tcp", "ipc")
 #: Virtual seconds after which a simulation gives up (the config's ``timeout`` is for
 #: real runs: 100,000 nodes take longer than that in virtual time, and less in real).
 VIRTUAL_LIMIT = 3600.0
@@ -107,7 +112,34 @@ def simulate_run(
     trace: str | os.PathLike[str] | None = None,
     trace_heartbeats: bool = False,
 ) -> Report:
-    """Run ``config`` in the simulator with ``seed`` and report it as a real run is."""
+    """Run ``config`` in the simulator with ``seed`` and report it as a real run is.
+
+    The cyclic garbage collector is paused meanwhile, as :func:`~ringleader.actors.simulate`
+    pauses it: a large run holds millions of objects, none in a cycle, that it would
+    otherwise walk again and again while the report is made.
+    """
+    with _collector_paused():
+        return _simulate_run(config, seed, algorithm, trace, trace_heartbeats)
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _simulate_run(
+    config: Config,
+    seed: int,
+    algorithm: type[Election] | None,
+    trace: str | os.PathLike[str] | None,
+    trace_heartbeats: bool,
+) -> Report:
     algorithm = algorithm or config.algorithm_class
     if trace is not None:
         open_trace(Path(trace)).close()  # a path that cannot be written: say so first
@@ -125,6 +157,7 @@ def simulate_run(
             until=until,
             max_time=VIRTUAL_LIMIT,
             trace=record,
+            proof_of_death=config.transport in PROOF_OF_DEATH,
             network=config.network,
         )
 
@@ -211,22 +244,6 @@ def _report(
     for kind, count in result.messages.items():
         if kind not in DETECTOR_KINDS:
             by_type[kind] += count
-    live = set(result.live)
-    statuses = [
-        NodeStatus(
-            id=node,
-            capacity=member.view.capacity,
-            state=str(member.state) if node in live else "crashed",
-            elected=member.elected,
-            epoch=member.epoch,
-            incarnation=1,
-            address=None,
-            rejected={"stale_epoch": member.stale} if member.stale else {},
-            started=member.started,
-            sent_by_epoch=dict(by_epoch) if node == min(result.nodes) else {},
-        )
-        for node, member in sorted(result.nodes.items())
-    ]
     fields: dict[str, Any] = {
         "topology": config.topology,
         "algorithm": algorithm.name,
@@ -239,11 +256,37 @@ def _report(
         "mode": "simulated",
     }
     candidates = {spec.id: spec.candidate for spec in config.nodes}
-    if not config.detector:
-        report = Report.from_statuses(
-            statuses, expected_leader=max(candidates.values()).id, **fields
+    if not config.detector:  # one election, nobody crashed: each node's line, no more
+        stale = sum(member.stale for member in result.nodes.values())
+        report = Report(
+            n=len(result.nodes),
+            nodes=[
+                NodeReport(node, str(member.state), member.elected, member.view.capacity)
+                for node, member in sorted(result.nodes.items())
+            ],
+            messages_by_type={},
+            expected_leader=max(candidates.values()).id,
+            rejected_frames={"stale_epoch": stale} if stale else {},
+            **fields,
         )
     else:
+        live = set(result.live)
+        first = min(result.nodes)  # the messages by epoch are the whole run's: told once
+        statuses = [
+            NodeStatus(
+                id=node,
+                capacity=member.view.capacity,
+                state=str(member.state) if node in live else "crashed",
+                elected=member.elected,
+                epoch=member.epoch,
+                incarnation=1,
+                address=None,
+                rejected={"stale_epoch": member.stale} if member.stale else {},
+                started=member.started,
+                sent_by_epoch=dict(by_epoch) if node == first else {},
+            )
+            for node, member in sorted(result.nodes.items())
+        ]
         assert result.safety is not None
         if finished:
             result.safety.check_final(result.elected, live)
@@ -262,6 +305,7 @@ def _report(
         )
     report.messages_by_type = dict(sorted(by_type.items()))
     report.heartbeats = sum(result.messages[k] for k in DETECTOR_KINDS)
+    report.lost = sum(n for kind, n in result.lost.items() if kind not in DETECTOR_KINDS)
     return report
 
 
@@ -296,7 +340,7 @@ def _metrics(
                 crashed = notice.node if notice.detail.startswith("crash of") else None
                 metrics.election(notice.epoch, notice.detail, at, crashed=crashed, node=node)
             elif notice.kind == "suspect" and notice.node is not None:
-                metrics.suspected(notice.node, at)
+                metrics.suspected(notice.node, at, notice.detail)
         elif what == "leader":
             metrics.leader(payload[1], payload[0], at)
         elif what == "agreed":

@@ -129,6 +129,9 @@ class Report:
     send_failures: int = 0
     errors: int = 0
     heartbeats: int = 0  # the failure detector's pings and pongs
+    #: Election messages sent that never arrived (their receiver was down …); counted
+    #: in ``messages_by_type`` too, as the notes count every message sent.
+    lost: int = 0
     elections: list[ElectionReport] = field(default_factory=list)
     faults: list[FaultReport] = field(default_factory=list)
     safety: SafetyChecker | None = None
@@ -177,7 +180,7 @@ class Report:
         frames count too."""
         by_type: dict[str, int] = {}
         rejected: dict[str, int] = {}
-        heartbeats = 0
+        heartbeats = lost = 0
         lives = [*statuses, *earlier]
         for status in lives:
             for kind, count in status.sent.items():
@@ -185,6 +188,9 @@ class Report:
                     heartbeats += count
                 else:
                     by_type[kind] = by_type.get(kind, 0) + count
+            for kind, count in status.lost.items():
+                by_type[kind] = by_type.get(kind, 0) + count
+                lost += count
             for reason, count in status.rejected.items():
                 rejected[reason] = rejected.get(reason, 0) + count
         return cls(
@@ -196,6 +202,7 @@ class Report:
             send_failures=sum(s.send_failures for s in lives),
             errors=sum(s.errors for s in lives),
             heartbeats=heartbeats,
+            lost=lost,
             **fields,
         )
 
@@ -325,6 +332,7 @@ class Report:
                 "total": self.total,
                 "by_type": dict(self.messages_by_type),
                 "heartbeats": self.heartbeats,
+                "lost": self.lost,
             },
             "bound": bound,
             "elapsed_s": None if self.elapsed_s is None else round(self.elapsed_s, 6),

@@ -16,25 +16,29 @@ when a picture is drawn.
 from ._explored import write_runs
 from ._explorer_page import PAGE_STATES, explorer_page
 from ._html import html_page
-from ._narration import ALGORITHM_KINDS, algorithm_of, narrate
+from ._narration import ALGORITHM_KINDS, Story, algorithm_of, extinctions, narrate, story
+from ._palette import KIND_COLOURS, colours
 from ._shiviz import REGEX, shiviz_log
-from ._trace_file import Trace, TraceError, candidate, colours, label, load_trace, parse_trace
+from ._trace_file import Trace, TraceError, candidate, label, load_trace, parse_trace
 from ._tracing import PartWriter, RunTrace, open_trace
 from ._views import SUFFIXES, replay, write_view
 
 __all__ = [
     "ALGORITHM_KINDS",
+    "KIND_COLOURS",
     "PAGE_STATES",
     "REGEX",
     "SUFFIXES",
     "PartWriter",
     "RunTrace",
+    "Story",
     "Trace",
     "TraceError",
     "algorithm_of",
     "candidate",
     "colours",
     "explorer_page",
+    "extinctions",
     "html_page",
     "label",
     "load_trace",
@@ -43,6 +47,7 @@ __all__ = [
     "parse_trace",
     "replay",
     "shiviz_log",
+    "story",
     "write_runs",
     "write_view",
 ]

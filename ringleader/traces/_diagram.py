@@ -1,16 +1,24 @@
 """A space-time (Lamport) diagram of a trace, drawn with matplotlib (no display needed).
 
-A horizontal line per node, time flowing left to right — one step per event, in the
-order they happened (the seconds are on the axis too: a crash schedule leaves long quiet
-gaps that would squeeze every message into a hair) — and an arrow per message from its
-send to its receive, coloured by kind.  Crashes, restarts, suspicions and changes of
-state are marked; epochs are written on the arrows (or on the marks, when there are
-many arrows).  Past :data:`MAX_NODES` nodes or :data:`MAX_MESSAGES` messages it draws
-what fits and says on the picture what it left out; heartbeats are always left out.
+A horizontal line per node (in ring order on a ring, else by id), and an arrow per
+message from its send to its receive, in the colour of its kind (the same in every
+picture: :mod:`._palette`).  Along the x axis the events follow one another in the order
+they happened, one step each; with ``time_axis`` at their time instead (real or virtual
+seconds: a crash schedule's quiet seconds show as they were).  A message that never
+arrived ends in ✗ where it was lost; where a ring election swallows a candidacy
+(extinction) its arrow ends in a bar; crashes, restarts, suspicions and changes of state
+are marked on the lines, and every mark is in the legend.
+
+Made to be projected: 1920×1080 pixels and fonts readable from the back of a room by
+default (``size`` for another screen).  Past :data:`MAX_NODES` nodes it shows the nodes
+that matter (see :mod:`._order`), past :data:`MAX_MESSAGES` messages the first ones, and
+says on the picture what it left out; heartbeats are always left out.
 """
 
 from __future__ import annotations
 
+import textwrap
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -18,54 +26,49 @@ from matplotlib import rc_context
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from ._trace_file import Trace, candidate, colours, label
+from ._narration import ALGORITHM_KINDS, algorithm_of, extinctions
+from ._order import choose_nodes
+from ._palette import MARKS, colours
+from ._trace_file import Trace, candidate, label
 
-__all__ = ["FORMATS", "MAX_MESSAGES", "MAX_NODES", "draw_diagram"]
+__all__ = ["FORMATS", "MAX_MESSAGES", "MAX_NODES", "SIZE", "draw_diagram"]
 
 FORMATS = (".svg", ".png", ".pdf")
 MAX_NODES = 32
 MAX_MESSAGES = 300
-#: Up to this many arrows each carries its epoch; beyond, only the marks do.
-_EPOCH_LABELS = 80
+#: The default picture: a projector's 1920×1080 pixels.
+SIZE = (1920, 1080)
+#: Pixels per inch: sizes are given in pixels, fonts in points of 1/72 inch.
+_DPI = 100
+#: Up to this many arrows each carries its label (the id it carries, its epoch).
+_ARROW_LABELS = 80
+#: The network splitting and healing (``[[faults]]``): a line across every node.
+_NETWORK_LINES = {"partition": ("--", "the network splits"), "heal": (":", "it heals")}
 
 Event = dict[str, Any]
 
-_MARKS = {  # event (or state) → marker, colour, legend text
-    "crash": ("X", "#d62728", "crash"),
-    "restart": ("^", "#2ca02c", "restart"),
-    "suspect": ("d", "#ff7f0e", "suspects (peer named)"),
-    "leader": ("*", "#e6b800", "becomes leader"),
-    "not_leader": ("o", "#555555", "learns the leader"),
-    "other": ("o", "white", "other state (e.g. undecided)"),
-    "pause": ("s", "#999999", "pauses (stands still)"),
-    "resume": (">", "#999999", "resumes"),
-    "lost": ("x", "#d62728", "message lost (see why in replay)"),
-}
-#: The network splitting and healing: a line across every node.
-_NETWORK_LINES = {"partition": ("--", "network splits"), "heal": (":", "network heals")}
-
 
 def _select(trace: Trace) -> tuple[list[Event], list[Any], list[str]]:
-    """The events and nodes to draw, and what was left out, in words."""
+    """The events and nodes to draw, top to bottom, and what was left out, in words."""
     events = trace.without_heartbeats()
     left_out: list[str] = []
     if trace.heartbeats:
         left_out.append(f"{trace.heartbeats} heartbeat events (failure detector)")
-    nodes = trace.nodes
-    if len(nodes) > MAX_NODES:
-        hidden = nodes[MAX_NODES:]
-        nodes = nodes[:MAX_NODES]
+    nodes, hidden = choose_nodes(events, trace.nodes, MAX_NODES)
+    if hidden:
         shown = set(nodes)
-        events = [e for e in events if e["node"] in shown and e.get("peer", e["node"]) in shown]
-        left_out.append(
-            f"{len(hidden)} of {len(trace.nodes)} nodes ({label(hidden[0])}–{label(hidden[-1])}) "
-            "and every message to or from them"
-        )
+        events = [
+            e
+            for e in events
+            if e["event"] in _NETWORK_LINES
+            or (e["node"] in shown and e.get("peer", e["node"]) in shown)
+        ]
+        left_out.append(hidden)
     sends = [i for i, e in enumerate(events) if e["event"] == "send"]
     if len(sends) > MAX_MESSAGES:
         cut = sends[MAX_MESSAGES]
         kept = {e["msg"] for e in events[:cut] if e["event"] == "send"}
-        # The receives of the messages shown still count; everything else after the cut goes.
+        # The receives (losses) of the messages shown still count; the rest after the cut go.
         tail = [e for e in events[cut:] if e["event"] == "receive" and e["msg"] in kept]
         left_out.append(
             f"the last {len(sends) - MAX_MESSAGES} of {len(sends)} messages "
@@ -75,87 +78,20 @@ def _select(trace: Trace) -> tuple[list[Event], list[Any], list[str]]:
     return events, nodes, left_out
 
 
-def _figure(events: list[Event], nodes: list[Any], left_out: list[str], title: str) -> Figure:
-    steps = max(len(events), 1)
-    width = min(max(8.0, 2.5 + steps * 0.07), 40.0)
-    height = min(max(3.0, 1.8 + len(nodes) * 0.38), 16.0)
-    figure = Figure(figsize=(width, height), layout="constrained")
-    axes = figure.add_subplot()
-    row = {node: i for i, node in enumerate(nodes)}
-    for y in row.values():
-        axes.axhline(y, color="#bbbbbb", linewidth=0.8, zorder=0)
-    axes.set_yticks(list(row.values()), [label(n) for n in nodes])
-    axes.set_ylim(len(nodes) - 0.4, -0.6)  # the lowest id on top
-    # Steps per point of the axes' width (about 70 % of the figure's, the rest is legend).
-    per_point = (steps + 1) / (width * 72 * 0.7)
-    axes.set_xlim(-1, steps + 8 * _CHAR_PT * per_point)  # room for the last labels
-    kinds = colours(events)
-    sent: dict[Any, tuple[int, Event]] = {}
-    received: set[Any] = set()
-    epochs = {e.get("epoch") for e in events if e["event"] == "send"}
-    label_arrows = sum(e["event"] == "send" for e in events) <= _EPOCH_LABELS
-    for x, event in enumerate(events):
-        if event["event"] == "send":
-            sent[event["msg"]] = (x, event)
-        elif event["event"] == "receive" and event["msg"] in sent:
-            x0, send = sent[event["msg"]]
-            received.add(event["msg"])
-            y0, y1 = row[send["node"]], row[event["node"]]
-            axes.annotate(
-                "",
-                xy=(x, y1),
-                xytext=(x0, y0),
-                arrowprops={"arrowstyle": "-|>", "color": kinds[send["kind"]], "lw": 1.1},
-            )
-            text = _arrow_text(send, len(epochs) > 1)
-            if label_arrows and text:
-                axes.text(
-                    (x0 + x) / 2,
-                    (y0 + y1) / 2,
-                    text,
-                    fontsize=6,
-                    color=kinds[send["kind"]],
-                    ha="center",
-                    va="center",
-                    bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.8},
-                )
-    for msg, (x0, send) in sent.items():  # never received: lost, or received after the end
-        if msg not in received and send["peer"] in row:
-            y0, y1 = row[send["node"]], row[send["peer"]]
-            end = (x0 + 1.5, y0 + (y1 - y0) * 0.35)
-            axes.plot([x0, end[0]], [y0, end[1]], ls=":", color=kinds[send["kind"]])
-            if send.get("lost"):  # the network (or a crash) lost it: say so with a cross
-                axes.plot([end[0]], [end[1]], marker="x", color="#d62728", ms=7, mew=2, ls="")
-    _network_lines(axes, events)
-    _marks(axes, events, row, per_point)
-    ticks = list(range(0, steps, max(1, round(steps / (width / 1.1)))))
-    axes.set_xticks(ticks, [f"{x}\n{events[x]['t']:.4g} s" for x in ticks], fontsize=7)
-    axes.set_xlabel("events in the order they happened (step, and t in seconds) →")
-    handles: list[Any] = [Line2D([], [], color=c, lw=2, label=k) for k, c in kinds.items()]
-    shown = {e["event"] if e["event"] != "state" else _state_mark(e) for e in events}
-    shown |= {"lost" for e in events if e["event"] == "send" and e.get("lost")}
-    for key, (marker, colour, text) in _MARKS.items():
-        if key in shown:
-            handles.append(
-                Line2D([], [], ls="", marker=marker, mfc=colour, mec="black", label=text)
-            )
-    axes.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
-    one_epoch = f" — all in epoch {next(iter(epochs))}" if len(epochs) == 1 else ""
-    axes.set_title(title + one_epoch, fontsize=10)
-    if left_out:
-        figure.text(
-            0.01, 0.005, "Left out: " + "; ".join(left_out) + ".", color="#b00000", fontsize=8
-        )
-    return figure
+class _Style:
+    """Font sizes (points) for a picture ``height`` pixels high: 1080 is a projector's."""
+
+    def __init__(self, height: int) -> None:
+        scale = max(0.6, height / 1080)
+        self.title = round(20 * scale)
+        self.text = round(15 * scale)
+        self.small = round(13 * scale)
+        self.mark = 13 * scale  # marker size
+        self.line = 2.2 * scale
 
 
-def _network_lines(axes: Any, events: list[Event]) -> None:
-    """A line across every node where the network split or healed."""
-    for x, event in enumerate(events):
-        line = _NETWORK_LINES.get(event["event"])
-        if line is not None:
-            axes.axvline(x, ls=line[0], color="#777777", lw=1, zorder=1)
-            axes.annotate(line[1], (x, -0.5), xytext=(2, 0), textcoords="offset points", fontsize=6)
+def _state_mark(event: Event) -> str:
+    return event["state"] if event["state"] in ("leader", "not_leader") else "other"
 
 
 def _arrow_text(send: Event, epochs: bool) -> str:
@@ -167,63 +103,286 @@ def _arrow_text(send: Event, epochs: bool) -> str:
     return " ".join(parts)
 
 
-def _state_mark(event: Event) -> str:
-    return event["state"] if event["state"] in ("leader", "not_leader") else "other"
+def _title(trace: Trace) -> str:
+    events = trace.without_heartbeats()
+    sends = [e for e in events if e["event"] == "send"]
+    lost = sum(1 for e in sends if e.get("lost"))
+    algorithm = algorithm_of({e["kind"] for e in sends})
+    name = f"{ALGORITHM_KINDS[algorithm][1]}, " if algorithm else ""
+    epochs = {e.get("epoch") for e in sends}
+    one = f", all in epoch {next(iter(epochs))}" if len(epochs) == 1 else ""
+    lost_text = f" ({lost} lost)" if lost else ""
+    return (
+        f"{Path(trace.source).name}: {name}{len(trace.nodes)} nodes, "
+        f"{len(sends)} messages{lost_text}{one}"
+    )
 
 
+def _figure(  # noqa: PLR0912, PLR0915 -- one picture, drawn in order
+    trace: Trace, size: tuple[int, int], time_axis: bool
+) -> Figure:
+    events, nodes, left_out = _select(trace)
+    style = _Style(size[1])
+    figure = Figure(figsize=(size[0] / _DPI, size[1] / _DPI), dpi=_DPI, layout="constrained")
+    axes = figure.add_subplot()
+    row = {node: i for i, node in enumerate(nodes)}
+    xs = [e["t"] for e in events] if time_axis else list(range(len(events)))
+    span = (max(xs) - min(xs)) if xs else 1.0
+    span = span or 1.0
+    for y in row.values():
+        axes.axhline(y, color="#bbbbbb", linewidth=1.0, zorder=0)
+    axes.set_yticks(list(row.values()), [label(n) for n in nodes], fontsize=style.text)
+    axes.set_ylim(len(nodes) - 0.4, -0.6)  # the first node on top
+    # Room on the right for the last marks' labels.
+    axes.set_xlim(min(xs, default=0) - span * 0.02, max(xs, default=1) + span * 0.08)
+    kinds = colours(events)
+    swallowed = extinctions(events)
+    epochs = len({e.get("epoch") for e in events if e["event"] == "send"}) > 1
+    labelled = sum(e["event"] == "send" for e in events) <= _ARROW_LABELS
+    sent: dict[Any, tuple[float, Event]] = {}
+    ended: set[Any] = set()
+    shown_marks: set[str] = set()
+    reach = 1.0 if not time_axis else span * 0.012  # how far a lost message goes
+    for x, event in zip(xs, events, strict=True):
+        kind = event["event"]
+        if kind in _NETWORK_LINES:  # the network splits or heals: a line across them all
+            ls, _ = _NETWORK_LINES[kind]
+            axes.axvline(x, ls=ls, color="#555555", lw=style.line * 0.8, zorder=1)
+            shown_marks.add(kind)
+            continue
+        if kind == "send":
+            sent[event["msg"]] = (x, event)
+            if not event.get("lost"):
+                continue
+            ended.add(event["msg"])  # lost on its way: it ends, ⊗, where it was going
+            x0, send, end = x, event, x + reach
+        elif kind == "receive" and event["msg"] in sent:
+            x0, send = sent[event["msg"]]
+            ended.add(event["msg"])
+            end = x
+        else:
+            continue
+        lost = kind == "send"
+        colour = kinds[send["kind"]]
+        y0, y1 = row[send["node"]], row[send["peer"]]
+        axes.annotate(
+            "",
+            xy=(end, y1),
+            xytext=(x0, y0),
+            arrowprops={
+                "arrowstyle": "-" if lost else "-|>",
+                "color": colour,
+                "lw": style.line,
+                "ls": (0, (4, 3)) if lost else "-",
+                "mutation_scale": 4 * style.line + 8,
+                "shrinkA": 0,
+                "shrinkB": 0,
+            },
+            zorder=2,
+        )
+        if lost:
+            marker, fill, _, _ = MARKS["lost"]
+            axes.plot(
+                [end], [y1], marker=marker, color=fill, mew=0, ms=style.mark * 1.3, ls="", zorder=4
+            )
+            shown_marks.add("lost")
+        elif event["msg"] in swallowed:
+            marker, fill, _, _ = MARKS["extinction"]
+            axes.plot([x], [y1], marker=marker, color=fill, ms=style.mark * 1.4, mew=3, zorder=4)
+            shown_marks.add("extinction")
+        text = _arrow_text(send, epochs)
+        if labelled and text:
+            axes.text(
+                (x0 + end) / 2,
+                (y0 + y1) / 2,
+                text,
+                fontsize=style.small,
+                color=colour,
+                ha="center",
+                va="center",
+                zorder=3,
+                bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.85},
+            )
+    for msg, (x0, send) in sent.items():  # never ended: still in flight when the run ended
+        if msg not in ended and send["peer"] in row:
+            y0, y1 = row[send["node"]], row[send["peer"]]
+            axes.plot(
+                [x0, x0 + span * 0.015],
+                [y0, y0 + (y1 - y0) * 0.35],
+                ls=":",
+                lw=style.line,
+                color=kinds[send["kind"]],
+            )
+            shown_marks.add("in flight")
+    shown_marks |= _marks(axes, events, xs, row, style=style, span=span)
+    if time_axis:
+        axes.set_xlabel("t (seconds since the run began; virtual seconds in the simulator) →")
+    else:
+        steps = len(events)
+        every = max(1, round(steps / 12))
+        ticks = list(range(0, steps, every))
+        axes.set_xticks(ticks, [f"{x}\n{events[x]['t']:.4g} s" for x in ticks])
+        axes.set_xlabel("events in the order they happened (step, and t in seconds) →")
+    axes.xaxis.label.set_fontsize(style.text)
+    axes.tick_params(axis="x", labelsize=style.small)
+    _legend(figure, kinds, shown_marks, style)
+    title = _title(trace)
+    if left_out:
+        width = max(40, int(size[0] * 0.95 / (style.text * _DPI / 72 * 0.56)))
+        note = textwrap.fill("Left out: " + "; ".join(left_out) + ".", width)
+        title += "\n" + note
+    axes.set_title(title, fontsize=style.title if not left_out else style.text, loc="left")
+    return figure
+
+
+def _legend(figure: Figure, kinds: dict[str, str], marks: set[str], style: _Style) -> None:
+    handles: list[Any] = [
+        Line2D([], [], color=c, lw=style.line * 1.5, label=k) for k, c in kinds.items()
+    ]
+    for key, (marker, fill, _, text) in MARKS.items():
+        if key not in marks:
+            continue
+        if key == "lost":
+            handles.append(
+                Line2D(
+                    [],
+                    [],
+                    color="#555555",
+                    ls=(0, (4, 3)),
+                    lw=style.line,
+                    marker=marker,
+                    mec=fill,
+                    mfc=fill,
+                    ms=style.mark,
+                    mew=0,
+                    label=text,
+                )
+            )
+        elif key == "extinction":
+            handles.append(
+                Line2D([], [], ls="", marker=marker, mec=fill, ms=style.mark, mew=3, label=text)
+            )
+        else:
+            handles.append(
+                Line2D(
+                    [],
+                    [],
+                    ls="",
+                    marker=marker,
+                    mfc=fill,
+                    mec="black",
+                    ms=style.mark * 0.8,
+                    label=text,
+                )
+            )
+    for key, (ls, text) in _NETWORK_LINES.items():
+        if key in marks:
+            handles.append(Line2D([], [], color="#555555", ls=ls, lw=style.line, label=text))
+    if "in flight" in marks:
+        handles.append(
+            Line2D(
+                [], [], color="#555555", ls=":", lw=style.line, label="still in flight at the end"
+            )
+        )
+    figure.legend(
+        handles=handles,
+        loc="outside lower center",
+        ncol=min(len(handles), 5),
+        fontsize=style.small,
+        frameon=False,
+    )
+
+
+#: Past this many nodes learning one leader, only the first mark is labelled.
+_NAMED_LEARNERS = 6
 #: Where a mark's label goes, in points from the mark: below the line, above it, lower.
-_LANES = ((3, -9), (3, 4), (3, -16))
-#: A label's width in points per character (fontsize 6), and its margin.
-_CHAR_PT, _MARGIN_PT = 3.4, 4.0
+_LANES = ((4, -14), (4, 6), (4, -26))
 
 
-def _marks(axes: Any, events: list[Event], row: dict[Any, int], per_point: float) -> None:
+def _marks(
+    axes: Any,
+    events: list[Event],
+    xs: list[float],
+    row: dict[Any, int],
+    *,
+    style: _Style,
+    span: float,
+) -> set[str]:
     """Mark crashes, restarts, suspicions and changes of view on the nodes' lines, each
-    labelled in the first lane of its line where the label overlaps no earlier one."""
+    labelled in the first lane of its line where the label overlaps no earlier one;
+    return which marks were drawn."""
     last: dict[Any, tuple[str, Any]] = {}
-    ends: dict[Any, list[float]] = {}  # node → where each lane's last label ends (steps)
-    for x, event in enumerate(events):
-        kind, y = event["event"], row[event["node"]]
-        text = ""
+    ends: dict[Any, list[float]] = {}  # node → where each lane's last label ends (x)
+    # A leader learnt by many nodes is named at the first of them only.
+    learnt = Counter(
+        (e.get("elected"), e.get("epoch"))
+        for e in events
+        if e["event"] == "state" and e["state"] == "not_leader"
+    )
+    named: set[tuple[Any, Any]] = set()
+    # x per point of text: the axes are about 85 % of the figure's width.
+    width_pt = axes.figure.get_figwidth() * 72 * 0.85
+    per_point = span * 1.1 / width_pt
+    drawn: set[str] = set()
+    for x, event in zip(xs, events, strict=True):
+        kind = event["event"]
+        if kind in _NETWORK_LINES:
+            continue
+        y = row[event["node"]]
         if kind == "state":
             key = _state_mark(event)
             seen = (event["state"], event.get("elected"))
             if last.get(event["node"]) == seen:
                 continue  # the same view again (a new epoch): one mark per change is enough
             last[event["node"]] = seen
-            elected = event.get("elected")
-            names = {"leader": "leader", "not_leader": f"→{label(elected)}"}
+            names = {"leader": "leader", "not_leader": f"→{label(event.get('elected'))}"}
             text = f"{names.get(key, event['state'])} e{event.get('epoch')}"
+            view = (event.get("elected"), event.get("epoch"))
+            if key == "not_leader" and learnt[view] > _NAMED_LEARNERS:
+                text = "" if view in named else f"{text} (and every ● after it)"
+                named.add(view)
         elif kind in ("crash", "restart", "suspect", "pause", "resume"):
             key = kind
-            text = {
-                "crash": "crash",
-                "restart": "restart",
-                "pause": "pause",
-                "resume": "resume",
-            }.get(kind, f"?{label(event.get('peer'))}")
+            text = kind if kind != "suspect" else f"?{label(event.get('peer'))}"
         else:
             continue
-        marker, colour, _ = _MARKS[key]
-        axes.plot([x], [y], marker=marker, mfc=colour, mec="black", ms=9, ls="", zorder=3)
-        lanes = ends.setdefault(event["node"], [-1.0] * len(_LANES))
+        drawn.add(key)
+        marker, fill, _, _ = MARKS[key]
+        axes.plot([x], [y], marker=marker, mfc=fill, mec="black", ms=style.mark, ls="", zorder=5)
+        if not text:
+            continue
+        lanes = ends.setdefault(event["node"], [-float("inf")] * len(_LANES))
         lane = next((i for i, end in enumerate(lanes) if end < x), None)
         if lane is None:
             lane = min(range(len(lanes)), key=lanes.__getitem__)
-        lanes[lane] = x + (len(text) * _CHAR_PT + _MARGIN_PT) * per_point
-        offset = _LANES[lane]
-        axes.annotate(text, (x, y), xytext=offset, textcoords="offset points", fontsize=6)
+        lanes[lane] = x + (len(text) * style.small * 0.6 + 6) * per_point
+        axes.annotate(
+            text,
+            (x, y),
+            xytext=_LANES[lane],
+            textcoords="offset points",
+            fontsize=style.small,
+            zorder=6,
+            bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.7},
+        )
+    return drawn
 
 
-def draw_diagram(trace: Trace, out: str | Path) -> None:
-    """Draw ``trace`` into ``out``; the format (svg, png, pdf) is the file's suffix."""
+def draw_diagram(
+    trace: Trace,
+    out: str | Path,
+    *,
+    time_axis: bool = False,
+    size: tuple[int, int] = SIZE,
+) -> None:
+    """Draw ``trace`` into ``out``; the format (svg, png, pdf) is the file's suffix.
+
+    ``time_axis``: the events at their time (seconds) rather than one step each;
+    ``size``: width and height in pixels (fonts grow with the height).
+    """
     suffix = Path(out).suffix.lower()
     if suffix not in FORMATS:
         raise ValueError(f"no picture format for {suffix!r}")
-    events, nodes, left_out = _select(trace)
-    title = f"{Path(trace.source).name}: {len(trace.nodes)} nodes, " + (
-        f"{sum(e['event'] == 'send' for e in trace.without_heartbeats())} messages"
-    )
-    figure = _figure(events, nodes, left_out, title)
+    figure = _figure(trace, size, time_axis)
     with rc_context({"svg.fonttype": "none", "svg.hashsalt": "ringleader"}):
-        figure.savefig(out, format=suffix[1:], dpi=110)  # SVG text stays text
+        figure.savefig(out, format=suffix[1:], dpi=_DPI)  # SVG text stays text

@@ -1,11 +1,22 @@
 """A trace as one self-contained HTML page that steps through the run event by event.
 
 No network: the trace is embedded as JSON, the script and styles are inline, and the
-page's script draws the space-time diagram as inline SVG.  Step k shows the run after
-its first k events: the current event's message highlighted, and every node's state and
-``elected`` in the table ``#states`` (one row per node, with ``data-node``,
-``data-state`` and ``data-elected``).  Buttons ``#prev``/``#next``, the arrow keys and
-the slider ``#slider`` move; ``#step`` says where.
+page's script draws two views as inline SVG.  *The network*: the nodes round a circle
+(in ring order on a ring), each coloured by its state, and every message in flight at
+this step drawn between its two ends, an arrow from sender to receiver with a dot
+travelling along it; the current one thick.  *The space-time diagram*: a line per node,
+the messages so far as arrows, those in flight growing towards their receiver, nothing
+of the future; the node names stay in view, and the view scrolls to follow the current
+message, however many nodes.
+
+Step k shows the run after its first k events.  Above the views: the sentence the replay
+tells for the step the current event belongs to (``#story``), the event in words
+(``#event``), and the current message's contents (``#message``).  Every node's state
+and ``elected`` are in the table ``#states`` (one row per node, with ``data-node``,
+``data-state`` and ``data-elected``; the acting node's row is marked and kept in view).
+Buttons ``#prev``/``#next`` (an event), ``#back``/``#forward`` (a step of the story),
+``#play`` (play or pause) with ``#speed`` (events per second), the arrow keys (space:
+play, PageUp/PageDown: a step) and the slider ``#slider`` move; ``#step`` says where.
 """
 
 from __future__ import annotations
@@ -13,98 +24,221 @@ from __future__ import annotations
 import html
 import json
 from pathlib import Path
+from typing import Any
 
-from ._trace_file import Trace, colours
+from ._narration import extinctions, story
+from ._order import node_order
+from ._palette import MARKS, colours
+from ._trace_file import Trace, label
+from ._words import event_words, message_words
 
 __all__ = ["html_page"]
 
+#: Past this many nodes the views are drawn smaller and the network follows the action.
+_MANY = 40
+
 _STYLE = """
-body { font: 14px system-ui, sans-serif; margin: 1em; color: #222; }
-#controls { display: flex; gap: .6em; align-items: center; margin: .5em 0; }
-#slider { flex: 1; }
-#event { font-family: monospace; min-height: 1.4em; }
-#diagram { overflow-x: auto; border: 1px solid #ddd; }
-#states { border-collapse: collapse; margin-top: .6em; }
-#states td, #states th { border: 1px solid #ccc; padding: .15em .6em; text-align: left; }
-#states tr[data-state=leader] { background: #fff3b0; }
-#states tr[data-state=crashed] { background: #f6c6c6; color: #700; }
-.legend span { display: inline-block; margin-right: 1em; }
-line.msg { stroke-width: 1.4; opacity: .35; }
-line.msg.done { opacity: .9; }
-line.msg.current { stroke-width: 4; opacity: 1; }
+body { font: 17px/1.35 system-ui, sans-serif; margin: .8em 1.2em; color: #222; }
+h1 { font-size: 1.5em; margin: .2em 0; }
+#controls { display: flex; gap: .5em; align-items: center; margin: .5em 0; flex-wrap: wrap; }
+#controls button { font-size: 1em; padding: .2em .7em; }
+#slider { flex: 1; min-width: 12em; }
+#step { font-variant-numeric: tabular-nums; min-width: 9em; }
+#story { font-size: 1.3em; font-weight: 600; min-height: 2.7em; margin: .3em 0; }
+#event { font-family: ui-monospace, monospace; min-height: 1.4em; color: #333; }
+#message { font-family: ui-monospace, monospace; min-height: 1.4em; color: #0b3d63; }
+.legend span { display: inline-block; margin-right: 1.1em; white-space: nowrap; }
+#views { display: flex; gap: 1em; align-items: flex-start; margin-top: .5em; }
+#network { flex: 0 0 auto; width: min(32vw, 62vh); border: 1px solid #ddd; }
+#right { flex: 1; min-width: 0; }
+#diagram { overflow: auto; border: 1px solid #ddd; max-height: 44vh;
+           display: flex; position: relative; }
+#labels { position: sticky; left: 0; background: #fff; z-index: 2; flex: 0 0 auto; }
+#svg { flex: 0 0 auto; }
+#tablebox { max-height: 24vh; overflow: auto; margin-top: .6em; display: inline-block; }
+#states { border-collapse: collapse; }
+#states td, #states th { border: 1px solid #ccc; padding: .1em .6em; text-align: left; }
+#states tr[data-state=leader] { background: #fff3b0; font-weight: 600; }
+#states tr[data-state=crashed] { background: #ddd; color: #555; text-decoration: line-through; }
+#states tr.acting td:first-child { outline: 3px solid #0072B2; }
+line.msg { stroke-width: 2; }
+line.msg.future { display: none; }
+line.msg.flight { stroke-dasharray: 6 4; }
+line.msg.lost { stroke-dasharray: 3 4; }
+line.msg.current { stroke-width: 5; }
+.mark.future { display: none; }
 """
 
 _SCRIPT = r"""
 const data = JSON.parse(document.getElementById('trace').textContent);
 const events = data.events, nodes = data.nodes, colours = data.colours;
-const X = 14, Y = 34, LEFT = 50, TOP = 20;
-const row = new Map(nodes.map((n, i) => [String(n), i]));
+const said = data.said, steps = data.steps, stepOf = data.stepOf;
+const contents = data.contents, swallowed = new Set(data.swallowed);
 const svgNS = 'http://www.w3.org/2000/svg';
-const svg = document.getElementById('svg');
-svg.setAttribute('width', LEFT + X * (events.length + 2));
-svg.setAttribute('height', TOP + Y * nodes.length);
-function el(name, attrs, text) {
+const many = nodes.length > data.many;
+const X = many ? 10 : 16, Y = Math.max(22, Math.min(70, 420 / nodes.length));
+const TOP = 24, LEFT = 6, LABELS = 64;
+const row = new Map(nodes.map((n, i) => [String(n), i]));
+const yOf = n => TOP + Y * row.get(String(n));
+const xOf = i => LEFT + X * (i + 1);
+function el(parent, name, attrs, text) {
   const e = document.createElementNS(svgNS, name);
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
   if (text !== undefined) e.textContent = text;
-  svg.appendChild(e);
+  parent.appendChild(e);
   return e;
 }
-const y = n => TOP + Y * row.get(String(n));
-const x = i => LEFT + X * (i + 1);
-nodes.forEach(n => {
-  el('line', {x1: LEFT, x2: x(events.length), y1: y(n), y2: y(n), stroke: '#bbb'});
-  el('text', {x: 4, y: y(n) + 4, 'font-size': 12}, 'P' + n);
-});
-const sent = new Map(), arrows = [];
-events.forEach((e, i) => {
-  if (e.event === 'send') sent.set(e.msg, i);
-  if (e.event === 'receive' && sent.has(e.msg)) {
-    const s = sent.get(e.msg), send = events[s];
-    const line = el('line', {x1: x(s), y1: y(send.node), x2: x(i), y2: y(e.node),
-      stroke: colours[send.kind] || '#444', class: 'msg', 'data-msg': e.msg});
-    arrows.push({line, from: s, to: i, msg: e.msg});
-  }
-  if (e.event === 'send' && e.lost) {  // lost on the way: a stub and a cross
-    el('line', {x1: x(i), y1: y(e.node), x2: x(i) + X, y2: y(e.node) + (y(e.peer) - y(e.node)) / 3,
-      stroke: colours[e.kind] || '#444', 'stroke-dasharray': '2 2', class: 'lost'});
-    el('text', {x: x(i) + X - 4, y: y(e.node) + (y(e.peer) - y(e.node)) / 3 + 4,
-      fill: '#d62728', 'font-size': 12}, '✗');
-  }
-  if (e.event === 'partition' || e.event === 'heal')
-    el('line', {x1: x(i), x2: x(i), y1: TOP / 2, y2: TOP + Y * nodes.length, stroke: '#777',
-      'stroke-dasharray': e.event === 'partition' ? '6 3' : '1 3', class: e.event});
-  const mark = {crash: ['✖', '#d62728'], restart: ['▲', '#2ca02c'],
-                suspect: ['?', '#ff7f0e'], pause: ['‖', '#777'], resume: ['▶', '#777']}[e.event];
-  if (mark) el('text', {x: x(i) - 4, y: y(e.node) - 4, fill: mark[1], 'font-size': 13}, mark[0]);
-  if (e.event === 'state' && e.state === 'leader')
-    el('text', {x: x(i) - 5, y: y(e.node) + 5, fill: '#c9a000', 'font-size': 15}, '★');
-});
-const cursor = el('line', {x1: 0, x2: 0, y1: 0, y2: TOP + Y * nodes.length, stroke: '#000',
-  'stroke-dasharray': '3 3'});
 const label = n => (n === null || n === undefined) ? '⊥' : 'P' + n;
-function describe(e) {
-  if (!e) return 'before the first event';
-  const t = 't=' + e.t + ' ' + label(e.node) + ' ';
-  if (e.event === 'send' || e.event === 'receive')
-    return t + e.event + ' ' + e.kind + ' ' + (e.event === 'send' ? 'to ' : 'from ') +
-      label(e.peer) + ' (epoch ' + e.epoch + ', message ' + e.msg + ')' +
-      (e.lost ? ' — lost: ' + e.lost : '') + (e.duplicate ? ' — a copy (duplicated)' : '');
-  if (e.event === 'partition' || e.event === 'heal')
-    return 't=' + e.t + ' the network ' + (e.event === 'partition' ? 'splits: ' : 'heals: ') +
-      (e.groups || []).map(g => g.map(label).join(' ')).join(' | ') + ' | the rest';
-  if (e.event === 'pause') return t + 'pauses (stands still)';
-  if (e.event === 'resume') return t + 'resumes';
-  if (e.event === 'state') return t + 'state ' + e.state + ', elected = ' + label(e.elected);
-  if (e.event === 'suspect') return t + 'suspects ' + label(e.peer);
-  if (e.event === 'timer') return t + 'timer ' + e.timer + ' fires';
-  return t + e.event;
+// Arrowheads, one per colour.
+function heads(svg) {
+  const defs = el(svg, 'defs', {});
+  for (const c of new Set([...Object.values(colours), '#444'])) {
+    const m = el(defs, 'marker', {id: svg.id + '-head-' + c.slice(1), viewBox: '0 0 10 10',
+      refX: 9, refY: 5, markerWidth: 4, markerHeight: 4, orient: 'auto-start-reverse'});
+    el(m, 'path', {d: 'M0,0 L10,5 L0,10 z', fill: c});
+  }
 }
+const colourOf = kind => colours[kind] || '#444';
+// Messages: where each starts and ends (a receive, or a loss).
+// A message lost on its way (``lost``: why) ends as it is sent, a step on, at ⊗; a copy
+// the network duplicated is an arrow of its own.
+const msgs = new Map(), copies = [];
+events.forEach((e, i) => {
+  if (e.event === 'send')
+    msgs.set(e.msg, {from: i, to: e.lost ? i : null, send: e, lost: Boolean(e.lost)});
+  else if (e.event === 'receive' && msgs.has(e.msg)) {
+    const m = msgs.get(e.msg);
+    if (m.to === null) m.to = i; else copies.push({...m, to: i});
+  }
+});
+const endOf = m => m.lost ? m.from + 1 : (m.to === null ? events.length : m.to);
+// --- the space-time diagram ---
+const svg = document.getElementById('svg'), labels = document.getElementById('labels');
+const width = LEFT + X * (events.length + 3), height = TOP + Y * nodes.length;
+svg.setAttribute('width', width); svg.setAttribute('height', height);
+labels.setAttribute('width', LABELS); labels.setAttribute('height', height);
+heads(svg);
+nodes.forEach(n => {
+  el(svg, 'line', {x1: 0, x2: width, y1: yOf(n), y2: yOf(n), stroke: '#ccc'});
+  el(labels, 'text', {x: LABELS - 6, y: yOf(n) + 5, 'font-size': many ? 12 : 16,
+    'text-anchor': 'end', 'data-node': n}, label(n));
+});
+const arrows = [];
+for (const m of [...msgs.values(), ...copies]) {
+  const send = m.send, c = colourOf(send.kind);
+  const line = el(svg, 'line', {x1: xOf(m.from), y1: yOf(send.node), x2: xOf(m.from),
+    y2: yOf(send.node), stroke: c, class: 'msg', 'data-msg': send.msg,
+    'marker-end': 'url(#svg-head-' + c.slice(1) + ')'});
+  arrows.push({line, m});
+}
+const marks = [];
+const symbols = data.marks;
+events.forEach((e, i) => {
+  let key = null;
+  if (e.event === 'crash' || e.event === 'restart' || e.event === 'suspect') key = e.event;
+  if (e.event === 'state' && e.state === 'leader') key = 'leader';
+  if (e.event === 'pause' || e.event === 'resume') key = e.event;
+  if (e.event === 'send' && e.lost) key = 'lost';
+  if (e.event === 'receive' && swallowed.has(e.msg)) key = 'extinction';
+  if (e.event === 'partition' || e.event === 'heal') {
+    const line = el(svg, 'line', {x1: xOf(i), x2: xOf(i), y1: TOP / 2, y2: height,
+      stroke: '#777', 'stroke-dasharray': e.event === 'partition' ? '8 4' : '2 4',
+      class: 'mark ' + e.event});
+    marks.push({t: line, i});
+    return;
+  }
+  if (!key) return;
+  const [symbol, colour] = symbols[key];
+  const lost = key === 'lost', at = lost ? e.peer : e.node, x = lost ? xOf(i + 1) : xOf(i);
+  const t = el(svg, 'text', {x: x - 7, y: yOf(at) + 6, 'font-size': many ? 14 : 20,
+    fill: colour, stroke: key === 'leader' ? '#000' : 'none', 'stroke-width': .6,
+    class: 'mark'}, symbol);
+  if (e.event === 'suspect')
+    el(svg, 'title', {}).textContent = label(e.node) + ' suspects ' + label(e.peer);
+  marks.push({t, i});
+});
+const cursor = el(svg, 'line', {x1: 0, x2: 0, y1: 0, y2: height, stroke: '#000',
+  'stroke-dasharray': '3 3'});
+// --- the network ---
+const net = document.getElementById('network');
+const N = nodes.length, R = 265, C = 340, dot = Math.max(3, Math.min(16, 900 / N));
+net.setAttribute('viewBox', '0 0 680 680');
+heads(net);
+const where = new Map(nodes.map((n, i) => {
+  const a = -Math.PI / 2 + 2 * Math.PI * i / N;
+  return [String(n), [C + R * Math.cos(a), C + R * Math.sin(a)]];
+}));
+const netLines = el(net, 'g', {}), netNodes = el(net, 'g', {});
+const circles = new Map(), names = new Map();
+nodes.forEach(n => {
+  const [x, y] = where.get(String(n));
+  circles.set(String(n), el(netNodes, 'circle', {cx: x, cy: y, r: dot, stroke: '#000',
+    'stroke-width': 1.5, fill: '#fff', 'data-node': n}));
+  const out = 1 + (dot + 14) / R;
+  names.set(String(n), el(netNodes, 'text', {x: C + (x - C) * out, y: C + (y - C) * out + 5,
+    'text-anchor': 'middle', 'font-size': many ? 13 : 18}, label(n)));
+});
+const fills = {leader: '#F0E442', not_leader: '#999999', undecided: '#ffffff', crashed: '#000000'};
+function drawNetwork(k, states, current) {
+  netLines.replaceChildren();
+  const acting = events[k - 1];
+  // Many nodes: the view closes in on the action (an eighth of the circle round it);
+  // u is a pixel of the whole view, in the units of the one shown.
+  const zoom = many && document.getElementById('zoom').checked && acting;
+  const size = zoom ? 680 / 8 : 680, u = size / 680;
+  let [cx, cy] = [C, C];
+  if (zoom) [cx, cy] = where.get(String(acting.node));
+  net.setAttribute('viewBox', [cx - size / 2, cy - size / 2, size, size].join(' '));
+  const r = zoom ? dot * 0.5 : dot;
+  for (const {m} of arrows) {
+    if (m.from >= k) continue;
+    const ended = m.to !== null && m.to < k;
+    const isCurrent = current !== undefined && m.send.msg === current;
+    if (ended && !isCurrent) continue;
+    const [x1, y1] = where.get(String(m.send.node)), [x2, y2] = where.get(String(m.send.peer));
+    const dx = x2 - x1, dy = y2 - y1, len = Math.hypot(dx, dy) || 1;
+    const side = Math.min(4 * u * (zoom ? 3 : 1), r);  // two directions side by side
+    const ox = -dy / len * side, oy = dx / len * side;
+    const s = r + 2 * u;
+    const a = [x1 + dx / len * s + ox, y1 + dy / len * s + oy];
+    const b = [x2 - dx / len * s + ox, y2 - dy / len * s + oy];
+    const c = colourOf(m.send.kind), w = (isCurrent ? 5 : 2.5) * u * (zoom ? 1.5 : 1);
+    el(netLines, 'line', {x1: a[0], y1: a[1], x2: b[0], y2: b[1], stroke: c,
+      'stroke-width': w,
+      'stroke-dasharray': m.lost ? [w, 2 * w].join(' ') : (ended ? '' : [3 * w, 2 * w].join(' ')),
+      'marker-end': 'url(#network-head-' + c.slice(1) + ')', class: 'flight',
+      'data-msg': m.send.msg});
+    // the message on its way: a dot, as far along as the steps it has been in flight
+    const end = endOf(m);
+    const f = ended ? 1 : Math.min(1, (k - m.from) / Math.max(1, end - m.from));
+    el(netLines, 'circle', {cx: a[0] + (b[0] - a[0]) * f, cy: a[1] + (b[1] - a[1]) * f,
+      r: 1.6 * w, fill: c});
+  }
+  const font = (many && !zoom ? 13 : 18) * u * (zoom ? 1.5 : 1);
+  for (const n of nodes) {
+    const st = states.get(String(n)), circle = circles.get(String(n));
+    circle.setAttribute('fill', fills[st.state] || '#fff');
+    circle.setAttribute('r', r);
+    const active = acting && (String(acting.node) === String(n) ||
+      (acting.peer !== undefined && String(acting.peer) === String(n)));
+    circle.setAttribute('stroke-width', (active ? 5 : 1.5) * u * (zoom ? 2 : 1));
+    circle.setAttribute('stroke', active ? '#0072B2' : '#000');
+    const name = names.get(String(n)), [x, y] = where.get(String(n));
+    const out = 1 + (r + 2.2 * font) / R;
+    name.setAttribute('x', C + (x - C) * out);
+    name.setAttribute('y', C + (y - C) * out + font / 3);
+    name.setAttribute('font-size', font);
+    name.style.display =
+      (!many || zoom || active || st.state === 'leader' || st.state === 'crashed') ? '' : 'none';
+  }
+}
+// --- the states at a step ---
 function statesAt(k) {
   const states = new Map(nodes.map(
     n => [String(n), {state: 'undecided', elected: null, epoch: ''}]));
   for (const e of events.slice(0, k)) {
     const s = states.get(String(e.node));
+    if (!s) continue;
     if (e.event === 'state') Object.assign(s, {state: e.state, elected: e.elected, epoch: e.epoch});
     if (e.event === 'crash') Object.assign(s, {state: 'crashed', elected: null});
     if (e.event === 'restart') Object.assign(s, {state: 'undecided', elected: null});
@@ -113,81 +247,229 @@ function statesAt(k) {
 }
 const slider = document.getElementById('slider');
 slider.max = events.length;
+const box = document.getElementById('diagram');
 let step = 0;
 function show(k) {
   step = Math.max(0, Math.min(events.length, k));
   slider.value = step;
-  document.getElementById('step').textContent = 'step ' + step + ' of ' + events.length;
-  document.getElementById('step').dataset.step = step;
+  const stepLabel = document.getElementById('step');
+  stepLabel.textContent = 'step ' + step + ' of ' + events.length;
+  stepLabel.dataset.step = step;
   const current = events[step - 1];
-  document.getElementById('event').textContent = describe(current);
+  document.getElementById('event').textContent =
+    current ? 't=' + current.t + '  ' + said[step - 1] : 'before the first event';
+  const s = current ? stepOf[step - 1] : -1;
+  document.getElementById('story').textContent = s >= 0 ? steps[s] : (current ? '' :
+    'Press ▶ to play, or step with → and ←.');
   const msg = current && current.msg;
-  for (const a of arrows) {
-    a.line.classList.toggle('done', a.to < step);
-    a.line.classList.toggle('current', msg !== undefined && a.msg === msg && a.from < step);
+  document.getElementById('message').textContent =
+    msg !== undefined && msg !== null ? contents[String(msg)] || '' : '';
+  for (const {line, m} of arrows) {
+    const future = m.from >= step, ended = m.to !== null && m.to < step;
+    line.classList.toggle('future', future);
+    line.classList.toggle('done', ended);
+    line.classList.toggle('flight', !future && !ended);
+    line.classList.toggle('lost', ended && m.lost);
+    line.classList.toggle('current', msg !== undefined && m.send.msg === msg && !future);
+    if (future) continue;
+    const x1 = xOf(m.from), y1 = yOf(m.send.node), x2 = xOf(endOf(m));
+    const y2 = yOf(m.send.peer);
+    // in flight: as far as the cursor, on its way to its receiver
+    const f = ended ? 1 : Math.min(1, (xOf(step - 1) - x1) / Math.max(1, x2 - x1));
+    line.setAttribute('x2', x1 + (x2 - x1) * Math.max(f, 0.02));
+    line.setAttribute('y2', y1 + (y2 - y1) * Math.max(f, 0.02));
   }
-  cursor.setAttribute('x1', x(step - 1)); cursor.setAttribute('x2', x(step - 1));
+  for (const {t, i} of marks) t.classList.toggle('future', i >= step);
+  const at = xOf(step - 1);
+  cursor.setAttribute('x1', at); cursor.setAttribute('x2', at);
   const states = statesAt(step);
   for (const tr of document.querySelectorAll('#states tr[data-node]')) {
-    const s = states.get(tr.dataset.node);
-    tr.dataset.state = s.state;
-    tr.dataset.elected = s.elected === null ? '' : String(s.elected);
-    tr.cells[1].textContent = s.state;
-    tr.cells[2].textContent = label(s.elected);
-    tr.cells[3].textContent = s.epoch;
+    const st = states.get(tr.dataset.node);
+    tr.dataset.state = st.state;
+    tr.dataset.elected = st.elected === null ? '' : String(st.elected);
+    tr.cells[1].textContent = st.state;
+    tr.cells[2].textContent = label(st.elected);
+    tr.cells[3].textContent = st.epoch;
+    const acting = current && String(current.node) === tr.dataset.node;
+    tr.classList.toggle('acting', Boolean(acting));
   }
-  const box = document.getElementById('diagram');
-  const at = x(step - 1);
-  if (at < box.scrollLeft + 60 || at > box.scrollLeft + box.clientWidth - 60)
-    box.scrollLeft = at - box.clientWidth / 2;
+  drawNetwork(step, states, msg);
+  follow(current);
+}
+// Keep the current event (its message, both ends if they fit) in view.
+function follow(current) {
+  const at = xOf(step - 1);
+  if (at < box.scrollLeft + LABELS + 40 || at > box.scrollLeft + box.clientWidth - 40)
+    box.scrollLeft = at - (box.clientWidth - LABELS) / 2;
+  if (!current) return;
+  const ys = [yOf(current.node)];
+  if (current.peer !== undefined && row.has(String(current.peer))) ys.push(yOf(current.peer));
+  const top = Math.min(...ys) - Y, bottom = Math.max(...ys) + Y;
+  if (top < box.scrollTop || bottom > box.scrollTop + box.clientHeight)
+    box.scrollTop = bottom - top > box.clientHeight ? yOf(current.node) - box.clientHeight / 2
+      : (top + bottom - box.clientHeight) / 2;
+  const tr = document.querySelector('#states tr[data-node="' + current.node + '"]');
+  const tb = document.getElementById('tablebox');
+  if (tr && (tr.offsetTop < tb.scrollTop || tr.offsetTop > tb.scrollTop + tb.clientHeight - 30))
+    tb.scrollTop = tr.offsetTop - tb.clientHeight / 2;
+}
+// --- moving ---
+let timer = null;
+const play = document.getElementById('play'), speed = document.getElementById('speed');
+function stop() {
+  if (timer !== null) clearInterval(timer);
+  timer = null; play.textContent = '▶ play'; play.dataset.playing = 'false';
+}
+function start() {
+  if (step >= events.length) show(0);
+  stop();
+  play.textContent = '⏸ pause'; play.dataset.playing = 'true';
+  timer = setInterval(() => { show(step + 1); if (step >= events.length) stop(); },
+    1000 / Number(speed.value));
+}
+play.onclick = () => (timer === null ? start() : stop());
+speed.onchange = () => { if (timer !== null) start(); };
+function storyStep(direction) {
+  // to the first event of the next (previous) step of the story
+  let k = step + direction;
+  const here = step > 0 ? stepOf[step - 1] : -1;
+  while (k > 0 && k <= events.length && stepOf[k - 1] === here) k += direction;
+  if (direction < 0) {
+    const target = k > 0 ? stepOf[k - 1] : -1;
+    while (k > 1 && stepOf[k - 2] === target) k -= 1;
+  }
+  show(k);
 }
 document.getElementById('next').onclick = () => show(step + 1);
 document.getElementById('prev').onclick = () => show(step - 1);
+document.getElementById('forward').onclick = () => storyStep(1);
+document.getElementById('back').onclick = () => storyStep(-1);
 slider.oninput = () => show(Number(slider.value));
 document.addEventListener('keydown', ev => {
-  if (ev.key === 'ArrowRight') { show(step + 1); ev.preventDefault(); }
-  if (ev.key === 'ArrowLeft') { show(step - 1); ev.preventDefault(); }
+  if (ev.target.tagName === 'SELECT') return;
+  const keys = {ArrowRight: () => show(step + 1), ArrowLeft: () => show(step - 1),
+    PageDown: () => storyStep(1), PageUp: () => storyStep(-1), Home: () => show(0),
+    End: () => show(events.length), ' ': () => (timer === null ? start() : stop())};
+  if (keys[ev.key]) { keys[ev.key](); ev.preventDefault(); }
 });
 show(0);
 """
+
+
+def _contents(events: list[dict[str, Any]]) -> dict[str, str]:
+    """Each message's contents in words, by its ``msg``."""
+    out: dict[str, str] = {}
+    for event in events:
+        if event["event"] != "send":
+            continue
+        fields = event.get("fields") or {}
+        inside = ", ".join(f"{k} = {_field(v)}" for k, v in fields.items()) or "no fields"
+        fate = f"; lost: {event['lost']}" if event.get("lost") else ""
+        out[str(event["msg"])] = (
+            f"{message_words(event)} from {label(event['node'])} to {label(event['peer'])}, "
+            f"epoch {event.get('epoch')}, message {event['msg']}: {inside}{fate}"
+        )
+    return out
+
+
+def _field(value: Any) -> str:
+    if isinstance(value, dict) and "id" in value:
+        capacity = value.get("capacity")
+        shown = label(value["id"])
+        return shown if capacity in (None, value["id"]) else f"{shown} (capacity {capacity})"
+    return json.dumps(value, ensure_ascii=False)
 
 
 def html_page(trace: Trace) -> str:
     """The step-through page of ``trace`` (heartbeats left out, and said so)."""
     events = trace.without_heartbeats()
     kinds = colours(events)
-    data = {"events": events, "nodes": trace.nodes, "colours": kinds}
+    told = story(events)
+    step_of = [-1] * len(events)
+    for number, (_, _, indices) in enumerate(told.steps):
+        for index in indices:
+            step_of[index] = number
+    said = [event_words(e) for e in events]
+    nodes = node_order(events, trace.nodes)
+    data = {
+        "events": events,
+        "nodes": nodes,
+        "colours": kinds,
+        "said": said,
+        "steps": [f"t={t:.6g} {sentence}" for t, sentence, _ in told.steps],
+        "stepOf": step_of,
+        "contents": _contents(events),
+        "swallowed": sorted(extinctions(events), key=str),
+        "marks": {key: [symbol, fill] for key, (_, fill, symbol, _) in MARKS.items()},
+        "many": _MANY,
+    }
     embedded = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
     title = html.escape(Path(trace.source).name)
-    legend = (
-        "".join(f'<span style="color:{c}">━ {html.escape(k)}</span>' for k, c in kinds.items())
-        + "<span>✖ crash</span><span>▲ restart</span><span>? suspects</span><span>★ leader</span>"
-        + "<span>✗ lost</span><span>‖ ▶ pause, resume</span>"
+    legend = "".join(
+        f'<span style="color:{c}">━▶ {html.escape(k)}</span>' for k, c in kinds.items()
+    ) + "".join(
+        f'<span><b style="color:{fill}">{symbol}</b> {html.escape(text)}</span>'
+        for key, (_, fill, symbol, text) in MARKS.items()
+        if key not in ("not_leader", "other")
     )
     rows = "".join(
         f'<tr data-node="{html.escape(str(n))}" data-state="undecided" data-elected="">'
         f"<td>P{html.escape(str(n))}</td><td>undecided</td><td>⊥</td><td></td></tr>"
-        for n in trace.nodes
+        for n in nodes
     )
     note = (
         f"<p>{trace.heartbeats} heartbeat events (the failure detector's) left out.</p>"
         if trace.heartbeats
         else ""
     )
+    states_legend = (
+        "".join(
+            f'<span><b style="color:{colour};-webkit-text-stroke:1px #000">●</b> {what}</span>'
+            for colour, what in (
+                ("#F0E442", "leader"),
+                ("#999999", "knows its leader"),
+                ("#ffffff", "undecided"),
+                ("#000000", "crashed"),
+            )
+        )
+        + "<span>the network: messages in flight between their ends, the current one thick</span>"
+    )
+    zoom = (
+        '<label><input id="zoom" type="checkbox" checked> the network follows the action</label>'
+        if len(trace.nodes) > _MANY
+        else '<input id="zoom" type="checkbox" hidden>'
+    )
+    speeds = "".join(
+        f'<option value="{v}"{" selected" if v == 4 else ""}>{v} events/s</option>'
+        for v in (1, 2, 4, 8, 16, 32, 64)
+    )
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{title} — ringleader</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <style>{_STYLE}</style></head>
 <body>
-<h1>{title}</h1>
-<p>{len(trace.nodes)} nodes, {len(events)} events. Step with the buttons, the arrow keys
-(← →) or the slider; step k shows the run after its first k events.</p>{note}
-<div id="controls"><button id="prev">◀ previous</button><button id="next">next ▶</button>
+<h1>{title}: {html.escape(told.heading)}</h1>
+<p>{len(trace.nodes)} nodes, {len(events)} events. ▶ plays the run; ← → step an event,
+PageUp/PageDown a step of the story; step k shows the run after its first k events.</p>
+{note}
+<div id="controls"><button id="back" title="the previous step of the story (PageUp)">« step</button>
+<button id="prev" title="the previous event (←)">◀ previous</button>
+<button id="play" data-playing="false" title="play or pause (space)">▶ play</button>
+<button id="next" title="the next event (→)">next ▶</button>
+<button id="forward" title="the next step of the story (PageDown)">step »</button>
+<select id="speed" title="how fast it plays">{speeds}</select>{zoom}
 <input id="slider" type="range" min="0" max="0" value="0"><span id="step"></span></div>
+<div id="story"></div>
 <div id="event"></div>
+<div id="message"></div>
 <div class="legend">{legend}</div>
-<div id="diagram"><svg id="svg" xmlns="http://www.w3.org/2000/svg"></svg></div>
-<table id="states"><thead><tr><th>node</th><th>state</th><th>elected</th><th>epoch</th></tr>
-</thead><tbody>{rows}</tbody></table>
+<div id="views"><svg id="network" xmlns="http://www.w3.org/2000/svg"></svg>
+<div id="right"><div id="diagram"><svg id="labels" xmlns="http://www.w3.org/2000/svg"></svg>
+<svg id="svg" xmlns="http://www.w3.org/2000/svg"></svg></div>
+<div class="legend">{states_legend}</div>
+<div id="tablebox"><table id="states"><thead><tr><th>node</th><th>state</th><th>elected</th>
+<th>epoch</th></tr></thead><tbody>{rows}</tbody></table></div></div></div>
+<p>{html.escape("; ".join(told.summary))}</p>
 <script type="application/json" id="trace">{embedded}</script>
 <script>{_SCRIPT}</script>
 </body></html>

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._trace_file import candidate, label
+from ._words import timer_words
 
-__all__ = ["ALGORITHM_KINDS", "algorithm_of", "narrate"]
+__all__ = ["ALGORITHM_KINDS", "Story", "algorithm_of", "extinctions", "narrate", "story"]
 
 Event = dict[str, Any]
 
@@ -67,35 +68,55 @@ class _Step:
     trigger: Event | None  # None: the node acts of its own accord (it initiates)
     sends: list[Event] = field(default_factory=list)
     states: list[Event] = field(default_factory=list)
+    events: list[int] = field(default_factory=list)  # their places in the run
 
 
 def _steps(events: list[Event]) -> list[_Step]:
+    """The run's steps, each with the places of its events in ``events``."""
     steps: list[_Step] = []
     current: dict[Any, _Step] = {}
-    for event in events:
-        node = event["node"]
-        if event["event"] in _NETWORK:  # a step of its own: what follows is the node's
-            steps.append(_Step(node, event["t"], event))
+    for index, event in enumerate(events):
+        node, kind = event["node"], event["event"]
+        if kind in _NETWORK:  # a step of its own: what follows is the node's
+            steps.append(_Step(node, event["t"], event, events=[index]))
             current.pop(node, None)
             continue
-        if event["event"] in _TRIGGERS:
+        if kind in _TRIGGERS:
             step = current[node] = _Step(node, event["t"], event)
             steps.append(step)
+            step.events.append(index)
             continue
         step = current.get(node) or _Step(node, event["t"], None)
         if node not in current:
             current[node] = step
             steps.append(step)
-        (step.sends if event["event"] == "send" else step.states).append(event)
+        step.events.append(index)
+        (step.sends if kind == "send" else step.states).append(event)
     return steps
 
 
-#: The crash-handling parts' timers (the algorithms' own have no colon), in words.
-_PART_TIMERS = {
-    "rounds:stall": "has had no leader for reelect_after",
-    "rounds:behind": "heard of a newer round than its own and saw none of it",
-    "recovery:rejoin": "heard of no round since it recovered",
-}
+#: The candidacies that a ring election swallows (extinction, notes 000).
+_CANDIDACIES = {"chang_roberts": "election", "hirschberg_sinclair": "probe"}
+
+
+def extinctions(events: list[Event]) -> set[Any]:
+    """The messages (their ``msg``) in which a candidacy died: an ``election`` (a
+    ``probe``) that its receiver swallowed, passing on nothing that carries its id."""
+    shown = [e for e in events if not e.get("heartbeat")]
+    kind = _CANDIDACIES.get(algorithm_of({e["kind"] for e in shown if e["event"] == "send"}) or "")
+    if kind is None:
+        return set()
+    swallowed = set()
+    for step in _steps(shown):
+        trigger = step.trigger
+        if trigger is None or trigger["event"] != "receive" or trigger["kind"] != kind:
+            continue
+        who = candidate(trigger.get("fields"))
+        if who is None or who == step.node:
+            continue
+        if not any(candidate(send.get("fields")) == who for send in step.sends):
+            swallowed.add(trigger.get("msg"))
+    return swallowed
 
 
 def _idle(step: _Step) -> bool:
@@ -147,19 +168,23 @@ class _Teller:
             return shown.get(kind, "OK!" if kind == "ok" else kind)
         if self.algorithm == "hirschberg_sinclair" and "phase" in fields:
             return f"{kind}({name}, phase {fields['phase']})"
-        if self.algorithm == "bully_broadcast" and kind == "el":
-            return f"El({name})" if name else "El"
+        if self.algorithm == "bully_broadcast" and kind in ("el", "ack"):
+            return f"El({name})" if kind == "el" else "Ack"
         return f"{kind}({name})" if name else kind
 
     def sends(self, sends: list[Event]) -> str:
-        """``election to P3, P4; ok to P1`` — sends of one message grouped (a send the
-        network lost: ``election to P3 — lost: the network is partitioned``)."""
+        """``election to P3, P4; ok to P1`` — sends of one message grouped; those lost
+        told apart, with why: ``election to P4 — lost: P4 is down``."""
         grouped: dict[tuple[str, str], list[Event]] = {}
         for send in sends:
             grouped.setdefault((self.message(send), send.get("lost") or ""), []).append(send)
+        arrived = [(m, g) for (m, lost), g in grouped.items() if not lost]
+        lost = [(m, lost, g) for (m, lost), g in grouped.items() if lost]
         return "; ".join(
-            f"{m} to {_peers(group)}" + (f" — lost: {lost}" if lost else "")
-            for (m, lost), group in grouped.items()
+            [
+                *(f"{m} to {_peers(group)}" for m, group in arrived),
+                *(f"{m} to {_peers(group)} — lost: {why}" for m, why, group in lost),
+            ]
         )
 
     def state(self, step: _Step, said: str) -> str:
@@ -186,8 +211,10 @@ class _Teller:
         if trigger is not None and trigger["event"] in _NETWORK:
             return _network(trigger, me) or ""
         kind = trigger["event"] if trigger else "start"
-        if self.algorithm in ("bully", "bully_broadcast"):
+        if self.algorithm == "bully":
             said = self.bully(step, me, trigger)
+        elif self.algorithm == "bully_broadcast":
+            said = self.broadcast(step, me, trigger)
         elif self.algorithm is not None:
             said = self.passing(step, me, trigger)
         else:
@@ -195,7 +222,7 @@ class _Teller:
         if not said:  # a trigger with nothing the notes would tell
             said = {
                 "start": f"{me} acts",
-                "timer": f"{me}'s timer {trigger and trigger.get('timer')} fires",
+                "timer": f"{me}: {timer_words(str(trigger and trigger.get('timer')))}",
             }.get(kind, f"{me}: {kind}")
         return said + self.state(step, said)
 
@@ -212,9 +239,9 @@ class _Teller:
         if trigger["event"] == "suspect":
             return f"{me} suspects {label(trigger['peer'])} (no answer within T){then}"
         if trigger["event"] == "timer":
-            why = _PART_TIMERS.get(trigger["timer"])
-            fired = f" {why}: a round of its own" if why else f"'s timer {trigger['timer']} fires"
-            return f"{me}{fired}{then}"
+            name = str(trigger["timer"])
+            own = " and starts a round of its own" if ":" in name and step.sends else ""
+            return f"{me}: {timer_words(name)}{own}{then}"
         return None
 
     def bully(  # noqa: PLR0911, PLR0912 — one case per rule of the notes
@@ -223,10 +250,8 @@ class _Teller:
         elections = [s for s in step.sends if s["kind"] in ("election", "el")]
         coordinators = [s for s in step.sends if s["kind"] == "coordinator"]
         oks = [s for s in step.sends if s["kind"] in ("ok", "ack")]
-        proclaim = (
-            f"proclaims itself: coordinator to {_peers(coordinators)}" if coordinators else ""
-        )
-        run = f"election to {_peers(elections)}" if elections else ""
+        proclaim = f"proclaims itself: {self.sends(coordinators)}" if coordinators else ""
+        run = self.sends(elections) if elections else ""
         if trigger is None:
             if proclaim:
                 return f"{me} knows no higher process: {proclaim}"
@@ -235,6 +260,11 @@ class _Teller:
         sender = label(trigger.get("peer"))
         if event == "timer" and trigger["timer"] == "answer" and proclaim:
             return f"{me} gets no reject within T: {proclaim}"
+        if event == "timer" and trigger["timer"] == "answer" and run:
+            return (
+                f"{me} gets no reject within T, but may proclaim itself only in a round of "
+                f"its own: starts one → {run}"
+            )
         if event == "timer" and trigger["timer"] == "coordinator":
             again = run or self.sends(step.sends)
             return f"{me} hears no coordinator within T′: starts its round again → {again}"
@@ -263,6 +293,30 @@ class _Teller:
         if event == "receive" and kind in ("election", "el") and not step.sends:
             epoch = trigger.get("epoch")
             return f"{me} gets {sender}'s election (epoch {epoch}) and leaves it unanswered"
+        return self.common(step, me, trigger) or self.neutral(step, me, trigger)
+
+    def broadcast(self, step: _Step, me: str, trigger: Event | None) -> str:
+        """Bully with broadcast (notes 003): bids (El), Acks, and the states Peut-être,
+        Enquête, Perdu."""
+        bids = [s for s in step.sends if s["kind"] == "el"]
+        acks = [s for s in step.sends if s["kind"] == "ack"]
+        leads = bool(step.states) and step.states[-1]["state"] == "leader"
+        if trigger is None:
+            return f"{me} broadcasts its bid (Enquête): {self.sends(bids)}" if bids else ""
+        kind, sender = trigger.get("kind"), label(trigger.get("peer"))
+        if trigger["event"] == "receive" and kind == "el":
+            bid = self.message(trigger)
+            if bids:
+                return (
+                    f"{me} gets {bid}, lower than itself: it bids too (Enquête) → "
+                    f"{self.sends(bids)}"
+                )
+            if acks:
+                return f"{me} gives way to {bid} (Perdu): {self.sends(acks)}"
+            return f"{me} ignores {bid}, lower than its own bid"
+        if trigger["event"] == "receive" and kind == "ack":
+            won = ": an Ack from every other process, it is the leader" if leads else ""
+            return f"{me} gets {sender}'s Ack{won}"
         return self.common(step, me, trigger) or self.neutral(step, me, trigger)
 
     def passing(self, step: _Step, me: str, trigger: Event | None) -> str:
@@ -345,24 +399,50 @@ class _Teller:
 def _summary(events: list[Event], teller: _Teller) -> list[str]:
     sends = [e for e in events if e["event"] == "send"]
     kinds = Counter(e["kind"] for e in sends)
+    gone = sum(1 for e in sends if e.get("lost"))
+    lost = f"; {gone} of them lost" if gone else ""
     lines = [
         f"Messages: {len(sends)} ("
         + ", ".join(f"{kind} {count}" for kind, count in kinds.items())
-        + ")"
+        + f"){lost}"
     ]
     if teller.algorithm in ("chang_roberts", "lelann"):
         ring_kind = "election" if teller.algorithm == "chang_roberts" else "elect"
         carried = Counter(candidate(e.get("fields")) for e in sends if e["kind"] == ring_kind)
         per = ", ".join(
             f"{ring_kind}({label(who)}) {count}"
-            for who, count in sorted(carried.items(), key=lambda x: str(x[0]))
+            for who, count in sorted(carried.items(), key=lambda x: _numeric(x[0]))
         )
         lines.append(f"Per initiator, how far its {ring_kind} travelled: {per}")
     return lines
 
 
-def narrate(events: Iterable[Event]) -> list[str]:
-    """The run in ``events`` told step by step: a heading, one line per step, a summary."""
+def _numeric(node: object) -> tuple[int, Any]:
+    """Node ids in their numeric order (P2 before P10), anything else after, as text."""
+    if isinstance(node, int) and not isinstance(node, bool):
+        return (0, node)
+    return (1, str(node))
+
+
+@dataclass(frozen=True)
+class Story:
+    """A run told: its ``heading``, its ``steps`` — ``(t, sentence, events)``, the
+    places in the run (heartbeats left out) of the events each step tells — and its
+    ``summary``."""
+
+    heading: str
+    steps: list[tuple[float, str, list[int]]]
+    summary: list[str]
+
+    def lines(self) -> list[str]:
+        span = max((t for t, _, _ in self.steps), default=0.0)
+        places = 3 if span >= 0.1 else 6
+        told = [f"t={t:.{places}f} {sentence}" for t, sentence, _ in self.steps]
+        return [self.heading, *told, *self.summary]
+
+
+def story(events: Iterable[Event]) -> Story:
+    """The run in ``events`` (heartbeats are left out) told step by step."""
     shown = [e for e in events if not e.get("heartbeat")]
     kinds = {e["kind"] for e in shown if e["event"] == "send"}
     algorithm = algorithm_of(kinds)
@@ -370,11 +450,15 @@ def narrate(events: Iterable[Event]) -> list[str]:
     teller = _Teller(algorithm, epochs)
     nodes = {e["node"] for e in shown}
     name = ALGORITHM_KINDS[algorithm][1] if algorithm else "an algorithm the notes do not name"
-    lines = [f"{name} ({', '.join(sorted(kinds)) or 'no messages'}) among {len(nodes)} processes"]
-    span = max((e["t"] for e in shown), default=0.0)
-    places = 3 if span >= 0.1 else 6
-    for step in _steps(shown):
-        if _idle(step):
-            continue  # a crash-handling timer that changed nothing: nothing to tell
-        lines.append(f"t={step.t:.{places}f} {teller.tell(step)}")
-    return lines + _summary(shown, teller)
+    heading = f"{name} ({', '.join(sorted(kinds)) or 'no messages'}) among {len(nodes)} processes"
+    steps = [
+        (step.t, teller.tell(step), step.events)
+        for step in _steps(shown)
+        if not _idle(step)  # a crash-handling timer that changed nothing: nothing to tell
+    ]
+    return Story(heading, steps, _summary(shown, teller))
+
+
+def narrate(events: Iterable[Event]) -> list[str]:
+    """The run in ``events`` told step by step: a heading, one line per step, a summary."""
+    return story(events).lines()

@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ._trace_file import Trace, TraceError, candidate, label
+from ._trace_file import Trace, TraceError, label
+from ._words import event_words, message_words, timer_words
 
 __all__ = ["REGEX", "shiviz_log"]
 
@@ -22,10 +23,10 @@ REGEX = r"(?<host>\S+) (?<clock>{.*})\n(?<event>.*)"
 def _describe(event: dict[str, Any]) -> str:
     kind = event["event"]
     if kind in ("send", "receive"):
-        who = candidate(event.get("fields"))
-        message = event["kind"] + (f"({label(who)})" if who is not None else "")
+        message = message_words(event)
         way = "to" if kind == "send" else "from"
-        return f"{kind} {message} {way} {label(event['peer'])} (epoch {event.get('epoch')})"
+        gone = f" — lost: {event['lost']}" if event.get("lost") else ""
+        return f"{kind} {message} {way} {label(event['peer'])} (epoch {event.get('epoch')}){gone}"
     if kind == "state":
         elected = event.get("elected")
         shown = label(elected) if elected is not None else "⊥"
@@ -33,8 +34,8 @@ def _describe(event: dict[str, Any]) -> str:
     if kind == "suspect":
         return f"suspects {label(event['peer'])}"
     if kind == "timer":
-        return f"timer {event['timer']} fires"
-    return str(kind)
+        return f"timer: {timer_words(str(event['timer']))}"
+    return event_words(event)
 
 
 def shiviz_log(trace: Trace) -> str:

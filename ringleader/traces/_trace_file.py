@@ -18,7 +18,6 @@ __all__ = [
     "Trace",
     "TraceError",
     "candidate",
-    "colours",
     "label",
     "load_trace",
     "parse_trace",
@@ -59,30 +58,6 @@ class Trace:
 def label(node: object) -> str:
     """A node as the notes name processes: ``P4``."""
     return f"P{node}"
-
-
-#: Colours for message kinds (matplotlib's tab10, so the page and the picture agree).
-PALETTE = (
-    "#1f77b4",
-    "#d62728",
-    "#2ca02c",
-    "#ff7f0e",
-    "#9467bd",
-    "#8c564b",
-    "#e377c2",
-    "#17becf",
-    "#bcbd22",
-    "#7f7f7f",
-)
-
-
-def colours(events: list[Event]) -> dict[str, str]:
-    """A colour per message kind, in the order the kinds first appear."""
-    kinds: dict[str, str] = {}
-    for event in events:
-        if event["event"] == "send" and event["kind"] not in kinds:
-            kinds[event["kind"]] = PALETTE[len(kinds) % len(PALETTE)]
-    return kinds
 
 
 def candidate(fields: object) -> int | None:
