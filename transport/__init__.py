@@ -1,8 +1,11 @@
 """Moving signed frames between node mailboxes.
 
-- :class:`Codec` seals a message into a frame (versioned header, pickled payload, keyed
-  BLAKE2b tag) and opens it again, checking the tag before anything is unpickled;
-  :data:`OPERATOR` is the reserved sender id of an operator's tool.
+- :class:`Codec` seals a message into a frame (versioned header, a compact payload laid
+  out from the message class's fields, keyed BLAKE2b tag) and opens it again, checking
+  the tag before anything is decoded, and decoding only into the cluster's declared
+  message classes (:class:`Unencodable`: a class that has no layout, in a cluster that
+  did not opt in to pickle); :data:`OPERATOR` is the reserved sender id of an
+  operator's tool.
 - :class:`Session` is one node's end of the wire: sequence numbers out; replay,
   incarnation and addressing checks in.
 - :class:`ZmqNetwork` (``tcp``, ``ipc``, ``inproc``) and :class:`MemoryNetwork` give each
@@ -14,7 +17,7 @@ import logging
 from ._base import Links, Mailbox, Network
 from ._curve import CurveKeys
 from ._deadline import Deadline
-from ._errors import FrameRejected, RingleaderError, TransportError
+from ._errors import FrameRejected, RingleaderError, TransportError, Unencodable
 from ._frame import FORMAT_VERSION, OPERATOR, Codec, Header
 from ._limits import Demand, ensure_open_files, estimate
 from ._memory import MemoryMailbox, MemoryNetwork
@@ -68,6 +71,7 @@ __all__ = [
     "Session",
     "SocketOptions",
     "TransportError",
+    "Unencodable",
     "ZmqLinks",
     "ZmqMailbox",
     "ZmqNetwork",

@@ -8,11 +8,12 @@ itself, on a link of its own, and the election never sees either message.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from ringleader.actors.core import Election, Message
 from ringleader.actors.crashes import DETECTOR_MESSAGES
 from ringleader.transport import OPERATOR
+
+from ._status import NodeStatus
 
 __all__ = ["OPERATOR", "OPERATOR_KINDS", "StatusAnswer", "StatusQuery", "wire_kinds"]
 
@@ -30,7 +31,7 @@ class StatusAnswer(Message):
     """A node's answer to a :class:`StatusQuery`: its ``NodeStatus``."""
 
     kind = "status_answer"
-    status: Any
+    status: NodeStatus
 
 
 OPERATOR_MESSAGES: tuple[type[Message], ...] = (StatusQuery, StatusAnswer)
@@ -38,6 +39,9 @@ OPERATOR_KINDS = frozenset(m.kind for m in OPERATOR_MESSAGES)
 
 
 def wire_kinds(algorithm: type[Election]) -> dict[str, type[Message]]:
-    """Every message kind a node running ``algorithm`` may find in a frame, by name: the
-    algorithm's, the failure detector's and the operator's (for the codec)."""
-    return {m.kind: m for m in (*algorithm.messages, *DETECTOR_MESSAGES, *OPERATOR_MESSAGES)}
+    """Every message kind a node running ``algorithm`` may find in a frame, by name, in
+    the order of the codec's table (a kind's index is its byte on the wire): the
+    framework's first — the failure detector's, the operator's — so that they have the
+    same index in every cluster, then the algorithm's, as it declares them."""
+    framework = (*DETECTOR_MESSAGES, *OPERATOR_MESSAGES)
+    return {m.kind: m for m in (*framework, *algorithm.messages)}
