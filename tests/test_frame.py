@@ -8,6 +8,7 @@ import enum
 import pickle
 import struct
 import typing
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,9 +17,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ringleader.actors import ALGORITHMS, Candidate, ElectionMessage, Message
+import ringleader
+from ringleader.actors import (
+    ALGORITHMS,
+    Bound,
+    Candidate,
+    ChangRoberts,
+    Elected,
+    ElectionMessage,
+    Graph,
+    Message,
+    RingElection,
+)
 from ringleader.actors.host import NodeStatus, StatusAnswer, StatusQuery, wire_kinds
-from ringleader.errors import FrameRejected
+from ringleader.errors import ConfigError, FrameRejected
 from ringleader.transport import FORMAT_VERSION, Codec, Header, Session, Unencodable
 from ringleader.transport._frame import _HEAD, HEAD_SIZE, MAC_SIZE
 
@@ -391,3 +403,82 @@ def test_a_cluster_that_opts_in_pickles_only_the_classes_without_a_layout(tmp_pa
 def test_the_header_is_as_documented() -> None:
     assert _HEAD.size == HEAD_SIZE == 66
     assert StatusQuery("x").kind == "status_query"
+
+
+# -- the config's opt-in ------------------------------------------------------------------
+
+RING = 'topology = "unidirectional_ring"\nnodes = 4\n'
+
+
+@dataclass(frozen=True, slots=True)
+class Bid(Message):
+    kind = "bid"
+    candidate: Any  # no layout: it can only go by pickle
+
+
+class AnyRing(RingElection):
+    """Chang–Roberts with a message whose field has no layout."""
+
+    name = "any_ring"
+    title = "Chang–Roberts, by pickle"
+    messages = (Bid, Elected)
+
+    def start(self) -> None:
+        self.participant = True
+        self.send(self.successor, Bid(self.me))
+
+    def on_bid(self, message: Bid, sender: int) -> None:
+        if message.candidate > self.me:
+            self.participant = True
+            self.send(self.successor, message)
+        elif message.candidate < self.me and not self.participant:
+            self.participant = True
+            self.send(self.successor, Bid(self.me))
+        elif message.candidate == self.me:
+            self.decide(self.me)
+            self.announce(Elected(self.me))
+
+    def on_elected(self, message: Elected, sender: int) -> None:
+        if message.leader != self.me:
+            self.decide(message.leader)
+            self.announce(message)
+
+    @classmethod
+    def bound(cls, graph: Graph, initiators: Collection[int]) -> Bound:
+        return ChangRoberts.bound(graph, initiators)
+
+
+def test_a_message_class_without_a_layout_is_a_config_error_at_set_up(tmp_path: Path) -> None:
+    path = tmp_path / "ring.toml"
+    path.write_text(RING)
+    config = ringleader.load_config(path)
+    assert config.pickle_messages is False
+    with pytest.raises(ConfigError) as info:
+        ringleader.run(config, algorithm=AnyRing)
+    assert str(info.value).startswith(
+        f"{path}: pickle_messages: message class Bid (kind 'bid') cannot go on the compact "
+        "wire: Bid.candidate: Any has no layout ("
+    )
+    assert "\n" not in str(info.value)
+    path.write_text(RING + "pickle_messages = true\n")
+    config = ringleader.load_config(path)
+    assert config.pickle_messages is True
+    assert ringleader.load_config(_written(tmp_path, config.to_toml())).pickle_messages is True
+    report = ringleader.run(config, algorithm=AnyRing)
+    assert report.ok and report.leader == 4
+
+
+def _written(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "again.toml"
+    path.write_text(text)
+    return path
+
+
+def test_pickle_messages_is_true_or_false(tmp_path: Path) -> None:
+    path = tmp_path / "ring.toml"
+    path.write_text(RING + 'pickle_messages = "yes"\n')
+    with pytest.raises(ConfigError) as info:
+        ringleader.load_config(path)
+    assert str(info.value) == (
+        f"{path}: pickle_messages: 'yes' is not true or false (pickle_messages = true)"
+    )

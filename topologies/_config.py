@@ -96,6 +96,9 @@ class Config:
     #: encryption and peer authentication, with the key pairs in ``keys``).
     security: str = "hmac"
     keys: Path | None = None
+    #: ``pickle_messages``: message classes that have no compact layout go by pickle
+    #: (a holder of the secret can then run code on every node: ``docs/security.md``).
+    pickle_messages: bool = False
 
     @property
     def detector(self) -> bool:
@@ -152,6 +155,7 @@ class Config:
             "timeout": self.timeout,
             "mode": self.mode,
             "security": self.security,
+            "pickle_messages": self.pickle_messages,
             **self.settings,
             **self.detector_settings,
         }

@@ -163,6 +163,7 @@ class _Validator:
             cluster=self.cluster(),
             security=security,
             keys=self.keys(security, transport),
+            pickle_messages=self.flag("pickle_messages"),
         )
         try:
             config.wiring  # noqa: B018 -- build it now, so a bad wiring is a config error
@@ -372,6 +373,13 @@ class _Validator:
         value = self.data.get("cluster")
         if value is not None and (not isinstance(value, str) or not value):
             raise self.error("cluster", f"{value!r} is not a name", 'e.g. cluster = "lab-3"')
+        return value
+
+    def flag(self, key: str) -> bool:
+        """A key that is true or false (false unless given)."""
+        value = self.data.get(key, False)
+        if not isinstance(value, bool):
+            raise self.error(key, f"{value!r} is not true or false", f"{key} = true")
         return value
 
     def choice(self, key: str, default: str | None, valid: tuple[str, ...]) -> str:

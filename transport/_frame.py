@@ -38,7 +38,7 @@ import hashlib
 import hmac
 import struct
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
 import cloudpickle
@@ -130,11 +130,11 @@ class _Kind(NamedTuple):
     """One entry of a cluster's table: its index (the kind byte), name and class, and
     how its payloads are written and read."""
 
-    index: int
+    byte: int
     name: str
     cls: type[Any]
-    pack: Any  # message → bytes
-    unpack: Any  # payload → message
+    pack: Callable[[Any], bytes]
+    unpack: Callable[[Any], object]
     shape: str  # the layout in words; "pickle" for a class that opted in
 
 
@@ -183,7 +183,8 @@ class Codec:
 
     def dumps(self, message: object) -> bytes:
         """The payload that carries ``message`` (of one of the cluster's kinds)."""
-        return self._by_name[message.kind].pack(message)  # type: ignore[attr-defined]
+        kind: str = message.kind  # type: ignore[attr-defined]
+        return self._by_name[kind].pack(message)
 
     def seal(self, header: Header, message: object) -> bytes:
         """Return the signed frame carrying ``message`` under ``header``."""
@@ -211,7 +212,7 @@ class Codec:
         body = _HEAD.pack(
             MAGIC,
             FORMAT_VERSION,
-            entry.index,
+            entry.byte,
             cluster,
             sender,
             receiver,
