@@ -18,7 +18,8 @@ class Session:
     is admitted only if it is authentic (see :class:`Codec`), addressed to this node and,
     when the sender knew it, to this incarnation; comes from a known peer; and is newer
     than anything already admitted from that peer — a frame from an older incarnation of
-    the sender, or a sequence number already seen, is dropped.  Not thread-safe: a session
+    the sender, or a sequence number already seen, is dropped — and decodes into its
+    kind's declared class.  Not thread-safe: a session
     belongs to the thread of the actor that hosts the node.
     """
 
@@ -81,5 +82,8 @@ class Session:
                 raise FrameRejected(
                     "replayed", f"node {header.sender} seq {header.seq}", authentic=True
                 )
+        message = self.codec.load(header, payload)
+        # Only a frame that decoded moves the replay window: a signed frame that is not
+        # its kind's layout (however far ahead its sequence number) leaves it as it was.
         self._seen[header.sender] = (header.incarnation, header.seq)
-        return header, self.codec.load(header, payload)
+        return header, message
