@@ -79,7 +79,7 @@ def test_a_curve_secret_key_others_may_read_is_refused(tmp_path: Path) -> None:
 def test_this_users_local_secret_is_refused_if_others_may_read_it(tmp_path: Path) -> None:
     config = ringleader.load_config(config_file(tmp_path, ""))
     first = node_secret(config)  # made with mode 0600
-    path = local_secret_path(config)
+    path = local_secret_path()
     assert path.stat().st_mode & 0o777 == 0o600
     assert local_secret(path) == first
     path.chmod(0o644)

@@ -37,6 +37,7 @@ from ringleader.actors.host import (
     Boot,
     Connect,
     GetStatus,
+    Identity,
     Leadership,
     Listen,
     NodeActor,
@@ -402,6 +403,7 @@ class Node:
             trace=None if trace is None else trace.trace,
             leadership=self._leadership,
             misbehaving=Misbehaving(config.network) if config.network else None,
+            identity=Identity(config.definition, first_hello=config.definition.suspect_after),
         )
         _stop_them_at_exit()
         self._running = True

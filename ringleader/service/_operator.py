@@ -132,6 +132,7 @@ def status_summary(config: Config, answers: dict[int, NodeStatus | None]) -> dic
                 sent=status.sent_total,
                 rejected=dict(status.rejected),
                 bad_signatures=dict(status.bad_signatures),
+                other_clusters={str(p): line for p, line in status.other_clusters.items()},
             )
         nodes.append(entry)
     agreed = None
