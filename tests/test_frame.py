@@ -29,7 +29,8 @@ from ringleader.actors import (
     Message,
     RingElection,
 )
-from ringleader.actors.host import NodeStatus, StatusAnswer, StatusQuery, wire_kinds
+from ringleader.actors.core import ClusterDefinition, DefinedNode
+from ringleader.actors.host import ClusterNotice, NodeStatus, StatusAnswer, StatusQuery, wire_kinds
 from ringleader.errors import ConfigError, FrameRejected
 from ringleader.transport import FORMAT_VERSION, Codec, Header, Session, Unencodable
 from ringleader.transport._frame import _HEAD, HEAD_SIZE, MAC_SIZE
@@ -101,11 +102,24 @@ def sample(cls: type, status: NodeStatus) -> object:
     """One message of ``cls``, its fields filled from their types."""
     if cls is StatusAnswer:
         return StatusAnswer(status)
+    if cls is ClusterNotice:
+        return ClusterNotice(DEFINITION, "tcp://127.0.0.1:7001")
     values = {int: 7, float: 2.5, str: "tcp://127.0.0.1:7001", Candidate: Candidate(3.5, 3)}
     hints = typing.get_type_hints(cls)
     return cls(*(values[hints[f.name]] for f in dataclasses.fields(cls)))
 
 
+DEFINITION = ClusterDefinition(
+    "svc",
+    "unidirectional_ring",
+    "chang_roberts",
+    (DefinedNode(1, "tcp://127.0.0.1:7001", 1.0), DefinedNode(2, "", 2.5, 0.3, 1)),
+    ((1, 2), (2, 1)),
+    0.05,
+    0.3,
+    0.2,
+    True,
+)
 STATUS = NodeStatus(
     id=3,
     capacity=2.5,
@@ -129,7 +143,7 @@ def test_every_declared_message_of_every_algorithm_goes_compact_and_back(algorit
     kinds = wire_kinds(ALGORITHMS[algorithm])
     c = Codec(SECRET, 7, kinds)
     assert not c.pickled
-    assert list(kinds)[:4] == ["ping", "pong", "status_query", "status_answer"]
+    assert list(kinds)[:5] == ["ping", "pong", "status_query", "status_answer", "cluster_notice"]
     for kind, cls in kinds.items():
         message = sample(cls, STATUS)
         got, payload = c.open(c.seal(header(kind=kind), message))
