@@ -25,7 +25,11 @@ a dataclass or a        its fields in order, each as its type says
 
 Runs of fixed-size fields (numbers, bools, enums, and records of those) are packed with
 one :class:`struct.Struct`; a class made only of them — every message of the notes'
-elections and the failure detector — is a single ``pack``/``unpack``.  Any other type
+elections and the failure detector — is a single ``pack``/``unpack``.  The function that
+builds such a run's values from its numbers is generated once from the field types, as
+:mod:`dataclasses` generates ``__init__``: its source holds indices into the unpacked
+numbers and generated names for the classes and enum members it builds, nothing taken
+from the class's own names, and it is a handful of calls per message.  Any other type
 (``Any``, ``list``, a class with no annotated fields …) cannot be laid out:
 :func:`layout` raises :class:`Unencodable` naming the class, the field and its type.
 """
@@ -90,9 +94,9 @@ def layout(cls: type) -> Layout:
 
 def _fixed_layout(cls: type, record: _Part) -> Layout:
     """A class of fixed-size fields only: one ``Struct`` for the whole payload."""
-    assert record.fmt is not None and record.flat is not None and record.build is not None
+    assert record.fmt is not None and record.flat is not None and record.expr is not None
     packer = struct.Struct("!" + record.fmt)
-    flat, build, pack_values = record.flat, record.build, packer.pack
+    flat, build, pack_values = record.flat, _compile(record.expr), packer.pack
     paths = record.paths
     if paths is not None and len(paths) > 1:  # numbers and bools: one attrgetter
         get = attrgetter(*paths)
@@ -119,9 +123,36 @@ def _fixed_layout(cls: type, record: _Part) -> Layout:
     unpack_values = packer.unpack
 
     def unpack(payload: Any) -> Any:
-        return build(unpack_values(payload), 0)[0]
+        return build(unpack_values(payload))
 
     return Layout(cls, pack, unpack, record.shape)
+
+
+class _Source:
+    """The source of a generated builder: ``v[0]``, ``v[1]`` … for the numbers in turn,
+    and a generated name (``_0``, ``_1`` …) for each class or enum table it uses."""
+
+    def __init__(self) -> None:
+        self.namespace: dict[str, Any] = {}
+        self._numbers = 0
+
+    def number(self) -> str:
+        index, self._numbers = self._numbers, self._numbers + 1
+        return f"v[{index}]"
+
+    def name(self, obj: Any) -> str:
+        name = f"_{len(self.namespace)}"
+        self.namespace[name] = obj
+        return name
+
+
+def _compile(expression: Callable[[_Source], str]) -> Callable[[tuple[Any, ...]], Any]:
+    """``v → value``: the function that builds a fixed part from its unpacked numbers."""
+    source = _Source()
+    body = expression(source)
+    exec(f"def build(v):\n    return {body}\n", source.namespace)  # noqa: S102 -- see above
+    build: Callable[[tuple[Any, ...]], Any] = source.namespace["build"]
+    return build
 
 
 # -- the parts a layout is made of ------------------------------------------------------------
@@ -129,8 +160,9 @@ def _fixed_layout(cls: type, record: _Part) -> Layout:
 
 class _Part(NamedTuple):
     """One type's encoding.  Fixed-size parts have ``fmt`` (struct codes), ``flat``
-    (value → its numbers, in order) and ``build`` (numbers, index → value, next index);
-    every part has ``write`` (value, buffer) and ``read`` (view, offset → value, offset).
+    (value → its numbers, in order) and ``expr`` (the source of the expression that
+    builds the value from its numbers); every part has ``write`` (value, buffer) and
+    ``read`` (view, offset → value, offset).
     ``paths``: for a record of plain numbers and bools (and records of them), the dotted
     attribute path of each number, so that one ``attrgetter`` flattens it."""
 
@@ -139,7 +171,7 @@ class _Part(NamedTuple):
     read: Callable[[memoryview, int], tuple[Any, int]]
     fmt: str | None = None
     flat: Callable[[Any], tuple[Any, ...]] | None = None
-    build: Callable[[tuple[Any, ...], int], tuple[Any, int]] | None = None
+    expr: Callable[[_Source], str] | None = None
     paths: tuple[str, ...] | None = None
     min_size: int = 0
 
@@ -193,9 +225,9 @@ def _fields(cls: type, where: str) -> list[tuple[str, Any]]:
     except Exception as exc:  # noqa: BLE001 -- a name the annotations use is not importable
         raise Unencodable(f"{where}: its field types cannot be resolved ({exc})") from None
     if dataclasses.is_dataclass(cls):
-        fields = [f.name for f in dataclasses.fields(cls) if f.init]
-        if any(not f.init for f in dataclasses.fields(cls)):
-            raise Unencodable(f"{where}: a field outside __init__ cannot be rebuilt")
+        fields = [f.name for f in dataclasses.fields(cls)]
+        if any(not f.init or f.kw_only for f in dataclasses.fields(cls)):
+            raise Unencodable(f"{where}: only positional fields can be rebuilt")
     elif _is_named_tuple(cls):
         fields = list(cls._fields)  # type: ignore[attr-defined]
     else:
@@ -218,7 +250,7 @@ def _record(cls: type, where: str, seen: tuple[type, ...]) -> _Part:
     make = cls._make if _is_named_tuple(cls) else (lambda values: cls(*values))  # type: ignore[attr-defined]
     parts = [p for _, p in fields]
     if all(p.fmt is not None for p in parts):
-        return _fixed_record(shape, fields, make)
+        return _fixed_record(cls, shape, fields)
     runs = _runs(fields)
 
     def write(value: Any, out: bytearray) -> None:
@@ -263,7 +295,7 @@ def _runs(fields: list[tuple[str, _Part]]) -> list[_Run]:
 def _fixed_run(fields: list[tuple[str, _Part]]) -> _Run:
     packer = struct.Struct("!" + "".join(p.fmt or "" for _, p in fields))
     getters = [(attrgetter(name), p.flat) for name, p in fields]
-    builders = [p.build for _, p in fields]
+    build = _compile(lambda src: "(" + "".join(f"{_expr(p)(src)}, " for _, p in fields) + ")")
 
     def write(value: Any, out: bytearray) -> None:
         numbers: list[Any] = []
@@ -273,12 +305,7 @@ def _fixed_run(fields: list[tuple[str, _Part]]) -> _Run:
         out += packer.pack(*numbers)
 
     def read_into(view: memoryview, at: int, values: list[Any]) -> int:
-        numbers = packer.unpack_from(view, at)
-        i = 0
-        for build in builders:
-            assert build is not None
-            value, i = build(numbers, i)
-            values.append(value)
+        values += build(packer.unpack_from(view, at))
         return at + packer.size
 
     return _Run(write, read_into)
@@ -298,12 +325,15 @@ def _variable_run(name: str, part: _Part) -> _Run:
     return _Run(write, read_into)
 
 
-def _fixed_record(shape: str, fields: list[tuple[str, _Part]], make: Callable[[Any], Any]) -> _Part:
+def _expr(part: _Part) -> Callable[[_Source], str]:
+    assert part.expr is not None
+    return part.expr
+
+
+def _fixed_record(cls: type, shape: str, fields: list[tuple[str, _Part]]) -> _Part:
     """A record of fixed-size fields: fixed itself."""
     fmt = "".join(p.fmt or "" for _, p in fields)
     getters = [(attrgetter(name), p.flat) for name, p in fields]
-    builders = [p.build for _, p in fields]
-    scalar = [p.paths == ("",) for _, p in fields]
     paths: tuple[str, ...] | None = ()
     for name, p in fields:
         if paths is None or p.paths is None:
@@ -318,32 +348,20 @@ def _fixed_record(shape: str, fields: list[tuple[str, _Part]], make: Callable[[A
             numbers += flat_one(get(value))
         return tuple(numbers)
 
-    if all(scalar):  # numbers and bools: as they come
-        width = len(fields)
-
-        def build(numbers: tuple[Any, ...], i: int) -> tuple[Any, int]:
-            return make(numbers[i : i + width]), i + width
-
-    else:
-
-        def build(numbers: tuple[Any, ...], i: int) -> tuple[Any, int]:
-            values = []
-            for build_one in builders:
-                assert build_one is not None
-                value, i = build_one(numbers, i)
-                values.append(value)
-            return make(values), i
+    def expr(src: _Source) -> str:
+        return f"{src.name(cls)}(" + ", ".join(_expr(p)(src) for _, p in fields) + ")"
 
     size = struct.calcsize("!" + fmt)
     packer = struct.Struct("!" + fmt)
+    build = _compile(expr)
 
     def write(value: Any, out: bytearray) -> None:
         out += packer.pack(*flat(value))
 
     def read(view: memoryview, at: int) -> tuple[Any, int]:
-        return build(packer.unpack_from(view, at), 0)[0], at + size
+        return build(packer.unpack_from(view, at)), at + size
 
-    return _Part(shape, write, read, fmt, flat, build, paths, size)
+    return _Part(shape, write, read, fmt, flat, expr, paths, size)
 
 
 # -- scalars ----------------------------------------------------------------------------------
@@ -359,10 +377,7 @@ def _scalar(cls: type) -> _Part:
     def read(view: memoryview, at: int) -> tuple[Any, int]:
         return packer.unpack_from(view, at)[0], at + packer.size
 
-    def build(numbers: tuple[Any, ...], i: int) -> tuple[Any, int]:
-        return numbers[i], i + 1
-
-    return _Part(cls.__name__, write, read, code, _one, build, ("",), packer.size)
+    return _Part(cls.__name__, write, read, code, _one, _Source.number, ("",), packer.size)
 
 
 def _one(value: Any) -> tuple[Any, ...]:
@@ -379,8 +394,8 @@ def _enum(cls: type[enum.Enum]) -> _Part:
     def flat(value: Any) -> tuple[Any, ...]:
         return (index[value],)
 
-    def build(numbers: tuple[Any, ...], i: int) -> tuple[Any, int]:
-        return members[numbers[i]], i + 1
+    def expr(src: _Source) -> str:
+        return f"{src.name(members)}[{src.number()}]"
 
     def write(value: Any, out: bytearray) -> None:
         out += packer.pack(index[value])
@@ -388,7 +403,7 @@ def _enum(cls: type[enum.Enum]) -> _Part:
     def read(view: memoryview, at: int) -> tuple[Any, int]:
         return members[packer.unpack_from(view, at)[0]], at + packer.size
 
-    return _Part(cls.__name__, write, read, _ENUM, flat, build, None, packer.size)
+    return _Part(cls.__name__, write, read, _ENUM, flat, expr, None, packer.size)
 
 
 def _length(view: memoryview, at: int, item_size: int) -> tuple[int, int]:
