@@ -35,10 +35,10 @@ before its payload is touched, with both sides' versions in the reason.
 from __future__ import annotations
 
 import hashlib
-import hmac
 import struct
 import sys
 from collections.abc import Callable, Mapping
+from hmac import compare_digest
 from typing import Any, NamedTuple
 
 import cloudpickle
@@ -71,6 +71,8 @@ MAX_KINDS = 256
 _BEFORE_SENDER = "!2sBBQ"  # magic, format version, kind, cluster id
 _HEAD = struct.Struct(_BEFORE_SENDER + "qqQQQQ6s")
 HEAD_SIZE = _HEAD.size
+#: The header after the kind: cluster id … sequence number, then the versions.
+_FIELDS = struct.Struct("!QqqQQQQ6s")
 _SENDER = struct.Struct("!q")
 _SENDER_AT = struct.calcsize(_BEFORE_SENDER)
 _MIN_FRAME = HEAD_SIZE + MAC_SIZE  # a message with no fields has an empty payload
@@ -175,7 +177,6 @@ class Codec:
         self.pickled = frozenset(k.name for k in self._table if k.shape == "pickle")
         #: What this side runs, sent in every frame; a peer must run the same.
         self.versions = _versions()
-        self._same = len(self.versions) if self.pickled else _RINGLEADER_VERSION
 
     def layouts(self) -> dict[str, str]:
         """Each kind's payload layout in words (``"pickle"`` for one that opted in)."""
@@ -231,7 +232,19 @@ class Codec:
         mac.update(body)
         return mac.digest()
 
-    def open(self, frame: bytes) -> tuple[Header, memoryview]:
+    @property
+    def versions(self) -> bytes:
+        """What this side runs, sent in every frame: ringleader's, Python's and
+        cloudpickle's major and minor versions.  A peer must run the same ringleader (and,
+        in a cluster that pickles, the same Python and cloudpickle)."""
+        return self._versions
+
+    @versions.setter
+    def versions(self, versions: bytes) -> None:
+        self._versions = versions
+        self._same = versions[: len(versions) if self.pickled else _RINGLEADER_VERSION]
+
+    def open(self, frame: bytes) -> tuple[Header, bytes]:
         """Authenticate ``frame`` and parse its header; the payload stays bytes.
 
         Raises :class:`FrameRejected` with a stable reason for anything amiss.  Nothing
@@ -239,58 +252,37 @@ class Codec:
         passed too.
         """
         size = len(frame)
-        if size < _MIN_FRAME:
-            raise FrameRejected("truncated", f"{size} bytes")
-        if size > self.max_frame_size:
-            raise FrameRejected("oversize", f"{size} bytes")
-        if frame[:3] != _PREFIX:
-            if frame[:2] != MAGIC:
-                raise FrameRejected("bad_magic")
-            raise FrameRejected("bad_version", f"format {frame[2]}, expected {FORMAT_VERSION}")
-        view = memoryview(frame)
-        body = view[:-MAC_SIZE]
-        mac = self._mac.copy()
-        mac.update(body)
-        if not hmac.compare_digest(mac.digest(), view[-MAC_SIZE:]):
+        if size < _MIN_FRAME or size > self.max_frame_size or frame[:3] != _PREFIX:
+            raise _malformed(frame, self.max_frame_size)
+        mac = self._mac.copy()  # the key already absorbed: one C call per frame
+        mac.update(frame[:-MAC_SIZE])
+        if not compare_digest(mac.digest(), frame[-MAC_SIZE:]):
             raise FrameRejected("bad_signature")
         # From here on the bytes were written by a holder of the secret.
-        (
-            _,
-            _,
-            index,
-            cluster,
-            sender,
-            receiver,
-            incarnation,
-            to_incarnation,
-            epoch,
-            seq,
-            versions,
-        ) = _HEAD.unpack_from(frame)
-        same = self._same
-        if versions[:same] != self.versions[:same]:
+        fields = _FIELDS.unpack_from(frame, 4)
+        if not fields[7].startswith(self._same):
             raise FrameRejected(
                 "incompatible",
-                f"node {sender} runs {describe_versions(versions)}; "
-                f"this node runs {describe_versions(self.versions)}",
+                f"node {fields[1]} runs {describe_versions(fields[7])}; "
+                f"this node runs {describe_versions(self._versions)}",
                 authentic=True,
             )
-        table = self._table
+        index, table = frame[3], self._table
         kind = table[index].name if index < len(table) else f"#{index}"
-        header = Header(cluster, sender, receiver, incarnation, to_incarnation, epoch, seq, kind)
-        if cluster != self.cluster:
+        header = _header(Header, (*fields[:7], kind))
+        if fields[0] != self.cluster:
             raise FrameRejected(
                 "wrong_cluster",
-                f"{cluster:#x}",
+                f"{fields[0]:#x}",
                 authentic=True,
                 header=header,
-                payload=body[HEAD_SIZE:],
+                payload=frame[HEAD_SIZE:-MAC_SIZE],
             )
         if index >= len(table):
             raise FrameRejected("unknown_kind", f"kind {index} of {len(table)}", authentic=True)
-        return header, body[HEAD_SIZE:]
+        return header, frame[HEAD_SIZE:-MAC_SIZE]
 
-    def load(self, header: Header, payload: memoryview) -> object:
+    def load(self, header: Header, payload: bytes) -> object:
         """Decode an authenticated payload into its kind's declared class."""
         entry = self._by_name[header.kind]
         try:
@@ -306,7 +298,7 @@ class Codec:
             )
         return message
 
-    def load_foreign(self, header: Header, payload: memoryview, kind: str) -> object | None:
+    def load_foreign(self, header: Header, payload: bytes, kind: str) -> object | None:
         """Decode the payload of an authentic frame of another cluster if its kind is
         ``kind`` (one of the framework's, which every cluster's table holds at the same
         index); ``None`` otherwise, or if it does not decode."""
@@ -316,6 +308,22 @@ class Codec:
             return self._by_name[kind].unpack(payload)
         except Exception:  # noqa: BLE001 -- not one: nothing to say about it
             return None
+
+
+#: A header made from its fields as they come (``Header(*fields)``, without its keywords).
+_header = tuple.__new__
+
+
+def _malformed(frame: bytes, max_frame_size: int) -> FrameRejected:
+    """Why ``frame`` is refused before its tag is read: size, magic or format."""
+    size = len(frame)
+    if size < _MIN_FRAME:
+        return FrameRejected("truncated", f"{size} bytes")
+    if size > max_frame_size:
+        return FrameRejected("oversize", f"{size} bytes")
+    if frame[:2] != MAGIC:
+        return FrameRejected("bad_magic")
+    return FrameRejected("bad_version", f"format {frame[2]}, expected {FORMAT_VERSION}")
 
 
 def _entry(index: int, name: str, cls: type[Any], pickle: bool) -> _Kind:
