@@ -173,6 +173,10 @@ class Codec:
         self.max_frame_size = max_frame_size
         self._table = [_entry(i, name, cls, pickle) for i, (name, cls) in enumerate(kinds.items())]
         self._by_name = {kind.name: kind for kind in self._table}
+        # The hot paths' look-ups, as plain tuples: kind → (byte, class, pack), and
+        # kind → (unpack, class).
+        self._sealers = {k.name: (k.byte, k.cls, k.pack) for k in self._table}
+        self._loaders = {k.name: (k.unpack, k.cls) for k in self._table}
         #: Which kinds go by pickle (an opted-in cluster's classes without a layout).
         self.pickled = frozenset(k.name for k in self._table if k.shape == "pickle")
         #: What this side runs, sent in every frame; a peer must run the same.
@@ -204,16 +208,16 @@ class Codec:
         message: object,
     ) -> bytes:
         """:meth:`seal` given the header's fields one by one (no :class:`Header` made)."""
-        entry = self._by_name[kind]
-        if type(message) is not entry.cls:
+        byte, cls, pack = self._sealers[kind]
+        if type(message) is not cls:
             raise TypeError(
                 f"a {type(message).__qualname__} cannot go as kind {kind!r} "
-                f"(declared: {entry.cls.__qualname__})"
+                f"(declared: {cls.__qualname__})"
             )
         body = _HEAD.pack(
             MAGIC,
             FORMAT_VERSION,
-            entry.byte,
+            byte,
             cluster,
             sender,
             receiver,
@@ -221,8 +225,8 @@ class Codec:
             receiver_incarnation,
             epoch,
             seq,
-            self.versions,
-        ) + entry.pack(message)
+            self._versions,
+        ) + pack(message)
         mac = self._mac.copy()  # the key already absorbed: one C call per frame
         mac.update(body)
         return body + mac.digest()
@@ -284,13 +288,13 @@ class Codec:
 
     def load(self, header: Header, payload: bytes) -> object:
         """Decode an authenticated payload into its kind's declared class."""
-        entry = self._by_name[header.kind]
+        unpack, cls = self._loaders[header.kind]
         try:
-            message = entry.unpack(payload)
+            message = unpack(payload)
         except Exception as exc:  # noqa: BLE001 -- signed but not its kind's layout: any error
             detail = f"kind {header.kind}: {type(exc).__name__}"
             raise FrameRejected("undecodable", detail, authentic=True) from None
-        if type(message) is not entry.cls:  # only an opted-in pickle can be another class
+        if type(message) is not cls:  # only an opted-in pickle can be another class
             raise FrameRejected(
                 "wrong_type",
                 f"kind {header.kind} carried {type(message).__qualname__}",

@@ -187,7 +187,10 @@ class NodeActor(pykka.ThreadingActor):
         if self._beat_due is not None and self._check_stall(message):
             return None
         if type(message) is bytes:  # a frame from the mailbox (or anyone: it is checked)
-            self._guarded(self._inbound, message)
+            try:  # (_guarded, written out: this is every hop)
+                self._inbound(message)
+            except Exception:  # noqa: BLE001 -- logged with its traceback by _failed
+                self._failed()
             return None
         if type(message) is TimerFired:
             self._guarded(self._timer, message.name)
@@ -320,9 +323,13 @@ class NodeActor(pykka.ThreadingActor):
     def _guarded(self, handler: Callable[..., None], *args: Any) -> None:
         try:
             handler(*args)
-        except Exception:
-            self._errors += 1
-            log.exception("%s: error while handling a message; the node carries on", self)
+        except Exception:  # noqa: BLE001 -- logged with its traceback by _failed
+            self._failed()
+
+    def _failed(self) -> None:
+        """Count and log (with its traceback) the exception being handled."""
+        self._errors += 1
+        log.exception("%s: error while handling a message; the node carries on", self)
 
     def _inbound(self, frame: bytes) -> None:
         try:
@@ -483,10 +490,10 @@ class NodeActor(pykka.ThreadingActor):
 
     def _after(self, actions: list[Action]) -> None:
         """Do what the algorithm asked for and report a change of state."""
-        member = self.member
+        election = self.member.election
         self._last_activity = at = time.monotonic()
         events = self._events
-        now = (member.state, member.elected, member.epoch)
+        now = (election.state, election.elected, election.epoch)
         changed = now != self._reported
         held, leased = self._lease_until, self._lease is not None and self._leased(at, changed)
         # The trace shows a change of state after what set it off (a suspicion) and before
@@ -737,32 +744,33 @@ class NodeActor(pykka.ThreadingActor):
             self.trace.resume()
 
     def _send(self, send: Send) -> None:
-        if self._links is None:
+        links = self._links
+        if links is None:
             raise TransportError(f"{self} has no links yet: Connect before Start")
-        links, to = self._links, send.to
+        to, message, epoch = send
         new = to not in links
         if new:  # a link made now (a ring repaired round a crash): let it connect
             links.add(to, self._directory[to])
-        kind = send.message.kind
+        kind = message.kind
         detector = kind in DETECTOR_KINDS
-        # A ping asks whoever is there; anything else is for the life last heard from.
-        to_life = 0 if kind == "ping" else self._session.known(to)
         session = self._session
-        frame = session.seal(to, kind, send.epoch, send.message, to_incarnation=to_life)
+        # A ping asks whoever is there; anything else is for the life last heard from.
+        to_life = 0 if kind == "ping" else session.known(to)
+        frame = session.seal(to, kind, epoch, message, to_incarnation=to_life)
         trace = self.trace
         at = None if trace is None else trace.now()  # before it leaves: its receive is later
         if links.send(to, frame, wait=not detector and (new or self._may_wait(to))):
             if trace is not None and at is not None:
                 seq = session.last_seq(to)
-                trace.sent(at, to, send.message, send.epoch, session.incarnation, seq)
+                trace.sent(at, to, message, epoch, session.incarnation, seq)
             self._sent[kind] += 1
             if not detector:
                 if self._tally is not None:
                     self._tally.counts[self._slot] += 1  # this node's slot: only it writes
                 by_epoch = self._sent_by_epoch
-                if send.epoch not in by_epoch and len(by_epoch) >= EPOCHS_KEPT:
+                if epoch not in by_epoch and len(by_epoch) >= EPOCHS_KEPT:
                     del by_epoch[min(by_epoch)]  # a long-lived node keeps the latest only
-                by_epoch[send.epoch] += 1
+                by_epoch[epoch] += 1
         else:
             self._send_failures += 1
             level = logging.DEBUG if detector else logging.INFO
