@@ -11,7 +11,7 @@ silence would leave both sides guessing, so a node of a service (``ringleader no
   cluster id, with a :class:`ClusterNotice`: its own definition and its address
   (sent to the peer's address in the notice, or in its own config);
 - to a peer it links to but has heard nothing from, it sends its notice now and then
-  (after ``suspect_after``, then twice as long each time, up to :data:`HELLO_MAX`), so
+  (after ``suspect_after``, then twice as long each time, up to ``HELLO_MAX``), so
   that a node whose config nobody else lists (a 4th node added to a running 3-node
   cluster) is still told;
 - a notice of another cluster is the one frame of another cluster a node decodes (a
@@ -52,7 +52,7 @@ class ClusterNotice(Message):
 
 
 class _Once:
-    """Remembers (peer, cluster id) pairs, the oldest forgotten past :data:`PAIRS_KEPT`."""
+    """Remembers (peer, cluster id) pairs, the oldest forgotten past ``PAIRS_KEPT``."""
 
     def __init__(self) -> None:
         self._seen: dict[tuple[int, int], None] = {}
@@ -114,7 +114,7 @@ class Identity:
     def hello(self, now: float) -> tuple[float, float]:
         """Notices to silent peers go now: to those not heard from since the first value
         returned (the last time, or the start); the next go after the second (twice as
-        long as the last wait, up to :data:`HELLO_MAX`)."""
+        long as the last wait, up to ``HELLO_MAX``)."""
         since, self._last = self._last or now, now
         delay = self._interval
         self._interval = min(2 * delay, HELLO_MAX)
