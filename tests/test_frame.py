@@ -7,6 +7,7 @@ import dataclasses
 import enum
 import pickle
 import struct
+import sys
 import typing
 from collections.abc import Collection
 from dataclasses import dataclass
@@ -496,3 +497,33 @@ def test_pickle_messages_is_true_or_false(tmp_path: Path) -> None:
     assert str(info.value) == (
         f"{path}: pickle_messages: 'yes' is not true or false (pickle_messages = true)"
     )
+
+
+def test_your_own_algorithm_in_a_config_is_checked_when_the_config_is_loaded(
+    tmp_path: Path,
+) -> None:
+    """``algorithm = "module:Class"``: its message classes are laid out when the config
+    is loaded (``ringleader check`` says so too), not at the first send."""
+    (tmp_path / "gossip.py").write_text(
+        "from dataclasses import dataclass\n"
+        "from ringleader.actors import Message\n"
+        "from tests.test_frame import AnyRing\n"
+        "@dataclass(frozen=True, slots=True)\n"
+        "class Rumour(Message):\n"
+        "    kind = 'bid'\n"
+        "    said: list[str]\n"
+        "class Gossip(AnyRing):\n"
+        "    name = 'gossip'\n"
+        "    messages = (Rumour, AnyRing.messages[1])\n"
+    )
+    path = tmp_path / "ring.toml"
+    path.write_text(RING + 'algorithm = "gossip:Gossip"\n')
+    with pytest.raises(ConfigError) as info:
+        ringleader.load_config(path)
+    assert str(info.value).startswith(
+        f"{path}: pickle_messages: message class Rumour (kind 'bid') cannot go on the "
+        "compact wire: Rumour.said: list[str] has no layout ("
+    )
+    path.write_text(RING + 'algorithm = "gossip:Gossip"\npickle_messages = true\n')
+    assert ringleader.load_config(path).algorithm_class.name == "gossip"
+    sys.modules.pop("gossip", None)

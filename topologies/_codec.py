@@ -11,7 +11,10 @@ from ringleader.transport import Codec, Unencodable
 from ._config import Config
 from ._errors import ConfigError
 
-__all__ = ["cluster_codec"]
+__all__ = ["check_messages", "cluster_codec"]
+
+#: A secret for a codec made only to check the message classes: it signs nothing.
+_CHECKING = bytes(32)
 
 
 def cluster_codec(
@@ -33,3 +36,10 @@ def cluster_codec(
             "give its fields types the wire carries (docs/wire-format.md), or set "
             "pickle_messages = true, knowing the risk (docs/security.md)",
         ) from None
+
+
+def check_messages(config: Config) -> None:
+    """The :class:`ConfigError` :func:`cluster_codec` would raise for ``config``'s
+    algorithm, now: for an algorithm of your own, when its config is loaded."""
+    algorithm = config.algorithm_class
+    cluster_codec(config, _CHECKING, 0, {m.kind: m for m in algorithm.messages})

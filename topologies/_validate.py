@@ -18,6 +18,7 @@ from ringleader.actors import ALGORITHMS, DetectorSettings, LeaseSettings
 from ringleader.actors.faults import NetworkFault
 from ringleader.transport import BETWEEN_PROCESSES
 
+from ._codec import check_messages
 from ._config import Config, FaultSpec, Overrides
 from ._custom import AlgorithmError, custom_algorithm, is_custom
 from ._errors import ConfigError, WiringError
@@ -169,6 +170,8 @@ class _Validator:
             config.wiring  # noqa: B018 -- build it now, so a bad wiring is a config error
         except WiringError as exc:
             raise self.wiring_error(exc, topology) from None
+        if is_custom(algorithm):  # your own messages: laid out now, not at set-up
+            check_messages(config)
         return config
 
     def wiring_error(self, exc: WiringError, topology: str) -> ConfigError:

@@ -183,7 +183,7 @@ class NodeActor(pykka.ThreadingActor):
     def _create_actor_inbox() -> Inbox:
         return Inbox()
 
-    def on_receive(self, message: Any) -> Any:  # noqa: PLR0911 -- a dispatcher
+    def on_receive(self, message: Any) -> Any:  # noqa: PLR0911, PLR0912 -- a dispatcher
         if self._beat_due is not None and self._check_stall(message):
             return None
         if type(message) is bytes:  # a frame from the mailbox (or anyone: it is checked)
