@@ -114,6 +114,7 @@ DEFINITION = ClusterDefinition(
     "svc",
     "unidirectional_ring",
     "chang_roberts",
+    ("election: ElectionMessage(candidate: Candidate(capacity: float, id: int))",),
     (DefinedNode(1, "tcp://127.0.0.1:7001", 1.0), DefinedNode(2, "", 2.5, 0.3, 1)),
     ((1, 2), (2, 1)),
     0.05,

@@ -122,6 +122,30 @@ def test_another_address_or_capacity_is_named_by_node(tmp_path: Path) -> None:
     )
 
 
+def test_another_version_of_the_algorithms_messages_is_named(tmp_path: Path) -> None:
+    """The kind bytes index the algorithm's table of messages: nodes whose election
+    classes lay their messages out otherwise are two clusters, and told so."""
+    mine = definition(tmp_path, MESH)
+    assert mine.messages == (
+        "election: ElectionCall()",
+        "ok: OkAnswer()",
+        "coordinator: Coordinator()",
+    )
+    one_more = ClusterDefinition(**{**_fields(mine), "messages": (*mine.messages, "ping2: X()")})
+    other = ClusterDefinition(
+        **{**_fields(mine), "messages": ("election: ElectionCall(epoch: int)", *mine.messages[1:])}
+    )
+    assert len({mine.cluster_id, one_more.cluster_id, other.cluster_id}) == 3
+    assert describe_difference(2, one_more, mine)[0] == (
+        "node 2 runs another cluster: messages election, ok, coordinator, ping2; "
+        "mine: messages election, ok, coordinator"
+    )
+    assert describe_difference(2, other, mine)[0] == (
+        "node 2 runs another cluster: message election: ElectionCall(epoch: int); "
+        "mine: message election: ElectionCall()"
+    )
+
+
 def _fields(d: ClusterDefinition) -> dict[str, object]:
     return {name: getattr(d, name) for name in ClusterDefinition.__dataclass_fields__}
 

@@ -17,7 +17,7 @@ from typing import Any
 from ringleader.actors import Bound, DetectorSettings, Election, LeaseSettings
 from ringleader.actors.core import ClusterDefinition, DefinedNode
 from ringleader.actors.faults import NetworkFault
-from ringleader.transport import CurveKeys
+from ringleader.transport import CurveKeys, Unencodable, layout
 
 from ._custom import custom_algorithm, is_custom
 from ._keys import configured_secret, is_loopback, load_curve_keys
@@ -132,6 +132,7 @@ class Config:
         settings = self.node_settings()
         detector = DetectorSettings.of(settings)
         lease = LeaseSettings.of(settings)
+        algorithm = self.algorithm_class
         nodes = tuple(
             DefinedNode(
                 n.id, n.address or "", float(n.capacity), _us(n.suspect_after or 0.0), n.parent
@@ -141,7 +142,8 @@ class Config:
         return ClusterDefinition(
             name=self.cluster or "",
             topology=self.topology,
-            algorithm=self.algorithm,
+            algorithm=algorithm.name,
+            messages=tuple(f"{m.kind}: {_layout_of(m)}" for m in algorithm.messages),
             nodes=nodes,
             edges=tuple(self.edges or ()),
             heartbeat=0.0 if detector is None else _us(detector.heartbeat),
@@ -230,6 +232,14 @@ class Config:
 def _given(values: Mapping[str, Any]) -> dict[str, Any]:
     """``values`` without those not given (``None``): TOML has no null."""
     return {key: value for key, value in values.items() if value is not None}
+
+
+def _layout_of(message: type) -> str:
+    """How ``message`` goes on the wire, in words (``pickle`` without a layout)."""
+    try:
+        return layout(message).shape
+    except Unencodable:
+        return "pickle"
 
 
 def _us(seconds: float) -> float:

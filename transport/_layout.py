@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import struct
 import types
 import typing
@@ -70,8 +71,10 @@ class Layout(NamedTuple):
     shape: str
 
 
+@functools.cache
 def layout(cls: type) -> Layout:
-    """The layout of message class ``cls`` (:class:`Unencodable` if it has none)."""
+    """The layout of message class ``cls`` (:class:`Unencodable` if it has none); made
+    once per class."""
     record = _record(cls, cls.__qualname__, ())
     if record.fmt is not None:
         return _fixed_layout(cls, record)

@@ -37,12 +37,17 @@ class DefinedNode(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class ClusterDefinition:
-    """A cluster as its config defines it.  ``name`` is ``""`` without one; ``lease``
-    0.0 without a lease; ``heartbeat`` the failure detector's (0.0: off)."""
+    """A cluster as its config defines it.  ``name`` is ``""`` without one;
+    ``algorithm`` its election's name and ``messages`` each of its message kinds with
+    the layout it has on the wire (``"election: ElectionMessage(candidate: …)"``), so
+    that two nodes whose election classes differ are two clusters, wherever the classes'
+    files are; ``lease`` 0.0 without a lease; ``heartbeat`` the failure detector's (0.0:
+    off)."""
 
     name: str
     topology: str
     algorithm: str
+    messages: tuple[str, ...]
     nodes: tuple[DefinedNode, ...]
     edges: tuple[tuple[int, int], ...]
     heartbeat: float
@@ -127,6 +132,8 @@ def differences(theirs: ClusterDefinition, mine: ClusterDefinition) -> list[Diff
             found.append(
                 Difference(aspect, f"{aspect} {show(theirs_value)}", f"{aspect} {show(my_value)}")
             )
+    if theirs.algorithm == mine.algorithm and theirs.messages != mine.messages:
+        found.append(_messages(theirs.messages, mine.messages))
     if theirs.quorum != mine.quorum:
         found.append(
             Difference(
@@ -142,6 +149,15 @@ def differences(theirs: ClusterDefinition, mine: ClusterDefinition) -> list[Diff
             )
         )
     return found
+
+
+def _messages(theirs: tuple[str, ...], mine: tuple[str, ...]) -> Difference:
+    """Two versions of one algorithm: its kinds, or the first kind laid out otherwise."""
+    kinds = [[m.partition(": ")[0] for m in side] for side in (theirs, mine)]
+    if kinds[0] != kinds[1]:
+        return Difference("messages", *(f"messages {', '.join(k)}" for k in kinds))
+    theirs_one, my_one = next((t, m) for t, m in zip(theirs, mine, strict=True) if t != m)
+    return Difference("messages", f"message {theirs_one}", f"message {my_one}")
 
 
 def describe_difference(
