@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import functools
 import struct
 import types
 import typing
@@ -71,10 +70,20 @@ class Layout(NamedTuple):
     shape: str
 
 
-@functools.cache
+#: Every layout made so far, by class: a class's layout never changes.
+_LAYOUTS: dict[type, Layout] = {}
+
+
 def layout(cls: type) -> Layout:
     """The layout of message class ``cls`` (:class:`Unencodable` if it has none); made
     once per class."""
+    known = _LAYOUTS.get(cls)
+    if known is None:
+        known = _LAYOUTS[cls] = _layout(cls)
+    return known
+
+
+def _layout(cls: type) -> Layout:
     record = _record(cls, cls.__qualname__, ())
     if record.fmt is not None:
         return _fixed_layout(cls, record)
