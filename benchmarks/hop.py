@@ -1,31 +1,34 @@
-"""Per-hop cost of ringleader's message path against bare pyzmq, and large rings.
+"""Per-hop cost of ringleader's message path against bare pyzmq.
 
-    python benchmarks/hop.py            # the full run (a few minutes)
-    python benchmarks/hop.py --quick    # smaller counts, for a smoke test
+    python benchmarks/hop.py                       # the goals, 5 alternating runs each
+    python benchmarks/hop.py --quick --cpus one    # CI's smoke test (3 runs, fewer hops)
 
-All figures come from this one run, side by side, so their ratios mean something on a
-shared, noisy machine.  Three parts:
+One hop is a frame going actor → transport → actor: sealed (compact payload, keyed
+BLAKE2b tag), pushed, received by the other node's actor in one ``recv``, checked
+(signature, addressing, replay) and decoded, handed to a sans-IO token-passing probe,
+whose answer goes back the same way (``ringleader.run`` of a 2-node ring, election time
+per hop, set-up excluded).  The bare side is two threads, each a PULL bound and a PUSH
+to the other, passing a 160-byte frame back and forth.  The sides alternate (bare,
+ringleader, bare …) and each runs ``--runs`` times: the ratio printed is the median of
+the per-round ratios, with its spread and the machine's load before and after
+(``_compare.py``).
 
-1. One hop, tcp: a bare pyzmq PUSH/PULL ping-pong between two threads, against a
-   ringleader frame going actor → transport → actor (sealed, signed, verified,
-   unpickled, handled by a sans-IO probe).  Goal (issue 14): ratio ≤ 2, on one CPU and
-   on two.  Also with
-   ``security = "curve"`` (CURVE encryption and key checks under the HMAC).
-2. Flatness: a token round a ring of N actors in one process, N = 10, 100, 1000;
-   per-hop cost should not grow with N (one epoll reactor for every mailbox).
-3. Chang–Roberts worst case (ids descending, everyone initiating) at N = 100, 300,
-   1000 in one process: messages and messages per second (``benchmarks/ring.py``
-   compares it with a bare pyzmq token ring: goal 2).
+Goals (issue 22):
 
-Each part runs twice: with the process free to use every CPU, and pinned to one CPU,
-where the GIL is handed between threads without crossing cores.
+- one hop over tcp ≤ 2 × the bare pyzmq hop over tcp, on one CPU;
+- one hop over inproc ≤ 2 × the bare pyzmq hop over inproc, on one CPU.
+
+``--cpus all`` runs them with the process free to use every CPU too (``both``: first
+all, then one); on one CPU the GIL is handed between threads without crossing cores.
+Without ``--quick`` it also prints, for information, the cost of CURVE and of the
+memory transport, and whether the cost per hop stays flat from N = 10 to 1000 nodes.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
-import statistics
 import sys
 import tempfile
 import threading
@@ -36,24 +39,32 @@ import zmq
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _compare import Comparison, Side, compare
 from _probes import token_ring
 
 import ringleader
 from ringleader.topologies import NodeSpec, Overrides, make_keys
 
-#: Issue 14, goal 1: one hop over tcp at most twice the bare pyzmq hop.
-GOAL = 2.0
+#: Issue 22: one hop at most twice the bare pyzmq hop, over tcp and over inproc.
+GOALS = {"tcp": 2.0, "inproc": 2.0}
+#: The bare side's frame: about what a ringleader frame of the token probe weighs.
+FRAME_SIZE = 160
 
 
-def bare_pingpong(hops: int, size: int) -> float:
-    """Seconds per hop: two threads, each a PULL bound and a PUSH to the other, over tcp."""
-    ctx = zmq.Context()
+def bare_pingpong(hops: int, scheme: str = "tcp", size: int = FRAME_SIZE) -> float:
+    """Seconds per hop: two threads, each a PULL bound and a PUSH to the other."""
+    ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
     a_in, b_in = ctx.socket(zmq.PULL), ctx.socket(zmq.PULL)
-    a_port = a_in.bind_to_random_port("tcp://127.0.0.1")
-    b_port = b_in.bind_to_random_port("tcp://127.0.0.1")
+    if scheme == "tcp":
+        a_at = f"tcp://127.0.0.1:{a_in.bind_to_random_port('tcp://127.0.0.1')}"
+        b_at = f"tcp://127.0.0.1:{b_in.bind_to_random_port('tcp://127.0.0.1')}"
+    else:
+        a_at, b_at = f"inproc://hop-a-{id(ctx)}", f"inproc://hop-b-{id(ctx)}"
+        a_in.bind(a_at)
+        b_in.bind(b_at)
     a_out, b_out = ctx.socket(zmq.PUSH), ctx.socket(zmq.PUSH)
-    a_out.connect(f"tcp://127.0.0.1:{b_port}")
-    b_out.connect(f"tcp://127.0.0.1:{a_port}")
+    a_out.connect(b_at)
+    b_out.connect(a_at)
     payload = b"x" * size
     rounds = hops // 2
 
@@ -86,7 +97,7 @@ def ring_config(n: int, transport: str, descending: bool = False) -> ringleader.
     return config
 
 
-def token_hop(n: int, hops: int, transport: str, keys: Path | None = None) -> tuple[float, int]:
+def token_hop(n: int, hops: int, transport: str, keys: Path | None = None) -> float:
     """Seconds per hop of a token round an n-node ring (CURVE too with ``keys``)."""
     config = ring_config(n, transport).replace(initiators=(1,))
     if keys is not None:
@@ -94,80 +105,99 @@ def token_hop(n: int, hops: int, transport: str, keys: Path | None = None) -> tu
     report = ringleader.run(config, algorithm=token_ring(hops, n))
     assert report.ok and report.total == hops, report.problems
     assert report.elapsed_s is not None
-    return report.elapsed_s / hops, n
+    return report.elapsed_s / hops
 
 
-def part_one(hops: int, repeats: int) -> None:
-    bare = [bare_pingpong(hops, 160) for _ in range(repeats)]
-    ours = [token_hop(2, hops, "tcp")[0] for _ in range(repeats)]
-    memory = [token_hop(2, hops, "memory")[0] for _ in range(repeats)]
-    inproc = [token_hop(2, hops, "inproc")[0] for _ in range(repeats)]
+def micro(per_hop: float) -> float:
+    return per_hop * 1e6
+
+
+def bare_us(hops: int, scheme: str) -> float:
+    return micro(bare_pingpong(hops, scheme))
+
+
+def ours_us(hops: int, scheme: str, keys: Path | None = None) -> float:
+    return micro(token_hop(2, hops, scheme, keys))
+
+
+def goals(hops: int, runs: int, cpus: str) -> list[Comparison]:
+    results = []
+    for scheme, goal in GOALS.items():
+        results.append(
+            compare(
+                f"one hop, {scheme}, {cpus} ({hops} hops a run)",
+                [
+                    Side(f"bare pyzmq, {scheme}", lambda s=scheme: bare_us(hops, s), "µs"),
+                    Side(f"ringleader, {scheme}", lambda s=scheme: ours_us(hops, s), "µs"),
+                ],
+                runs=runs,
+                goal=goal,
+                warmup=True,
+            )
+        )
+    return results
+
+
+def costs(hops: int, runs: int, cpus: str) -> None:
+    """For information: CURVE's cost over tcp, the memory transport against inproc."""
     with tempfile.TemporaryDirectory() as tmp:
         make_keys(Path(tmp), [1, 2])
-        curve = [token_hop(2, hops, "tcp", Path(tmp))[0] for _ in range(repeats)]
-    b, o, m, c, i = min(bare), min(ours), min(memory), min(curve), min(inproc)
-    median = statistics.median
-    rows = [
-        ("bare pyzmq ping-pong, tcp", b, median(bare)),
-        ("ringleader actor→actor, tcp", o, median(ours)),
-        ("ringleader, tcp + CURVE", c, median(curve)),
-        ("ringleader, memory transport", m, median(memory)),
-        ("ringleader, inproc", i, median(inproc)),
-    ]
-    for label, fastest, mid in rows:
-        print(f"  {label:32s} {fastest * 1e6:7.1f} µs/hop  (median {mid * 1e6:.1f})")
-    met = "met" if o / b <= GOAL else "not met"
-    print(f"  ratio ringleader / bare, tcp     {o / b:7.2f}   (goal ≤ {GOAL:g}: {met})")
-    print(
-        f"  cost of CURVE: with / without    {c / o:7.2f}   "
-        f"(medians: {median(curve) / median(ours):.2f})"
+        compare(
+            f"cost of CURVE, tcp, {cpus}",
+            [
+                Side("ringleader, tcp", lambda: ours_us(hops, "tcp"), "µs"),
+                Side("ringleader, tcp + CURVE", lambda: ours_us(hops, "tcp", Path(tmp)), "µs"),
+            ],
+            runs=runs,
+        )
+    compare(
+        f"memory transport against inproc, {cpus}",
+        [
+            Side("ringleader, inproc", lambda: ours_us(hops, "inproc"), "µs"),
+            Side("ringleader, memory", lambda: ours_us(hops, "memory"), "µs"),
+        ],
+        runs=runs,
     )
 
 
-def part_two(sizes: list[int], laps: int) -> None:
+def flatness(sizes: list[int], laps: int) -> None:
+    """The cost per hop should not grow with the number of nodes in the process."""
     base = None
     for n in sizes:
-        per_hop, _ = token_hop(n, n * laps, "inproc")
+        per_hop = token_hop(n, n * laps, "inproc")
         base = base or per_hop
         print(
-            f"  token ring, inproc, N = {n:5d}  {per_hop * 1e6:7.1f} µs/hop  "
+            f"  token ring, inproc, N = {n:5d}  {micro(per_hop):7.1f} µs/hop  "
             f"×{per_hop / base:.2f} of N = {sizes[0]}"
-        )
-
-
-def part_three(sizes: list[int]) -> None:
-    for n in sizes:
-        report = ringleader.run(ring_config(n, "tcp", descending=True))
-        assert report.ok, report.problems
-        assert report.total == n * (n + 1) // 2 + n
-        assert report.elapsed_s is not None
-        print(
-            f"  Chang–Roberts worst case, tcp, N = {n:5d}: {report.total:7d} messages in "
-            f"{report.elapsed_s:6.2f} s = {report.total / report.elapsed_s:8.0f} msg/s "
-            f"(set-up {report.setup_s:.2f} s)"
         )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="small counts, for a smoke test")
-    parser.add_argument("--cpus", choices=["both", "all", "one"], default="both")
+    parser.add_argument("--quick", action="store_true", help="fewer hops and runs: a smoke test")
+    parser.add_argument("--cpus", choices=["both", "all", "one"], default="one")
+    parser.add_argument("--runs", type=int, default=None, help="runs of each side (≥ 3 to claim)")
+    parser.add_argument("--hops", type=int, default=None, help="hops per run")
+    parser.add_argument("--json", type=Path, default=None, help="also write the results here")
     args = parser.parse_args()
-    hops, repeats = (2000, 3) if args.quick else (20000, 5)
-    laps_sizes = [10, 100] if args.quick else [10, 100, 1000]
-    cr_sizes = [50, 100] if args.quick else [100, 300, 1000]
+    hops = args.hops or (2000 if args.quick else 20000)
+    runs = args.runs or (3 if args.quick else 5)
     modes = ["all", "one"] if args.cpus == "both" else [args.cpus]
     everything = os.sched_getaffinity(0)
+    results: list[Comparison] = []
     for mode in modes:
         os.sched_setaffinity(0, everything if mode == "all" else {min(everything)})
-        print(f"== {len(os.sched_getaffinity(0))} CPU(s) ==")
-        print("1. one hop")
-        part_one(hops, repeats)
-        print("2. flatness (token ring, 10 laps)")
-        part_two(laps_sizes, 10)
-        print("3. large rings")
-        part_three(cr_sizes)
+        cpus = f"{len(os.sched_getaffinity(0))} CPU(s)"
+        print(f"== {cpus} ==")
+        results += goals(hops, runs, cpus)
+        if not args.quick:
+            costs(hops, runs, cpus)
+            print("flatness (token ring, 10 laps)")
+            flatness([10, 100, 1000], 10)
+        sys.stdout.flush()
     os.sched_setaffinity(0, everything)
+    if args.json is not None:
+        args.json.write_text(json.dumps([r.as_dict() for r in results], indent=2) + "\n")
 
 
 if __name__ == "__main__":

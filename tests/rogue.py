@@ -14,6 +14,7 @@ import itertools
 import pickle
 import random
 import socket
+import struct
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
@@ -32,7 +33,7 @@ from ringleader.errors import FrameRejected
 from ringleader.service import REJECTIONS_PER_SECOND
 from ringleader.topologies import SECRET_ENV
 from ringleader.transport import FORMAT_VERSION, Codec, Session
-from ringleader.transport._frame import _HEAD, MAC_SIZE, describe_versions
+from ringleader.transport._frame import _HEAD, HEAD_SIZE, MAC_SIZE, describe_versions
 from tests.nodes import Event, NodeProcess, running, wait_agreement, write_config
 
 #: 32 random bytes in hex, as `ringleader keys` writes them (the nodes sign with the text).
@@ -42,7 +43,7 @@ MESH = 'topology = "full_mesh"\n'
 IDS = [1, 2, 3]
 TARGET = 2  # the node under attack: it survives the leader's death and leads next
 LEADER = 3
-MIN_FRAME = _HEAD.size + 1 + MAC_SIZE  # a header, one kind byte, a tag
+MIN_FRAME = HEAD_SIZE + MAC_SIZE  # a header and a tag: a message without fields
 RL_NOW = b"RL" + bytes([FORMAT_VERSION])  # the magic and the format spoken now
 MAX_FRAME = 1 << 16  # the codec's max_frame_size, and the mailbox's ZMQ_MAXMSGSIZE
 FUZZ_SEED = 20261123
@@ -81,36 +82,43 @@ class Forger:
         receiver_incarnation: int = 0,
         epoch: int = 1,
         seq: int = 1,
-        kind: bytes = b"ping",
-        kind_len: int | None = None,
+        kind: str | int = "ping",
         cluster: int | None = None,
         versions: bytes | None = None,
         magic: bytes = b"RL",
         version: int = FORMAT_VERSION,
     ) -> bytes:
-        return (
-            _HEAD.pack(
-                magic,
-                version,
-                len(kind) if kind_len is None else kind_len,
-                self.cluster if cluster is None else cluster,
-                sender,
-                receiver,
-                incarnation,
-                receiver_incarnation,
-                epoch,
-                seq,
-                self.versions if versions is None else versions,
-            )
-            + kind
+        return _HEAD.pack(
+            magic,
+            version,
+            self.index(kind),
+            self.cluster if cluster is None else cluster,
+            sender,
+            receiver,
+            incarnation,
+            receiver_incarnation,
+            epoch,
+            seq,
+            self.versions if versions is None else versions,
         )
 
     def frame(self, payload: bytes, *, secret: bytes | None = None, **fields: Any) -> bytes:
         body = self.head(**fields) + payload
         return body + sign(self.secret if secret is None else secret, body)
 
+    def index(self, kind: str | int) -> int:
+        """A kind's byte: its index in the cluster's table (an int is taken as it is)."""
+        return kind if isinstance(kind, int) else list(self.kinds).index(kind)
+
     def message(self, kind: str, *args: Any) -> bytes:
-        return pickle.dumps(self.kinds[kind](*args), protocol=5)
+        """The payload of a ``ping`` or ``pong`` (a 64-bit ``seq``, 0 unless given) or a
+        ``status_query`` (its reply address: a 32-bit length, then UTF-8)."""
+        if kind in ("ping", "pong"):
+            return struct.pack("!q", *(args or (0,)))
+        if kind == "status_query":
+            text = str(args[0]).encode()
+            return struct.pack("!I", len(text)) + text
+        raise ValueError(f"the forger does not write {kind!r} payloads")
 
 
 def unsigned_reason(frame: bytes, secret: bytes) -> str | None:
@@ -178,17 +186,10 @@ def _mutate(rng: random.Random, frame: bytes) -> bytes:
     return bytes(data)
 
 
-def _ascii_kind(rng: random.Random, kinds: Mapping[str, object]) -> bytes:
-    while True:
-        kind = "".join(rng.choices("abcdefghijklmnopqrstuvwxyz_", k=rng.randint(1, 12)))
-        if kind not in kinds:
-            return kind.encode()
-
-
 def _authentic_misfit(  # noqa: PLR0911, PLR0912 -- one case per check
     rng: random.Random, t: FuzzTarget, canary: bytes
 ) -> tuple[bytes, str]:
-    """An authentic frame wrong in exactly one way that is checked before unpickling, so
+    """An authentic frame wrong in exactly one way that is checked before decoding, so
     it may carry the canary."""
     f = t.forger
     payload = canary if rng.random() < 0.5 else f.message("ping")
@@ -204,9 +205,6 @@ def _authentic_misfit(  # noqa: PLR0911, PLR0912 -- one case per check
         "wrong_cluster",
         "incompatible",
         "unknown_kind",
-        "non_ascii_kind",
-        "no_payload",
-        "kind_too_long",
         "wrong_receiver",
         "stale_receiver",
         "unknown_sender",
@@ -219,22 +217,14 @@ def _authentic_misfit(  # noqa: PLR0911, PLR0912 -- one case per check
         if cluster == f.cluster:
             cluster ^= 1
         return f.frame(payload, cluster=cluster, **fields), "wrong_cluster"
-    if check == "incompatible":
-        versions = rng.randbytes(6)
-        if versions == f.versions:
-            versions = bytes(6)
-        return f.frame(payload, versions=versions, **fields), "incompatible"
+    if check == "incompatible":  # another ringleader (Python's, cloudpickle's: the same)
+        versions = rng.randbytes(2)
+        if versions == f.versions[:2]:
+            versions = bytes(2)
+        return f.frame(payload, versions=versions + f.versions[2:], **fields), "incompatible"
     if check == "unknown_kind":
-        return f.frame(payload, kind=_ascii_kind(rng, f.kinds), **fields), "unknown_kind"
-    if check == "non_ascii_kind":
-        kind = bytes([0x80 | rng.randrange(128)]) + rng.randbytes(rng.randint(0, 8))
+        kind = rng.randrange(len(f.kinds), 256)
         return f.frame(payload, kind=kind, **fields), "unknown_kind"
-    if check == "no_payload":
-        return f.frame(b"", **fields), "truncated"
-    if check == "kind_too_long":  # the kind runs into the tag: no payload left
-        return f.frame(payload[:40], kind_len=rng.randint(4 + len(payload[:40]), 255), **fields), (
-            "truncated"
-        )
     if check == "wrong_receiver":
         receiver = rng.randrange(-(2**63), 2**63)
         if receiver == t.node:
@@ -264,7 +254,8 @@ def _authentic_misfit(  # noqa: PLR0911, PLR0912 -- one case per check
 
 @dataclass
 class _Operator:
-    """Authentic frames as the operator: admitted, so unpickled, then refused."""
+    """Authentic frames as the operator, addressed right: decoded, then refused (the
+    operator may only ask for status); or not its kind's layout, and refused as such."""
 
     incarnation: int = field(default_factory=lambda: next(INCARNATIONS))
     seq: int = 0
@@ -283,20 +274,21 @@ class _Operator:
             )
         self.seq += 1
         to |= {"incarnation": self.incarnation, "seq": self.seq}
+        kind = rng.choice(["ping", "pong"])
         roll = rng.random()
-        if roll < 0.3:  # signed, but no pickle
+        if roll < 0.4:  # signed, but not a ping's or pong's layout: 8 bytes
             broken = rng.choice(
-                [b"\x80\x05\xff" + rng.randbytes(8), pickle.dumps(rng.random(), protocol=5)[:-1]]
+                [
+                    canary,
+                    pickle.dumps(rng.random(), protocol=5),
+                    rng.randbytes(rng.choice([0, 1, 7, 9, 16, 100])),
+                ]
             )
-            frame, reason = f.frame(broken, **to), "undecodable"
-        elif roll < 0.6:  # a pickle of something else than its kind says
-            value = rng.choice([None, 7, "ping", (1, 2), b"x", [3.5]])
-            frame, reason = f.frame(pickle.dumps(value, protocol=5), **to), "wrong_type"
-        else:  # a well-formed message, but the operator may only ask for status
-            kind = rng.choice(["ping", "pong"])
-            frame, reason = f.frame(f.message(kind), kind=kind.encode(), **to), "unknown_sender"
+            return f.frame(broken, kind=kind, **to), "undecodable"  # never admitted
+        # a well-formed message, but the operator may only ask for status
+        frame = f.frame(f.message(kind, rng.randrange(2**63)), kind=kind, **to)
         self.admitted.append(frame)
-        return frame, reason
+        return frame, "unknown_sender"
 
 
 def fuzz_frames(
@@ -315,7 +307,7 @@ def fuzz_frames(
             receiver=t.node,
             incarnation=rng.randrange(1, 2**64),
             seq=rng.randrange(1, 2**64),
-            kind=kind.encode(),
+            kind=kind,
         )
         for kind, payload in [
             ("ping", f.message("ping")),
@@ -648,19 +640,18 @@ def unsigned_pickle(a: Attack) -> Counter[str]:
 
 
 def truncated(a: Attack) -> Counter[str]:
-    full = a.first(seq=2**62)  # would be admitted, if it arrived whole
-    cuts = [0, 1, 2, 3, 4, 12, 65, 66, 67, 98, 99, 100, len(full) - MAC_SIZE, len(full) - 1]
+    full = a.first(seq=2**62)  # addressed and fresh: it would be decoded, if it arrived whole
+    cuts = [0, 1, 2, 3, 4, 12, 65, 66, 67, 97, 98, 99, len(full) - MAC_SIZE, len(full) - 1]
     frames = [full[:n] for n in cuts]
     a.probe.send(*frames)
     expected = a.unsigned(frames)
     assert expected == {"truncated": 10, "bad_signature": 4}
-    # Authentic, but nothing after the kind: truncated too.
-    no_payload = a.forger.frame(b"", sender=1, receiver=TARGET, incarnation=1)
-    kind_too_long = a.forger.frame(
-        a.canary[:150], sender=1, receiver=TARGET, incarnation=1, kind_len=255
-    )
-    a.probe.send(no_payload, kind_too_long)
-    return expected + Counter(truncated=2)
+    # Authentic and addressed, but a ping's payload cut short, or none at all: not its
+    # layout (and the node's replay window for node 1 stays where it was).
+    body = full[:-MAC_SIZE]
+    cut = [body[: HEAD_SIZE + 4], body[:HEAD_SIZE]]
+    a.probe.send(*(part + sign(a.forger.secret, part) for part in cut))
+    return expected + Counter(undecodable=2)
 
 
 def oversize(a: Attack) -> Counter[str]:
@@ -686,7 +677,7 @@ def oversize(a: Attack) -> Counter[str]:
 
 def authentic_misfits(a: Attack) -> Counter[str]:
     """Signed with the cluster secret, carrying the canary, wrong in one field each: all
-    refused before their payload is unpickled."""
+    refused before their payload is read."""
     f, c, life = a.forger, a.canary, a.mesh.incarnation[TARGET]
     to: dict[str, Any] = {
         "sender": 1,
@@ -695,7 +686,7 @@ def authentic_misfits(a: Attack) -> Counter[str]:
         "seq": 2**62,
     }
     frames = {
-        "unknown_kind": [f.frame(c, **to, kind=b"bogus"), f.frame(c, **to, kind=b"\xff\xfe")],
+        "unknown_kind": [f.frame(c, **to, kind=len(f.kinds)), f.frame(c, **to, kind=255)],
         "unknown_sender": [
             f.frame(c, **{**to, "sender": 99}),
             f.frame(c, **{**to, "sender": 4}),
@@ -711,8 +702,9 @@ def authentic_misfits(a: Attack) -> Counter[str]:
     for batch in frames.values():
         a.probe.send(*batch)
     expected = Counter({reason: len(batch) for reason, batch in frames.items()})
-    # Admitted from the operator's id, so unpickled (harmless), then refused: the
-    # operator may only ask; and signed frames that are no pickle, or the wrong one.
+    # From the operator's id, addressed right: a ping is decoded, then refused (the
+    # operator may only ask); signed payloads that are not a ping's layout, the canary
+    # among them, are refused as undecodable, and nothing is built from them.
     op: dict[str, Any] = {
         "sender": OPERATOR,
         "receiver": TARGET,
@@ -722,8 +714,28 @@ def authentic_misfits(a: Attack) -> Counter[str]:
         f.frame(f.message("ping"), **op, seq=1),
         f.frame(b"\x80\x05\xff not a pickle", **op, seq=2),
         f.frame(pickle.dumps(42), **op, seq=3),
+        f.frame(c, **op, seq=4),
+        f.frame(c, **op, seq=5, kind="status_query"),
     )
-    return expected + Counter(unknown_sender=1, undecodable=1, wrong_type=1)
+    return expected + Counter(unknown_sender=1, undecodable=4)
+
+
+def signed_gadget(a: Attack) -> Counter[str]:
+    """Issue 19: a member's frame, signed with the cluster secret, addressed right and
+    fresh, whose payload is a pickle ``__reduce__`` gadget, as every kind the cluster
+    declares, from a newer life of the member too.  None creates the canary, each is
+    counted as undecodable, and none moves the node's replay window: node 1's and node
+    3's real frames are still admitted afterwards (no ``stale_incarnation``, no
+    ``replayed`` in the exact count the test takes)."""
+    f = a.forger
+    frames = [
+        a.first(sender, seq=2**62, kind=kind, incarnation=a.mesh.incarnation[sender] + later)
+        for sender in (1, 3)
+        for kind in f.kinds
+        for later in (0, 10**6)
+    ]
+    a.probe.send(*frames)
+    return Counter(undecodable=len(frames))
 
 
 def replayed(a: Attack) -> Counter[str]:
@@ -755,22 +767,27 @@ def replayed(a: Attack) -> Counter[str]:
 
 
 def incompatible(a: Attack) -> Counter[str]:
-    """Authentic frames from other software versions (the canary inside)."""
+    """Authentic frames from other software versions (the canary inside).  Another
+    ringleader is refused before anything else; another Python or cloudpickle is not
+    (the compact wire is the same everywhere): those frames get as far as decoding, and
+    the canary is not a ping."""
     mine = a.forger.versions
     others = [
         bytes((9, 9)) + mine[2:],  # another ringleader
-        mine[:2] + bytes((3, 12)) + mine[4:],  # another Python
-        mine[:4] + bytes((2, 0)),  # another cloudpickle
         bytes(6),
     ]
     frames = [a.first(seq=2**62, versions=v) for v in others]
     frames.append(a.first(seq=2**62, versions=others[0], cluster=1))  # versions come first
-    a.probe.send(*frames)
+    same_ringleader = [
+        mine[:2] + bytes((3, 12)) + mine[4:],  # another Python
+        mine[:4] + bytes((2, 0)),  # another cloudpickle
+    ]
+    a.probe.send(*frames, *(a.first(seq=2**62, versions=v) for v in same_ringleader))
     target = a.mesh.nodes[TARGET]
     event = target.wait_for(lambda e: "ringleader 9.9" in e.get("detail", ""))
     assert event["reason"] == "incompatible"
     assert f"this node runs {describe_versions(mine)}" in event["detail"]
-    return Counter(incompatible=len(frames))
+    return Counter(incompatible=len(frames), undecodable=len(same_ringleader))
 
 
 CASES: dict[str, Callable[[Attack], Counter[str]]] = {
@@ -781,6 +798,7 @@ CASES: dict[str, Callable[[Attack], Counter[str]]] = {
     "truncated": truncated,
     "oversize": oversize,
     "authentic-misfits": authentic_misfits,
+    "signed-gadget": signed_gadget,
     "replayed": replayed,
     "incompatible": incompatible,
 }

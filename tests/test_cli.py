@@ -317,6 +317,7 @@ def test_a_short_secret_file_says_how_to_make_one(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     (tmp_path / "c.key").write_text("short")
+    (tmp_path / "c.key").chmod(0o600)
     code, _, err = cli(capsys, "check", write(tmp_path, ring('secret_file = "c.key"\n')))
     assert code == 2 and "holds 5 bytes, at least 16" in err and "secrets.token_hex" in err
 
@@ -325,6 +326,7 @@ def test_the_secret_file_is_read_relative_to_the_config(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     (tmp_path / "c.key").write_text("0123456789abcdef0123456789abcdef\n")
+    (tmp_path / "c.key").chmod(0o600)
     code, out, err = cli(capsys, "run", write(tmp_path, ring('secret_file = "c.key"\n')), "--json")
     assert code == 0, err
     assert json.loads(out)["leader"] == 9

@@ -12,7 +12,6 @@ import zmq
 
 import ringleader
 from ringleader import ConfigError, LocalCluster
-from ringleader.actors import Candidate, ElectionMessage
 from ringleader.cli import main
 from ringleader.topologies import make_keys
 from ringleader.transport import CurveKeys, Session, ZmqNetwork
@@ -64,9 +63,8 @@ def _attacker(cluster: LocalCluster, keys: Path, as_node: int, claim: int) -> No
         links = network.connect({2: cluster.addresses[2]}, node=as_node)
         try:
             assert links.wait_ready(5) == []
-            frame = Session(cluster.codec, claim, 1).seal(
-                2, "election", 1, ElectionMessage(Candidate(claim, claim))
-            )
+            election = cluster.codec.kinds["election"]()  # Bully's: election(P_claim)
+            frame = Session(cluster.codec, claim, 1).seal(2, "election", 1, election)
             assert links.send(2, frame)
         finally:
             links.close()
@@ -214,6 +212,6 @@ def test_check_across_machines_needs_only_the_secret_keys_held_here(
     config = write_config(tmp_path / "nodes.toml", body, [1, 2, 3], host="192.0.2.10")
     assert main(["check", str(config), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["secret_keys"] == [1]
-    (keys / "node-1.key_secret").write_text("not a key\n")
+    (keys / "node-1.key_secret").write_text("not a key\n")  # still mode 0600
     assert main(["check", str(config)]) == 2
     assert "cannot load node-1's key" in capsys.readouterr().err

@@ -400,7 +400,7 @@ def test_node_human_output_and_clean_exit_on_sigterm(tmp_path: Path) -> None:
     assert rest.strip().endswith("stopped")
     # No secret on loopback: a warning, and a random secret only this user can read.
     assert "using this user's secret for the cluster" in err
-    (secret,) = (Path(os.environ["XDG_RUNTIME_DIR"]) / "ringleader").glob("cluster-*.secret")
+    (secret,) = (Path(os.environ["XDG_RUNTIME_DIR"]) / "ringleader").glob("*.secret")
     assert stat.S_IMODE(secret.stat().st_mode) == 0o600
     assert stat.S_IMODE(secret.parent.stat().st_mode) == 0o700
     assert len(bytes.fromhex(secret.read_text().strip())) == 32

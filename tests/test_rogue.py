@@ -318,11 +318,14 @@ def test_the_forger_and_the_fuzzer_agree_with_the_codec_and_session(tmp_path: Pa
     kinds = wire_kinds(config.algorithm_class)
     codec = Codec(secret, cluster, kinds)
     forger = Forger(secret, cluster, codec.versions, codec.kinds)
-    assert _HEAD.size == 66 and FIELDS[-1] == (60, 6)
+    assert _HEAD.size == 66 and FIELDS[-1] == (60, 6) and FIELDS[2] == (3, 1)
     # No frame is above the codec's limit yet within ZeroMQ's: over tcp, ipc and inproc
     # "oversize" is never counted; ZeroMQ hangs up on the sender instead (see oversize()).
     assert codec.max_frame_size == SocketOptions().max_frame_size == MAX_FRAME
     ping = kinds["ping"]()
+    assert forger.message("ping") == codec.dumps(ping)
+    query = StatusQuery("tcp://127.0.0.1:9")
+    assert forger.message("status_query", query.reply_to) == codec.dumps(query)
     header = Header(cluster, 1, 2, 10, 0, 5, 1, "ping")
     first = forger.frame(codec.dumps(ping), sender=1, receiver=2, incarnation=10, epoch=5)
     assert first == codec.seal(header, ping)

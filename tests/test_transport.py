@@ -280,6 +280,29 @@ class TestInboxTimers:
         assert time.monotonic() - began >= 0.05
         assert inbox.timers == 0
 
+    def test_a_timer_set_again_and_again_moves_without_piling_up(self) -> None:
+        """The failure detector sets a peer's suspicion timer again on every message
+        from it: the last deadline counts, and the heap does not grow with each."""
+        inbox = Inbox()
+        inbox.schedule("suspect", 0.001)
+        for _ in range(1000):
+            inbox.schedule("suspect", 0.03)
+        inbox.schedule("other", 0.01)
+        assert inbox.timers == 2 and len(inbox._timers) <= 3
+        began = time.monotonic()
+        assert inbox.get().message == TimerFired("other")
+        assert inbox.get().message == TimerFired("suspect")
+        assert time.monotonic() - began >= 0.03
+        inbox.schedule("suspect", 5.0)
+        inbox.schedule("suspect", 0.001)  # earlier again: it fires then
+        assert inbox.get().message == TimerFired("suspect")
+        assert inbox.timers == 0
+        inbox.schedule("suspect", 0.01)  # after firing, and with old entries about
+        inbox.cancel("suspect")
+        inbox.schedule("late", 0.02)
+        assert inbox.get().message == TimerFired("late")
+        assert inbox.timers == 0
+
     def test_a_control_message_is_served_before_a_pending_timer(self) -> None:
         inbox = Inbox()
         inbox.schedule("t", 5.0)

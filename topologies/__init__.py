@@ -5,7 +5,7 @@
   limits are the schema's (e.g. :data:`DETECTOR_DEFAULTS`).
 - The cluster secret and CURVE keys: which secret a node signs with
   (:func:`node_secret`, :func:`run_secret`, :func:`secret_env`), and new ones
-  (:func:`make_keys`).
+  (:func:`make_keys`); the cluster's codec (:func:`cluster_codec`).
 - A builder turns the configured nodes into a :class:`Wiring` (who sends to whom); it
   never opens a socket.
 - :data:`TOPOLOGIES` maps each topology to its builder, its default algorithm and every
@@ -21,6 +21,7 @@ from ._builders import (
     spanning_tree,
     unidirectional_ring,
 )
+from ._codec import cluster_codec
 from ._config import Config, FaultSpec, Overrides
 from ._errors import ConfigError, WiringError
 from ._keys import SECRET_ENV, make_keys
@@ -57,6 +58,7 @@ __all__ = [
     "Wiring",
     "WiringError",
     "bidirectional_ring",
+    "cluster_codec",
     "default_config",
     "full_mesh",
     "graph",

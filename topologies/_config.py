@@ -8,16 +8,16 @@ and bound, the cluster id, the TOML a node process reads back.  Validation is in
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Collection, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from ringleader.actors import Bound, Election
+from ringleader.actors import Bound, DetectorSettings, Election, LeaseSettings
+from ringleader.actors.core import ClusterDefinition, DefinedNode
 from ringleader.actors.faults import NetworkFault
-from ringleader.transport import CurveKeys
+from ringleader.transport import CurveKeys, Unencodable, layout
 
 from ._custom import custom_algorithm, is_custom
 from ._keys import configured_secret, is_loopback, load_curve_keys
@@ -96,6 +96,9 @@ class Config:
     #: encryption and peer authentication, with the key pairs in ``keys``).
     security: str = "hmac"
     keys: Path | None = None
+    #: ``pickle_messages``: message classes that have no compact layout go by pickle
+    #: (a holder of the secret can then run code on every node: ``docs/security.md``).
+    pickle_messages: bool = False
 
     @property
     def detector(self) -> bool:
@@ -121,17 +124,41 @@ class Config:
         return self.algorithm_class.bound(self.wiring, self.initiators)
 
     @property
+    def definition(self) -> ClusterDefinition:
+        """What defines this config's cluster: its name, topology, algorithm, every node
+        (id, address, capacity, own ``suspect_after``, parent), its edges, and the
+        settings a standalone node's lease rests on (heartbeat, suspect_after, lease,
+        quorum), as :meth:`node_settings` gives them to its failure detector and lease."""
+        settings = self.node_settings()
+        detector = DetectorSettings.of(settings)
+        lease = LeaseSettings.of(settings)
+        algorithm = self.algorithm_class
+        nodes = tuple(
+            DefinedNode(
+                n.id, n.address or "", float(n.capacity), _us(n.suspect_after or 0.0), n.parent
+            )
+            for n in self.nodes
+        )
+        return ClusterDefinition(
+            name=self.cluster or "",
+            topology=self.topology,
+            algorithm=algorithm.name,
+            messages=tuple(f"{m.kind}: {_layout_of(m)}" for m in algorithm.messages),
+            nodes=nodes,
+            edges=tuple(self.edges or ()),
+            heartbeat=0.0 if detector is None else _us(detector.heartbeat),
+            suspect_after=0.0 if detector is None else _us(detector.suspect_after),
+            lease=0.0 if lease is None else _us(lease.lease),
+            quorum=lease is not None and lease.quorum,
+        )
+
+    @property
     def cluster_id(self) -> int:
-        """The 64-bit cluster id in every frame: from ``cluster`` if set, else from the
-        topology and every node's id and address, so the processes of one config agree on
-        it and frames of another cluster are dropped."""
-        if self.cluster is not None:
-            text = f"name:{self.cluster}"
-        else:
-            members = ";".join(f"{n.id}@{n.address or ''}" for n in self.nodes)
-            text = f"members:{self.topology}:{members}"
-        digest = hashlib.sha256(f"ringleader cluster {text}".encode()).digest()
-        return int.from_bytes(digest[:8], "big")
+        """The 64-bit cluster id in every frame: a digest of :attr:`definition`, so the
+        processes of one config agree on it, and frames of a node whose config defines
+        the cluster otherwise (another member, address, algorithm or lease setting; not
+        only another ``cluster`` name) are never acted on."""
+        return self.definition.cluster_id
 
     @property
     def addresses(self) -> dict[int, str]:
@@ -152,6 +179,7 @@ class Config:
             "timeout": self.timeout,
             "mode": self.mode,
             "security": self.security,
+            "pickle_messages": self.pickle_messages,
             **self.settings,
             **self.detector_settings,
         }
@@ -204,3 +232,16 @@ class Config:
 def _given(values: Mapping[str, Any]) -> dict[str, Any]:
     """``values`` without those not given (``None``): TOML has no null."""
     return {key: value for key, value in values.items() if value is not None}
+
+
+def _layout_of(message: type) -> str:
+    """How ``message`` goes on the wire, in words (``pickle`` without a layout)."""
+    try:
+        return layout(message).shape
+    except Unencodable:
+        return "pickle"
+
+
+def _us(seconds: float) -> float:
+    """A setting to the microsecond: 3 × 0.1 s and 0.3 s define the same cluster."""
+    return round(seconds, 6)

@@ -6,6 +6,10 @@
 - With ``security = "curve"``, the key pairs in ``keys`` (:func:`load_curve_keys`).
 - New secret and key files, for ``ringleader keys`` (:func:`make_keys`).
 
+A secret file (the cluster secret, a CURVE secret key, this user's local secret) that
+other users may read is refused (:func:`check_private`): whoever reads it can sign frames
+as any member.
+
 Which secret a node of a config signs with is ``_secrets.py``'s.
 """
 
@@ -15,6 +19,7 @@ import ipaddress
 import logging
 import os
 import secrets
+import stat
 from collections.abc import Collection, Iterable
 from pathlib import Path
 
@@ -37,6 +42,9 @@ __all__ = [
     "read_secret",
 ]
 
+#: The mode bits that let other users read a file: group's and others' read.
+READABLE_BY_OTHERS = stat.S_IRGRP | stat.S_IROTH
+
 log = logging.getLogger(__name__)
 
 SECRET_ENV = "RINGLEADER_SECRET"
@@ -52,10 +60,31 @@ def new_secret() -> str:
     return secrets.token_hex(32)
 
 
+def check_private(path: Path, mode: int, source: str, key: str | None) -> None:
+    """Refuse a secret file whose ``mode`` lets other users read it: a one-line
+    :class:`ConfigError` naming the file and the fix."""
+    if mode & READABLE_BY_OTHERS:
+        raise ConfigError(
+            source,
+            key,
+            f"{path} can be read by other users (mode {stat.S_IMODE(mode):04o}): "
+            "anyone who reads it can sign frames as a member",
+            f"chmod 600 {path}",
+        )
+
+
+def _read_private(path: Path, source: str, key: str | None) -> bytes:
+    """The bytes of secret file ``path``, if only its owner may read it (its mode is
+    read from the open file: the file checked is the file read)."""
+    with path.open("rb") as file:
+        check_private(path, os.fstat(file.fileno()).st_mode, source, key)
+        return file.read()
+
+
 def read_secret(path: Path, source: str) -> bytes:
     """The secret in ``path`` (``secret_file`` of the config ``source``)."""
     try:
-        secret = path.read_bytes().strip()
+        secret = _read_private(path, source, "secret_file").strip()
     except OSError as exc:
         raise ConfigError(
             source, "secret_file", f"cannot read {path}: {exc.strerror or exc}"
@@ -110,6 +139,7 @@ def load_curve_keys(
                 own = keys / f"{name}.key_secret"
                 if not own.exists():
                     raise ConfigError(source, "keys", f"{own} is missing", hint)
+                check_private(own, own.stat().st_mode, source, "keys")
                 _, key = zmq.auth.load_certificate(own)
                 if key is None:
                     raise ValueError(f"{own} holds no secret key")
@@ -152,7 +182,7 @@ def local_secret(path: Path) -> bytes:
                 pass  # another node made it first: use theirs
             finally:
                 draft.unlink()
-        return path.read_bytes().strip()
+        return _read_private(path, str(path), None).strip()
     except OSError as exc:
         raise ConfigError(
             str(path),

@@ -44,7 +44,7 @@ def node_secret(config: Config) -> bytes:
             "make one with 'ringleader keys DIR', copy DIR/secret to every machine and set "
             f'secret_file = "DIR/secret" in the config, or set ${SECRET_ENV}',
         )
-    path = local_secret_path(config)
+    path = local_secret_path()
     log.warning(
         "no secret_file or $%s: using this user's secret for the cluster, %s (only this "
         "user's nodes on this machine can join; 'ringleader keys DIR' makes one to share)",
@@ -54,11 +54,18 @@ def node_secret(config: Config) -> bytes:
     return local_secret(path)
 
 
-def local_secret_path(config: Config) -> Path:
-    """Where this user's secret for ``config``'s cluster lives: under ``$XDG_RUNTIME_DIR``
-    (else ``~/.cache``), in a ``ringleader`` directory only this user can enter."""
+def local_secret_path() -> Path:
+    """Where this user's secret for clusters on this machine lives: under
+    ``$XDG_RUNTIME_DIR`` (else ``~/.cache``), in a ``ringleader`` directory only this user
+    can enter.
+
+    One secret for all of this user's clusters, not one per cluster: two nodes whose
+    configs define their cluster differently (another member list, another algorithm)
+    can then still read each other's frames far enough to say how they differ, rather
+    than only that the signature fails; their cluster ids keep them apart.
+    """
     base = os.environ.get("XDG_RUNTIME_DIR") or str(Path.home() / ".cache")
-    return Path(base) / "ringleader" / f"cluster-{config.cluster_id:016x}.secret"
+    return Path(base) / "ringleader" / "local.secret"
 
 
 def run_secret(config: Config) -> bytes:

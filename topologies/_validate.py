@@ -18,6 +18,7 @@ from ringleader.actors import ALGORITHMS, DetectorSettings, LeaseSettings
 from ringleader.actors.faults import NetworkFault
 from ringleader.transport import BETWEEN_PROCESSES
 
+from ._codec import check_messages
 from ._config import Config, FaultSpec, Overrides
 from ._custom import AlgorithmError, custom_algorithm, is_custom
 from ._errors import ConfigError, WiringError
@@ -163,11 +164,14 @@ class _Validator:
             cluster=self.cluster(),
             security=security,
             keys=self.keys(security, transport),
+            pickle_messages=self.flag("pickle_messages"),
         )
         try:
             config.wiring  # noqa: B018 -- build it now, so a bad wiring is a config error
         except WiringError as exc:
             raise self.wiring_error(exc, topology) from None
+        if is_custom(algorithm):  # your own messages: laid out now, not at set-up
+            check_messages(config)
         return config
 
     def wiring_error(self, exc: WiringError, topology: str) -> ConfigError:
@@ -372,6 +376,13 @@ class _Validator:
         value = self.data.get("cluster")
         if value is not None and (not isinstance(value, str) or not value):
             raise self.error("cluster", f"{value!r} is not a name", 'e.g. cluster = "lab-3"')
+        return value
+
+    def flag(self, key: str) -> bool:
+        """A key that is true or false (false unless given)."""
+        value = self.data.get(key, False)
+        if not isinstance(value, bool):
+            raise self.error(key, f"{value!r} is not true or false", f"{key} = true")
         return value
 
     def choice(self, key: str, default: str | None, valid: tuple[str, ...]) -> str:

@@ -1,8 +1,11 @@
 """Moving signed frames between node mailboxes.
 
-- :class:`Codec` seals a message into a frame (versioned header, pickled payload, keyed
-  BLAKE2b tag) and opens it again, checking the tag before anything is unpickled;
-  :data:`OPERATOR` is the reserved sender id of an operator's tool.
+- :class:`Codec` seals a message into a frame (versioned header, a compact payload laid
+  out from the message class's fields, keyed BLAKE2b tag) and opens it again, checking
+  the tag before anything is decoded, and decoding only into the cluster's declared
+  message classes (:class:`Unencodable`: a class that has no layout, in a cluster that
+  did not opt in to pickle; :func:`layout`: a class's layout); :data:`OPERATOR` is the
+  reserved sender id of an operator's tool.
 - :class:`Session` is one node's end of the wire: sequence numbers out; replay,
   incarnation and addressing checks in.
 - :class:`ZmqNetwork` (``tcp``, ``ipc``, ``inproc``) and :class:`MemoryNetwork` give each
@@ -14,8 +17,9 @@ import logging
 from ._base import Links, Mailbox, Network
 from ._curve import CurveKeys
 from ._deadline import Deadline
-from ._errors import FrameRejected, RingleaderError, TransportError
+from ._errors import FrameRejected, RingleaderError, TransportError, Unencodable
 from ._frame import FORMAT_VERSION, OPERATOR, Codec, Header
+from ._layout import Layout, layout
 from ._limits import Demand, ensure_open_files, estimate
 from ._memory import MemoryMailbox, MemoryNetwork
 from ._schemes import BETWEEN_PROCESSES, SCHEMES, TRANSPORTS
@@ -59,6 +63,7 @@ __all__ = [
     "Demand",
     "FrameRejected",
     "Header",
+    "Layout",
     "Links",
     "Mailbox",
     "MemoryMailbox",
@@ -68,11 +73,13 @@ __all__ = [
     "Session",
     "SocketOptions",
     "TransportError",
+    "Unencodable",
     "ZmqLinks",
     "ZmqMailbox",
     "ZmqNetwork",
     "__version__",
     "ensure_open_files",
     "estimate",
+    "layout",
     "open_network",
 ]

@@ -7,7 +7,9 @@ re-exports the whole family.
 
 from __future__ import annotations
 
-__all__ = ["FrameRejected", "RingleaderError", "TransportError"]
+from typing import Any
+
+__all__ = ["FrameRejected", "RingleaderError", "TransportError", "Unencodable"]
 
 
 class RingleaderError(Exception):
@@ -27,8 +29,25 @@ class FrameRejected(RingleaderError):
     of the cluster (a stale or misdirected frame) rather than by a stranger.
     """
 
-    def __init__(self, reason: str, detail: str = "", *, authentic: bool = False) -> None:
+    def __init__(
+        self,
+        reason: str,
+        detail: str = "",
+        *,
+        authentic: bool = False,
+        header: Any = None,
+        payload: Any = None,
+    ) -> None:
         self.reason = reason
         self.detail = detail
         self.authentic = authentic
+        #: For an authentic frame of another cluster (``wrong_cluster``): its header and
+        #: its payload, still undecoded (see :meth:`Codec.load_foreign`).
+        self.header = header
+        self.payload = payload
         super().__init__(f"{reason}: {detail}" if detail else reason)
+
+
+class Unencodable(RingleaderError, TypeError):
+    """A message class has no compact layout (a field of a type the wire cannot carry),
+    and its cluster did not opt in to pickle.  Raised when the cluster's codec is made."""

@@ -1,11 +1,11 @@
-"""The wire format: a versioned header, a pickled payload, a keyed BLAKE2b tag.
+"""The wire format: a versioned header, a compact payload, a keyed BLAKE2b tag.
 
 ::
 
     offset  size  field
     0       2     magic  b"RL"
-    2       1     format version (3)
-    3       1     length k of the kind name
+    2       1     format version (4)
+    3       1     kind                        (index into the cluster's table of kinds)
     4       8     cluster id                  (u64: frames of another cluster are dropped)
     12      8     sender node id              (i64)
     20      8     receiver node id            (i64)
@@ -14,44 +14,45 @@
     44      8     epoch                       (u64: the election round it belongs to)
     52      8     sequence number             (u64: per sender incarnation and receiver, from 1)
     60      6     software versions           (ringleader, Python, cloudpickle: major, minor each)
-    66      k     kind name                   (ASCII, e.g. b"election")
-    66+k    …     payload                     (pickle protocol 5 of the message object)
+    66      …     payload                     (the message's fields, as its layout says)
     end-32  32    BLAKE2b-256 over everything before it, keyed with the cluster secret
 
-The tag is BLAKE2b in its keyed mode (RFC 7693: a MAC by design, one C call, where HMAC
-hashes twice through two Python-level objects); format 2 used HMAC-SHA256, and its
-frames are refused as ``bad_version``.  The payload is the standard library's pickle of
-the message when that pickles every class and function it holds by reference to an
-importable module (the framework's own messages, and any message class in a module both
-sides import), else cloudpickle's; either way :func:`pickle.loads` reads it.
+The table of kinds is the cluster's declared message classes, in order (the framework's
+first, then the algorithm's: ``wire_kinds`` in ``ringleader.actors.host``); a kind byte
+is an index into it.  A payload is the compact layout of its kind's class
+(``_layout.py``): numbers, strings and the declared classes, nothing that names code.
+Only a cluster that opted in (``pickle_messages``) pickles the classes that have no
+layout (``_pickled.py``).
 
-The tag is checked with :func:`hmac.compare_digest` before any other field is trusted and
-long before the payload is unpickled: only a holder of the secret can make a frame that
-gets as far as :func:`pickle.loads`.  A frame written by different software versions (a
-pickle from another Python, message classes of another ringleader) is refused as
-``incompatible`` before its payload is touched, with both sides' versions in the reason.
+The tag is checked with :func:`hmac.compare_digest` before any other field is trusted
+and long before the payload is read: only a holder of the secret can make a frame that
+gets as far as decoding, and even such a frame decodes only into its kind's declared
+class, or is refused as ``undecodable``.  A frame written by another ringleader (or, for
+a cluster that pickles, another Python or cloudpickle) is refused as ``incompatible``
+before its payload is touched, with both sides' versions in the reason.
 """
 
 from __future__ import annotations
 
 import hashlib
-import hmac
-import io
-import pickle
 import struct
 import sys
-import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from hmac import compare_digest
 from typing import Any, NamedTuple
 
 import cloudpickle
 
-from ._errors import FrameRejected
+from ._errors import FrameRejected, Unencodable
+from ._layout import layout
+from ._pickled import Pickled
 from ._version import __version__
 
 __all__ = [
     "FORMAT_VERSION",
+    "HEAD_SIZE",
     "MAC_SIZE",
+    "MAX_KINDS",
     "OPERATOR",
     "Codec",
     "Header",
@@ -63,12 +64,23 @@ MAGIC = b"RL"
 #: The sender id of an operator's tool (``ringleader status``), which signs with the
 #: cluster secret but is no member: no node may have this id.
 OPERATOR = -(2**63)
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 MAC_SIZE = 32
-_BEFORE_SENDER = "!2sBBQ"  # magic, format version, kind length, cluster id
+#: A kind is one byte.
+MAX_KINDS = 256
+_BEFORE_SENDER = "!2sBBQ"  # magic, format version, kind, cluster id
 _HEAD = struct.Struct(_BEFORE_SENDER + "qqQQQQ6s")
+HEAD_SIZE = _HEAD.size
+#: The header after the kind: cluster id … sequence number, then the versions.
+_FIELDS = struct.Struct("!QqqQQQQ6s")
 _SENDER = struct.Struct("!q")
 _SENDER_AT = struct.calcsize(_BEFORE_SENDER)
+_MIN_FRAME = HEAD_SIZE + MAC_SIZE  # a message with no fields has an empty payload
+_PREFIX = MAGIC + bytes((FORMAT_VERSION,))
+_MAX_KEY = 64
+#: How many bytes of the software versions must match: ringleader's major and minor; all
+#: six (Python's and cloudpickle's too) for a cluster that pickles.
+_RINGLEADER_VERSION = 2
 
 
 def sender_of(frame: bytes) -> int | None:
@@ -103,40 +115,6 @@ def describe_versions(versions: bytes) -> str:
     return f"ringleader {r1}.{r2}, Python {p1}.{p2}, cloudpickle {c1}.{c2}"
 
 
-_MIN_FRAME = _HEAD.size + 1 + MAC_SIZE
-_PICKLE_PROTOCOL = 5
-_MAX_KEY = 64
-
-
-#: The modules the user asked cloudpickle to pickle by value (its own set, changed in
-#: place by ``register_pickle_by_value``; a set that stays empty if it ever moves).
-_BY_VALUE: set[str] = getattr(cloudpickle.cloudpickle, "_PICKLE_BY_VALUE_MODULES", set())
-
-
-class _Pickler(cloudpickle.Pickler):  # type: ignore[misc]
-    """A ``CloudPickler`` that remembers which classes it pickled by reference.
-
-    For a class, cloudpickle decides on every dump whether it can be pickled by
-    reference (importable under its module and name) or must go by value, and that
-    look-up costs more than pickling a small message.  The answer does not change for a
-    class once it is imported, so it is kept; classes pickled by value are asked anew.
-    """
-
-    def __init__(self, file: io.BytesIO) -> None:
-        super().__init__(file, protocol=_PICKLE_PROTOCOL)
-        self._by_reference: set[type] = set()
-
-    def reducer_override(self, obj: Any) -> Any:
-        if not isinstance(obj, type):
-            return super().reducer_override(obj)
-        if obj in self._by_reference:
-            return NotImplemented
-        reduced = super().reducer_override(obj)
-        if reduced is NotImplemented:
-            self._by_reference.add(obj)
-        return reduced
-
-
 class Header(NamedTuple):
     """The authenticated metadata of one frame (a tuple: made once per frame, cheaply)."""
 
@@ -150,12 +128,28 @@ class Header(NamedTuple):
     kind: str
 
 
+class _Kind(NamedTuple):
+    """One entry of a cluster's table: its index (the kind byte), name and class, and
+    how its payloads are written and read."""
+
+    byte: int
+    name: str
+    cls: type[Any]
+    pack: Callable[[Any], bytes]
+    unpack: Callable[[Any], object]
+    shape: str  # the layout in words; "pickle" for a class that opted in
+
+
 class Codec:
     """Seals message objects into frames and opens frames back into them.
 
-    One codec serves a whole cluster: it holds the secret, the cluster id and the
-    message kinds the cluster speaks (``kinds`` maps a kind name to its class).  It keeps
-    no per-peer state; replay and incarnation checks live in :class:`Session`.
+    One codec serves a whole cluster: it holds the secret, the cluster id and the table
+    of message kinds the cluster speaks (``kinds`` maps each kind's name to its class,
+    in the table's order).  Every class must have a compact layout, unless ``pickle``
+    (the config's ``pickle_messages``) lets those without one go by pickle; otherwise
+    :class:`~ringleader.transport.Unencodable` says, when the codec is made, which class
+    and field cannot go on the wire.  It keeps no per-peer state; replay and
+    incarnation checks live in :class:`Session`.
     """
 
     def __init__(
@@ -165,59 +159,37 @@ class Codec:
         kinds: Mapping[str, type[Any]],
         *,
         max_frame_size: int = 1 << 16,
+        pickle: bool = False,
     ) -> None:
         if len(secret) < 16:
             raise ValueError("the cluster secret must be at least 16 bytes")
         if len(secret) > _MAX_KEY:  # BLAKE2b takes a key of at most 64 bytes: fold it
             secret = hashlib.blake2b(secret, digest_size=_MAX_KEY).digest()
+        if len(kinds) > MAX_KINDS:
+            raise ValueError(f"a cluster speaks at most {MAX_KINDS} kinds, not {len(kinds)}")
         self._mac = hashlib.blake2b(key=secret, digest_size=MAC_SIZE)
         self.cluster = cluster
         self.kinds = dict(kinds)
         self.max_frame_size = max_frame_size
-        self._kind_bytes = {name: name.encode("ascii") for name in self.kinds}
-        self._kind_names = {name: kind for kind, name in self._kind_bytes.items()}
-        self._local = threading.local()
+        self._table = [_entry(i, name, cls, pickle) for i, (name, cls) in enumerate(kinds.items())]
+        self._by_name = {kind.name: kind for kind in self._table}
+        # The hot paths' look-ups, as plain tuples: kind → (byte, class, pack), and
+        # kind → (unpack, class).
+        self._sealers = {k.name: (k.byte, k.cls, k.pack) for k in self._table}
+        self._loaders = {k.name: (k.unpack, k.cls) for k in self._table}
+        #: Which kinds go by pickle (an opted-in cluster's classes without a layout).
+        self.pickled = frozenset(k.name for k in self._table if k.shape == "pickle")
         #: What this side runs, sent in every frame; a peer must run the same.
         self.versions = _versions()
 
+    def layouts(self) -> dict[str, str]:
+        """Each kind's payload layout in words (``"pickle"`` for one that opted in)."""
+        return {kind.name: kind.shape for kind in self._table}
+
     def dumps(self, message: object) -> bytes:
-        """``pickle.dumps(message)`` where that is what cloudpickle would write too, else
-        ``cloudpickle.dumps(message)``.
-
-        The standard pickler (C, a few µs) writes every class and function by reference,
-        as cloudpickle does for those importable from a module other than ``__main__``.
-        It fails on what it cannot name (a lambda, a local class), and a reference into
-        ``__main__`` would name the wrong thing in the receiving process: those, and any
-        module the user registered with ``cloudpickle.register_pickle_by_value``, go to
-        cloudpickle, which pickles them by value.
-        """
-        if not _BY_VALUE:
-            try:
-                data = pickle.dumps(message, _PICKLE_PROTOCOL)
-            except Exception:  # noqa: BLE001 -- whatever it cannot pickle, cloudpickle may
-                data = b"__main__"
-            if b"__main__" not in data:
-                return data
-        return self._cloudpickle(message)
-
-    def _cloudpickle(self, message: object) -> bytes:
-        """``cloudpickle.dumps(message)``, with one reused pickler per thread.
-
-        Building a ``CloudPickler`` costs more than pickling a small message with it;
-        clearing its memo between messages gives the same bytes as a fresh one (a test
-        holds it to that).
-        """
-        local = self._local
-        try:
-            buffer, pickler = local.buffer, local.pickler
-        except AttributeError:
-            buffer = local.buffer = io.BytesIO()
-            pickler = local.pickler = _Pickler(buffer)
-        buffer.seek(0)
-        buffer.truncate()
-        pickler.clear_memo()
-        pickler.dump(message)
-        return bytes(buffer.getvalue())
+        """The payload that carries ``message`` (of one of the cluster's kinds)."""
+        kind: str = message.kind  # type: ignore[attr-defined]
+        return self._by_name[kind].pack(message)
 
     def seal(self, header: Header, message: object) -> bytes:
         """Return the signed frame carrying ``message`` under ``header``."""
@@ -236,26 +208,25 @@ class Codec:
         message: object,
     ) -> bytes:
         """:meth:`seal` given the header's fields one by one (no :class:`Header` made)."""
-        name = self._kind_bytes[kind]
-        body = b"".join(
-            (
-                _HEAD.pack(
-                    MAGIC,
-                    FORMAT_VERSION,
-                    len(name),
-                    cluster,
-                    sender,
-                    receiver,
-                    incarnation,
-                    receiver_incarnation,
-                    epoch,
-                    seq,
-                    self.versions,
-                ),
-                name,
-                self.dumps(message),
+        byte, cls, pack = self._sealers[kind]
+        if type(message) is not cls:
+            raise TypeError(
+                f"a {type(message).__qualname__} cannot go as kind {kind!r} "
+                f"(declared: {cls.__qualname__})"
             )
-        )
+        body = _HEAD.pack(
+            MAGIC,
+            FORMAT_VERSION,
+            byte,
+            cluster,
+            sender,
+            receiver,
+            incarnation,
+            receiver_incarnation,
+            epoch,
+            seq,
+            self._versions,
+        ) + pack(message)
         mac = self._mac.copy()  # the key already absorbed: one C call per frame
         mac.update(body)
         return body + mac.digest()
@@ -265,67 +236,109 @@ class Codec:
         mac.update(body)
         return mac.digest()
 
-    def open(self, frame: bytes) -> tuple[Header, memoryview]:
+    @property
+    def versions(self) -> bytes:
+        """What this side runs, sent in every frame: ringleader's, Python's and
+        cloudpickle's major and minor versions.  A peer must run the same ringleader (and,
+        in a cluster that pickles, the same Python and cloudpickle)."""
+        return self._versions
+
+    @versions.setter
+    def versions(self, versions: bytes) -> None:
+        self._versions = versions
+        self._same = versions[: len(versions) if self.pickled else _RINGLEADER_VERSION]
+
+    def open(self, frame: bytes) -> tuple[Header, bytes]:
         """Authenticate ``frame`` and parse its header; the payload stays bytes.
 
         Raises :class:`FrameRejected` with a stable reason for anything amiss.  Nothing
-        here unpickles: call :meth:`load` once the caller's own checks have passed too.
+        here decodes the payload: call :meth:`load` once the caller's own checks have
+        passed too.
         """
         size = len(frame)
-        if size < _MIN_FRAME:
-            raise FrameRejected("truncated", f"{size} bytes")
-        if size > self.max_frame_size:
-            raise FrameRejected("oversize", f"{size} bytes")
-        view = memoryview(frame)
-        magic, version, kind_len = frame[0:2], frame[2], frame[3]
-        if magic != MAGIC:
-            raise FrameRejected("bad_magic")
-        if version != FORMAT_VERSION:
-            raise FrameRejected("bad_version", f"format {version}, expected {FORMAT_VERSION}")
-        body = view[:-MAC_SIZE]
-        expected = self._sign(body)
-        if not hmac.compare_digest(expected, view[-MAC_SIZE:]):
+        if size < _MIN_FRAME or size > self.max_frame_size or frame[:3] != _PREFIX:
+            raise _malformed(frame, self.max_frame_size)
+        mac = self._mac.copy()  # the key already absorbed: one C call per frame
+        mac.update(frame[:-MAC_SIZE])
+        if not compare_digest(mac.digest(), frame[-MAC_SIZE:]):
             raise FrameRejected("bad_signature")
         # From here on the bytes were written by a holder of the secret.
-        fields = _HEAD.unpack_from(frame)
-        kind_end = _HEAD.size + kind_len
-        if kind_end >= size - MAC_SIZE:
-            raise FrameRejected("truncated", "no payload", authentic=True)
-        name = bytes(view[_HEAD.size : kind_end])
-        kind = self._kind_names.get(name)
-        if kind is None:
-            try:
-                kind = name.decode("ascii")
-            except UnicodeDecodeError:
-                raise FrameRejected("unknown_kind", "kind is not ASCII", authentic=True) from None
-        _, _, _, cluster, sender, receiver, incarnation, to_incarnation, epoch, seq, versions = (
-            fields
-        )
-        if versions != self.versions:
+        fields = _FIELDS.unpack_from(frame, 4)
+        if not fields[7].startswith(self._same):
             raise FrameRejected(
                 "incompatible",
-                f"node {sender} runs {describe_versions(versions)}; "
-                f"this node runs {describe_versions(self.versions)}",
+                f"node {fields[1]} runs {describe_versions(fields[7])}; "
+                f"this node runs {describe_versions(self._versions)}",
                 authentic=True,
             )
-        header = Header(cluster, sender, receiver, incarnation, to_incarnation, epoch, seq, kind)
-        if header.cluster != self.cluster:
-            raise FrameRejected("wrong_cluster", f"{header.cluster:#x}", authentic=True)
-        if kind not in self.kinds:
-            raise FrameRejected("unknown_kind", kind, authentic=True)
-        return header, body[kind_end:]
+        index, table = frame[3], self._table
+        kind = table[index].name if index < len(table) else f"#{index}"
+        header = _header(Header, (*fields[:7], kind))
+        if fields[0] != self.cluster:
+            raise FrameRejected(
+                "wrong_cluster",
+                f"{fields[0]:#x}",
+                authentic=True,
+                header=header,
+                payload=frame[HEAD_SIZE:-MAC_SIZE],
+            )
+        if index >= len(table):
+            raise FrameRejected("unknown_kind", f"kind {index} of {len(table)}", authentic=True)
+        return header, frame[HEAD_SIZE:-MAC_SIZE]
 
-    def load(self, header: Header, payload: memoryview) -> object:
-        """Unpickle an authenticated payload and check it is of its declared kind."""
+    def load(self, header: Header, payload: bytes) -> object:
+        """Decode an authenticated payload into its kind's declared class."""
+        unpack, cls = self._loaders[header.kind]
         try:
-            message = pickle.loads(payload)
-        except Exception as exc:  # noqa: BLE001 -- a signed but broken pickle: any error at all
-            raise FrameRejected("undecodable", type(exc).__name__, authentic=True) from None
-        expected = self.kinds[header.kind]
-        if type(message) is not expected:
+            message = unpack(payload)
+        except Exception as exc:  # noqa: BLE001 -- signed but not its kind's layout: any error
+            detail = f"kind {header.kind}: {type(exc).__name__}"
+            raise FrameRejected("undecodable", detail, authentic=True) from None
+        if type(message) is not cls:  # only an opted-in pickle can be another class
             raise FrameRejected(
                 "wrong_type",
                 f"kind {header.kind} carried {type(message).__qualname__}",
                 authentic=True,
             )
         return message
+
+    def load_foreign(self, header: Header, payload: bytes, kind: str) -> object | None:
+        """Decode the payload of an authentic frame of another cluster if its kind is
+        ``kind`` (one of the framework's, which every cluster's table holds at the same
+        index); ``None`` otherwise, or if it does not decode."""
+        if header.kind != kind or kind in self.pickled:
+            return None
+        try:
+            return self._by_name[kind].unpack(payload)
+        except Exception:  # noqa: BLE001 -- not one: nothing to say about it
+            return None
+
+
+#: A header made from its fields as they come (``Header(*fields)``, without its keywords).
+_header = tuple.__new__
+
+
+def _malformed(frame: bytes, max_frame_size: int) -> FrameRejected:
+    """Why ``frame`` is refused before its tag is read: size, magic or format."""
+    size = len(frame)
+    if size < _MIN_FRAME:
+        return FrameRejected("truncated", f"{size} bytes")
+    if size > max_frame_size:
+        return FrameRejected("oversize", f"{size} bytes")
+    if frame[:2] != MAGIC:
+        return FrameRejected("bad_magic")
+    return FrameRejected("bad_version", f"format {frame[2]}, expected {FORMAT_VERSION}")
+
+
+def _entry(index: int, name: str, cls: type[Any], pickle: bool) -> _Kind:
+    try:
+        wire = layout(cls)
+    except Unencodable as exc:
+        if not pickle:
+            raise Unencodable(
+                f"message class {cls.__qualname__} (kind {name!r}) cannot go on the "
+                f"compact wire: {exc}"
+            ) from None
+        pickled = Pickled(cls)
+        return _Kind(index, name, cls, pickled.dumps, pickled.loads, "pickle")
+    return _Kind(index, name, cls, wire.pack, wire.unpack, wire.shape)

@@ -18,7 +18,8 @@ class Session:
     is admitted only if it is authentic (see :class:`Codec`), addressed to this node and,
     when the sender knew it, to this incarnation; comes from a known peer; and is newer
     than anything already admitted from that peer — a frame from an older incarnation of
-    the sender, or a sequence number already seen, is dropped.  Not thread-safe: a session
+    the sender, or a sequence number already seen, is dropped — and decodes into its
+    kind's declared class.  Not thread-safe: a session
     belongs to the thread of the actor that hosts the node.
     """
 
@@ -61,25 +62,26 @@ class Session:
 
     def open(self, frame: bytes) -> tuple[Header, Any]:
         """Return ``(header, message)`` of an admitted frame or raise :class:`FrameRejected`."""
-        header, payload = self.codec.open(frame)
-        if header.receiver != self.node:
-            raise FrameRejected("wrong_receiver", f"for node {header.receiver}", authentic=True)
-        if header.receiver_incarnation not in (0, self.incarnation):
+        codec = self.codec
+        header, payload = codec.open(frame)
+        _, sender, receiver, incarnation, to_incarnation, _, seq, _ = header
+        if receiver != self.node:
+            raise FrameRejected("wrong_receiver", f"for node {receiver}", authentic=True)
+        if to_incarnation and to_incarnation != self.incarnation:
             raise FrameRejected(
-                "stale_receiver",
-                f"for incarnation {header.receiver_incarnation}",
-                authentic=True,
+                "stale_receiver", f"for incarnation {to_incarnation}", authentic=True
             )
-        if self._peers is not None and header.sender not in self._peers:
-            raise FrameRejected("unknown_sender", f"node {header.sender}", authentic=True)
-        last = self._seen.get(header.sender)
+        if self._peers is not None and sender not in self._peers:
+            raise FrameRejected("unknown_sender", f"node {sender}", authentic=True)
+        last = self._seen.get(sender)
         if last is not None:
-            incarnation, seq = last
-            if header.incarnation < incarnation:
-                raise FrameRejected("stale_incarnation", f"node {header.sender}", authentic=True)
-            if header.incarnation == incarnation and header.seq <= seq:
-                raise FrameRejected(
-                    "replayed", f"node {header.sender} seq {header.seq}", authentic=True
-                )
-        self._seen[header.sender] = (header.incarnation, header.seq)
-        return header, self.codec.load(header, payload)
+            life, last_seq = last
+            if incarnation < life:
+                raise FrameRejected("stale_incarnation", f"node {sender}", authentic=True)
+            if incarnation == life and seq <= last_seq:
+                raise FrameRejected("replayed", f"node {sender} seq {seq}", authentic=True)
+        message = codec.load(header, payload)
+        # Only a frame that decoded moves the replay window: a signed frame that is not
+        # its kind's layout (however far ahead its sequence number) leaves it as it was.
+        self._seen[sender] = (incarnation, seq)
+        return header, message

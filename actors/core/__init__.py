@@ -11,11 +11,15 @@
   criterion, ``(capacity, id)``.
 - :class:`Bound` is the notes' message count for an arrangement (:class:`Graph`).
 - :func:`agreement` says when a cluster has a leader.
+- :class:`ClusterDefinition` is what defines a cluster (its members, algorithm and the
+  settings its lease rests on); its digest is the cluster id every frame carries, and
+  :func:`describe_difference` says how two differ.
 """
 
 from ._actions import Action, CancelTimer, Notice, Send, SetTimer
 from ._agreement import Stance, agreement
 from ._bound import Bound, Graph
+from ._definition import ClusterDefinition, DefinedNode, Difference, describe_difference
 from ._election import RESERVED_KINDS, Around, Election, NodeState, frozen
 from ._message import Message
 from ._view import Candidate, NodeView
@@ -27,6 +31,9 @@ __all__ = [
     "Bound",
     "CancelTimer",
     "Candidate",
+    "ClusterDefinition",
+    "DefinedNode",
+    "Difference",
     "Election",
     "Graph",
     "Message",
@@ -37,5 +44,6 @@ __all__ = [
     "SetTimer",
     "Stance",
     "agreement",
+    "describe_difference",
     "frozen",
 ]

@@ -22,9 +22,11 @@ class Send(NamedTuple):
     epoch: int = 1
 
 
-@dataclass(frozen=True, slots=True)
-class SetTimer:
-    """Fire ``name`` at this node after ``delay`` seconds (replacing a pending one)."""
+class SetTimer(NamedTuple):
+    """Fire ``name`` at this node after ``delay`` seconds (replacing a pending one).
+
+    A named tuple too: the failure detector sets one again for every message from a
+    peer it watches."""
 
     name: str
     delay: float

@@ -25,8 +25,9 @@ from ._view import Candidate, NodeView
 
 __all__ = ["Around", "Election", "NodeState", "frozen"]
 
-#: Message kinds no algorithm may use: the failure detector's and the operator's.
-RESERVED_KINDS = frozenset({"ping", "pong", "status_query", "status_answer"})
+#: Message kinds no algorithm may use: the failure detector's, the operator's and the
+#: cluster identity's.
+RESERVED_KINDS = frozenset({"ping", "pong", "status_query", "status_answer", "cluster_notice"})
 
 
 class NodeState(enum.StrEnum):

@@ -13,11 +13,14 @@ This is where the network stack comes in (Pykka, ZeroMQ, the codec); the electio
   reports.
 - :data:`OPERATOR`, :class:`StatusQuery`, :class:`StatusAnswer`: the operator's question
   and its answer; :func:`wire_kinds`: every kind a node's codec must know.
+- :class:`Identity`, :class:`ClusterNotice`: a service node's cluster identity, and the
+  notice with which it tells a node of another cluster how the two differ.
 """
 
 import logging
 
 from ._control import Boot, Connect, Crash, GetStatus, Listen, Pause, Resign, Start
+from ._identity import ClusterNotice, Identity
 from ._inbox import Inbox, TimerFired
 from ._leadership import Leadership
 from ._node_actor import NodeActor
@@ -32,9 +35,11 @@ __all__ = [
     "OPERATOR",
     "PROCESS_SIGNALS",
     "Boot",
+    "ClusterNotice",
     "Connect",
     "Crash",
     "GetStatus",
+    "Identity",
     "Inbox",
     "Leadership",
     "Listen",

@@ -20,13 +20,17 @@ envelopes whose ``message`` is the raw ``bytes``.
 
 The inbox also keeps the actor's timers: :meth:`Inbox.schedule` a name, and when its moment
 comes :meth:`Inbox.get` returns an envelope whose ``message`` is a :class:`TimerFired`.  The
-wait in ``zmq_poll`` simply ends at the next deadline, so timers cost no thread.
+wait in ``zmq_poll`` simply ends at the next deadline, so timers cost no thread.  A timer
+set again for later (the failure detector's, on every message from a peer it watches)
+only has its deadline changed: the heap keeps its earlier entry, which, when it comes
+up, is put back at the new deadline.
 """
 
 from __future__ import annotations
 
 import collections
 import heapq
+import itertools
 import os
 import time
 import weakref
@@ -53,12 +57,16 @@ class TimerFired:
 
 
 class _Envelope:
-    """What Pykka's actor loop reads from an inbox: ``message`` and ``reply_to``."""
+    """What Pykka's actor loop reads from an inbox: ``message`` and ``reply_to``.
+
+    Pykka's loop is done with an envelope before it asks for the next one, so an inbox
+    hands out the same envelope for every frame and timer, its ``message`` replaced:
+    one object fewer made per hop."""
 
     __slots__ = ("message",)
     reply_to = None
 
-    def __init__(self, message: bytes | TimerFired) -> None:
+    def __init__(self, message: bytes | TimerFired | None = None) -> None:
         self.message = message
 
 
@@ -79,9 +87,12 @@ class Inbox:
         self._poller.register(self._wake, zmq.POLLIN)
         self._mailbox: Mailbox | None = None
         self._blocking: Mailbox | None = None  # the mailbox, if it can be waited on and woken
-        self._timers: list[tuple[float, int, str]] = []  # (deadline, generation, name)
-        self._generation: dict[str, int] = {}
-        self._live: set[str] = set()
+        self._envelope = _Envelope()  # handed out again for every frame and timer
+        # Each pending timer's deadline, and a heap with an entry at or before it for
+        # each (older entries, of timers cancelled, fired or set later, are skipped).
+        self._deadlines: dict[str, float] = {}
+        self._timers: list[tuple[float, int, str]] = []  # (deadline, order, name)
+        self._order = itertools.count()
 
     # -- Pykka's side -------------------------------------------------------------------
 
@@ -101,24 +112,29 @@ class Inbox:
             if self._timers:
                 fired, wait_ms = self._due()
                 if fired is not None:
-                    return _Envelope(fired)
+                    return self._handing(fired)
             blocking = self._blocking
             if blocking is not None:
                 # put() appends, then wakes: a control message that came after the look
                 # above has its wake-up queued in the mailbox, and this recv returns.
                 frame = blocking.wait(-1 if wait_ms is None else wait_ms)
                 if frame is not None:
-                    return _Envelope(frame)
+                    return self._handing(frame)
                 continue
             mailbox = self._mailbox
             if mailbox is not None:
                 frame = mailbox.receive()
                 if frame is not None:
-                    return _Envelope(frame)
+                    return self._handing(frame)
             for target, _ in self._poller.poll(wait_ms):
                 if target == self._wake:
                     # Only this thread reads, and poll saw it set: this cannot block.
                     os.eventfd_read(self._wake)
+
+    def _handing(self, message: bytes | TimerFired) -> _Envelope:
+        envelope = self._envelope
+        envelope.message = message
+        return envelope
 
     def empty(self) -> bool:
         return not self._control
@@ -142,35 +158,36 @@ class Inbox:
         """
         if not 0 <= delay < _MAX_DELAY:
             raise ValueError(f"timer {name!r}: {delay!r} is not a delay in [0, {_MAX_DELAY:g}) s")
-        generation = self._generation.get(name, 0) + 1
-        self._generation[name] = generation
-        heapq.heappush(self._timers, (time.monotonic() + delay, generation, name))
-        self._live.add(name)
+        deadline = time.monotonic() + delay
+        pending = self._deadlines.get(name)
+        self._deadlines[name] = deadline
+        if pending is None or deadline < pending:  # else its entry comes first: moved then
+            heapq.heappush(self._timers, (deadline, next(self._order), name))
 
     def cancel(self, name: str) -> None:
         """Forget the pending timer ``name``, if any."""
-        if name in self._live:
-            self._generation[name] += 1
-            self._live.discard(name)
+        self._deadlines.pop(name, None)
 
     @property
     def timers(self) -> int:
         """How many timers are pending."""
-        return len(self._live)
+        return len(self._deadlines)
 
     def _due(self) -> tuple[TimerFired | None, int | None]:
         """The timer due now, if any; else how long to wait for the next one (ms)."""
-        timers = self._timers
+        timers, deadlines = self._timers, self._deadlines
         now = time.monotonic()
         while timers:
-            deadline, generation, name = timers[0]
-            if self._generation.get(name) != generation:
-                heapq.heappop(timers)  # cancelled or replaced
+            deadline, _, name = timers[0]
+            current = deadlines.get(name)
+            if current != deadline:  # cancelled, fired, or set again
+                heapq.heappop(timers)
+                if current is not None and current > deadline:  # set for later: move it
+                    heapq.heappush(timers, (current, next(self._order), name))
                 continue
             if deadline <= now:
                 heapq.heappop(timers)
-                self._generation[name] = generation + 1  # consumed: never fires again
-                self._live.discard(name)
+                del deadlines[name]  # consumed: never fires again
                 return TimerFired(name), None
             return None, min(_MAX_WAIT_MS, max(1, int((deadline - now) * 1000) + 1))
         return None, None

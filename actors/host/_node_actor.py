@@ -25,6 +25,7 @@ methods are only swapped for these when the node is given a network to misbehave
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import itertools
 import logging
 import math
@@ -51,9 +52,10 @@ from ringleader.transport import (
 )
 
 from ._control import Boot, Connect, Crash, GetStatus, Listen, Pause, PeerDead, Resign, Start
+from ._identity import HELLO, ClusterNotice, Identity
 from ._inbox import Inbox, TimerFired
 from ._leadership import Leadership
-from ._queries import OPERATOR, OPERATOR_KINDS, StatusAnswer, StatusQuery
+from ._queries import HOST_KINDS, OPERATOR, StatusAnswer, StatusQuery
 from ._signals import leave_signals_to_main
 from ._status import NodeEvent, NodeStatus
 from ._tally import Tally
@@ -64,8 +66,9 @@ log = logging.getLogger(__name__)
 
 #: Election rounds whose message counts a node keeps (``NodeStatus.sent_by_epoch``).
 EPOCHS_KEPT = 256
-#: Links to operators' reply addresses a node keeps open (``ringleader status``).
-OPERATOR_LINKS = 4
+#: Links to reply addresses a node keeps open: operators' (``ringleader status``) and
+#: nodes' of other clusters (their notices).
+REPLY_LINKS = 4
 #: Addresses whose frames failing the signature a node counts apart; the rest together.
 ADDRESSES_KEPT = 64
 #: Where a frame came from when the transport does not say.
@@ -118,6 +121,7 @@ class NodeActor(pykka.ThreadingActor):
         tally: tuple[Tally, int] | None = None,
         leadership: Leadership | None = None,
         misbehaving: Misbehaving | None = None,
+        identity: Identity | None = None,
     ) -> None:
         super().__init__()
         self.member = member
@@ -146,7 +150,10 @@ class NodeActor(pykka.ThreadingActor):
         # recently that must be for a send to it to wait for room (see _send).
         self._heard_at: dict[int, float] = {}
         self._fresh = None if member.settings is None else 2 * member.settings.heartbeat
-        self._operator_links: dict[str, Links] = {}  # reply address → link, latest last
+        self._reply_links: dict[str, Links] = {}  # reply address → link, latest last
+        # A service node's cluster identity: it tells nodes of other clusters how they
+        # differ (``_identity.py``); ``None`` in a run whose nodes share one process.
+        self._identity = identity
         self._reported: tuple[NodeState, int | None, int] = (
             member.state,
             member.elected,
@@ -177,11 +184,14 @@ class NodeActor(pykka.ThreadingActor):
     def _create_actor_inbox() -> Inbox:
         return Inbox()
 
-    def on_receive(self, message: Any) -> Any:  # noqa: PLR0911 -- a dispatcher
+    def on_receive(self, message: Any) -> Any:  # noqa: PLR0911, PLR0912 -- a dispatcher
         if self._beat_due is not None and self._check_stall(message):
             return None
         if type(message) is bytes:  # a frame from the mailbox (or anyone: it is checked)
-            self._guarded(self._inbound, message)
+            try:  # (_guarded, written out: this is every hop)
+                self._inbound(message)
+            except Exception:  # noqa: BLE001 -- logged with its traceback by _failed
+                self._failed()
             return None
         if type(message) is TimerFired:
             self._guarded(self._timer, message.name)
@@ -219,9 +229,9 @@ class NodeActor(pykka.ThreadingActor):
     def on_stop(self) -> None:
         if self.leadership is not None:  # a stopped node leads nothing
             self.leadership.publish(None, self.member.epoch, 0.0)
-        for links in self._operator_links.values():
+        for links in self._reply_links.values():
             links.close(abrupt=True)
-        self._operator_links.clear()
+        self._reply_links.clear()
         if self._links is not None:
             self._links.close()
             self._links = None
@@ -269,6 +279,8 @@ class NodeActor(pykka.ThreadingActor):
         if self._misbehaving is not None:
             self._network_boot()
         self._after(self.member.handle_boot())
+        if self._identity is not None:  # the first notices once peers could have answered
+            self.actor_inbox.schedule(HELLO, self._identity.hello(time.monotonic())[1])
 
     def _crash(self) -> None:
         log.info("%s crashes", self)
@@ -301,6 +313,7 @@ class NodeActor(pykka.ThreadingActor):
             timers=self.actor_inbox.timers,
             sent_by_epoch=dict(self._sent_by_epoch),
             bad_signatures=dict(self._bad_signatures),
+            other_clusters={} if self._identity is None else dict(self._identity.others),
         )
 
     def _rejections(self) -> dict[str, int]:
@@ -314,9 +327,13 @@ class NodeActor(pykka.ThreadingActor):
     def _guarded(self, handler: Callable[..., None], *args: Any) -> None:
         try:
             handler(*args)
-        except Exception:
-            self._errors += 1
-            log.exception("%s: error while handling a message; the node carries on", self)
+        except Exception:  # noqa: BLE001 -- logged with its traceback by _failed
+            self._failed()
+
+    def _failed(self) -> None:
+        """Count and log (with its traceback) the exception being handled."""
+        self._errors += 1
+        log.exception("%s: error while handling a message; the node carries on", self)
 
     def _inbound(self, frame: bytes) -> None:
         try:
@@ -325,7 +342,7 @@ class NodeActor(pykka.ThreadingActor):
             self._reject(rejected, self._mailbox.sender() if self._mailbox else None)
             return
         sender, epoch = header.sender, header.epoch
-        if sender == OPERATOR or header.kind in OPERATOR_KINDS:
+        if sender == OPERATOR or header.kind in HOST_KINDS:
             self._operator(sender, header.incarnation, message)
             return
         # Admitted: written by a cluster member for this node, in order, never seen
@@ -344,6 +361,8 @@ class NodeActor(pykka.ThreadingActor):
         Only the operator may ask, and it may only ask; neither the question nor the
         answer counts as election traffic.
         """
+        if sender != OPERATOR and type(message) is ClusterNotice:
+            return  # of this very cluster: a peer that has not heard from this node yet
         if sender != OPERATOR or type(message) is not StatusQuery:
             what = f"{type(message).__name__} from node {sender}"
             self._reject(FrameRejected("unknown_sender", what, authentic=True))
@@ -355,25 +374,35 @@ class NodeActor(pykka.ThreadingActor):
             StatusAnswer(self.status()),
             to_incarnation=incarnation,
         )
-        links = self._operator_links.pop(message.reply_to, None)
-        if links is None:
-            try:
-                links = self._network.connect({OPERATOR: message.reply_to}, node=self.id)
-            except TransportError as exc:
-                log.info("%s cannot answer a status query: %s", self, exc)
-                return
-        # Most recent last; the oldest link goes when there are too many.
-        self._operator_links[message.reply_to] = links
-        while len(self._operator_links) > OPERATOR_LINKS:
-            self._operator_links.pop(next(iter(self._operator_links))).close(abrupt=True)
+        links = self._reply_link(OPERATOR, message.reply_to)
         # Never wait: a link still connecting drops the answer, and the operator, who
         # asks again until answered, gets the next one over the same, connected link.
-        if not links.send(OPERATOR, frame, wait=False):
+        if links is not None and not links.send(OPERATOR, frame, wait=False):
             log.debug("%s: status answer to %s not sent yet", self, message.reply_to)
+
+    def _reply_link(self, peer: int, address: str) -> Links | None:
+        """A link to ``peer`` at ``address``, outside the cluster's directory (an
+        operator's reply address, a node of another cluster), kept for the next time."""
+        links = self._reply_links.pop(address, None)
+        if links is None:
+            try:
+                links = self._network.connect({peer: address}, node=self.id)
+            except TransportError as exc:
+                log.info("%s cannot answer %s: %s", self, address, exc)
+                return None
+        # Most recent last; the oldest link goes when there are too many.
+        self._reply_links[address] = links
+        while len(self._reply_links) > REPLY_LINKS:
+            self._reply_links.pop(next(iter(self._reply_links))).close(abrupt=True)
+        return links
 
     def _reject(self, rejected: FrameRejected, address: str | None = None) -> None:
         reason = rejected.reason
         self._rejected[reason] += 1
+        if reason == "wrong_cluster" and self._identity is not None:
+            self._guarded(self._other_cluster, rejected)
+            if self._identity.explained(rejected.header):
+                return  # its difference was named: counted, not reported frame by frame
         if reason == "bad_signature":
             address = self._bad_signature(address or UNKNOWN_ADDRESS)
         elif reason == "incompatible" and self._rejected[reason] == 1:
@@ -397,17 +426,78 @@ class NodeActor(pykka.ThreadingActor):
             )
         return address
 
+    # -- cluster identity (``_identity.py``) ------------------------------------------------
+
+    def _other_cluster(self, rejected: FrameRejected) -> None:
+        """An authentic frame of another cluster: if it is that node's notice, name the
+        difference (once per peer and cluster); answer it with this node's (once)."""
+        identity, header = self._identity, rejected.header
+        if identity is None or header is None:
+            return
+        peer = header.sender
+        notice = self._session.codec.load_foreign(header, rejected.payload, ClusterNotice.kind)
+        if type(notice) is ClusterNotice:
+            heard = identity.hear(peer, header.cluster, notice.definition)
+            if heard is not None:
+                line, found = heard
+                log.warning(
+                    "%s: %s (at %s); its frames are dropped: give every node the same config",
+                    self,
+                    line,
+                    notice.reply_to,
+                )
+                if self._events is not None:
+                    event = self._event("other_cluster", peer, line, address=notice.reply_to)
+                    self._events(dataclasses.replace(event, differences=tuple(found)))
+            address: str | None = notice.reply_to
+        else:
+            address = self._directory.get(peer)
+        if address and identity.answer(peer, header.cluster):
+            self._notify(peer, address)
+
+    def _hello(self) -> None:
+        """This node's notice to each peer it links to and has not heard from since the
+        last time (it may run another cluster, and not know this node); then again later,
+        twice as late each time."""
+        assert self._identity is not None
+        since, delay = self._identity.hello(time.monotonic())
+        if self._links is not None:
+            for peer in self._directory:
+                if peer != self.id and peer in self._links and self._heard_at.get(peer, 0) < since:
+                    self._notify(peer, None)
+        self.actor_inbox.schedule(HELLO, delay)
+
+    def _notify(self, peer: int, address: str | None) -> None:
+        """Send this node's notice to ``peer``: on its link (``address`` ``None``, or the
+        address this node links it at: never waiting), else on a reply link to
+        ``address`` (waiting for it to connect, up to the send timeout)."""
+        identity, mailbox, links = self._identity, self._mailbox, self._links
+        if identity is None or mailbox is None:
+            return
+        reply_to = self._directory.get(self.id) or mailbox.address
+        notice = identity.notice(reply_to)
+        frame = self._session.seal(peer, notice.kind, self.member.epoch, notice)
+        if links is not None and peer in links and address in (None, self._directory.get(peer)):
+            links.send(peer, frame, wait=False)
+        elif address is not None:
+            reply = self._reply_link(peer, address)
+            if reply is not None:
+                reply.send(peer, frame)
+
     def _timer(self, name: str) -> None:
+        if name == HELLO:
+            self._hello()
+            return
         if self.trace is not None:
             self.trace.timer(name)
         self._after(self.member.handle_timer(name))
 
     def _after(self, actions: list[Action]) -> None:
         """Do what the algorithm asked for and report a change of state."""
-        member = self.member
+        election = self.member.election
         self._last_activity = at = time.monotonic()
         events = self._events
-        now = (member.state, member.elected, member.epoch)
+        now = (election.state, election.elected, election.epoch)
         changed = now != self._reported
         held, leased = self._lease_until, self._lease is not None and self._leased(at, changed)
         # The trace shows a change of state after what set it off (a suspicion) and before
@@ -658,27 +748,28 @@ class NodeActor(pykka.ThreadingActor):
             self.trace.resume()
 
     def _send(self, send: Send) -> None:
-        if self._links is None:
+        links = self._links
+        if links is None:
             raise TransportError(f"{self} has no links yet: Connect before Start")
-        links, to = self._links, send.to
+        to, message, epoch = send
         new = to not in links
         if new:  # a link made now (a ring repaired round a crash): let it connect
             links.add(to, self._directory[to])
-        kind = send.message.kind
+        kind = message.kind
         detector = kind in DETECTOR_KINDS
-        # A ping asks whoever is there; anything else is for the life last heard from.
-        to_life = 0 if kind == "ping" else self._session.known(to)
         session = self._session
-        frame = session.seal(to, kind, send.epoch, send.message, to_incarnation=to_life)
+        # A ping asks whoever is there; anything else is for the life last heard from.
+        to_life = 0 if kind == "ping" else session.known(to)
+        frame = session.seal(to, kind, epoch, message, to_incarnation=to_life)
         trace = self.trace
         at = None if trace is None else trace.now()  # before it leaves: its receive is later
         sent = links.send(to, frame, wait=not detector and (new or self._may_wait(to)))
         if trace is not None and at is not None:
             if sent:
                 seq = session.last_seq(to)
-                trace.sent(at, to, send.message, send.epoch, session.incarnation, seq)
+                trace.sent(at, to, message, epoch, session.incarnation, seq)
             else:  # sent, and lost: the trace says so (P5 is down, when it knows)
-                trace.lost(at, to, send.message, send.epoch, f"no connection to P{to}")
+                trace.lost(at, to, message, epoch, f"no connection to P{to}")
         if sent:
             self._sent[kind] += 1
         else:
@@ -691,6 +782,6 @@ class NodeActor(pykka.ThreadingActor):
             if self._tally is not None:
                 self._tally.counts[self._slot] += 1  # this node's slot: only it writes
             by_epoch = self._sent_by_epoch
-            if send.epoch not in by_epoch and len(by_epoch) >= EPOCHS_KEPT:
+            if epoch not in by_epoch and len(by_epoch) >= EPOCHS_KEPT:
                 del by_epoch[min(by_epoch)]  # a long-lived node keeps the latest only
-            by_epoch[send.epoch] += 1
+            by_epoch[epoch] += 1

@@ -8,13 +8,22 @@ itself, on a link of its own, and the election never sees either message.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from ringleader.actors.core import Election, Message
 from ringleader.actors.crashes import DETECTOR_MESSAGES
 from ringleader.transport import OPERATOR
 
-__all__ = ["OPERATOR", "OPERATOR_KINDS", "StatusAnswer", "StatusQuery", "wire_kinds"]
+from ._identity import ClusterNotice
+from ._status import NodeStatus
+
+__all__ = [
+    "HOST_KINDS",
+    "OPERATOR",
+    "OPERATOR_KINDS",
+    "StatusAnswer",
+    "StatusQuery",
+    "wire_kinds",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,14 +39,20 @@ class StatusAnswer(Message):
     """A node's answer to a :class:`StatusQuery`: its ``NodeStatus``."""
 
     kind = "status_answer"
-    status: Any
+    status: NodeStatus
 
 
 OPERATOR_MESSAGES: tuple[type[Message], ...] = (StatusQuery, StatusAnswer)
 OPERATOR_KINDS = frozenset(m.kind for m in OPERATOR_MESSAGES)
+#: The kinds the host answers itself, never the election: the operator's and the notice.
+HOST_KINDS = OPERATOR_KINDS | {ClusterNotice.kind}
 
 
 def wire_kinds(algorithm: type[Election]) -> dict[str, type[Message]]:
-    """Every message kind a node running ``algorithm`` may find in a frame, by name: the
-    algorithm's, the failure detector's and the operator's (for the codec)."""
-    return {m.kind: m for m in (*algorithm.messages, *DETECTOR_MESSAGES, *OPERATOR_MESSAGES)}
+    """Every message kind a node running ``algorithm`` may find in a frame, by name, in
+    the order of the codec's table (a kind's index is its byte on the wire): the
+    framework's first — the failure detector's, the operator's, the cluster notice — so
+    that they have the same index in every cluster, then the algorithm's, as it
+    declares them."""
+    framework: tuple[type[Message], ...] = (*DETECTOR_MESSAGES, *OPERATOR_MESSAGES, ClusterNotice)
+    return {m.kind: m for m in (*framework, *algorithm.messages)}

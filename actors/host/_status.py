@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ringleader.actors.core import Difference
 from ringleader.actors.crashes import DETECTOR_KINDS
 
 __all__ = ["NodeEvent", "NodeStatus"]
@@ -22,7 +23,9 @@ class NodeEvent:
     when its leadership ended, the end of its lease if that came first), ``"lease"`` (a
     leader's lease begins in round ``epoch``; ``at`` read before it was published) or
     ``"rejected"`` (it dropped a frame; ``detail`` is the reason, e.g. ``bad_signature``,
-    then what was wrong; ``address`` where it came from, when the transport says).
+    then what was wrong; ``address`` where it came from, when the transport says) or
+    ``"other_cluster"`` (node ``subject``, at ``address``, runs a cluster defined
+    otherwise: ``detail`` names the difference in a line, ``differences`` one by one).
     """
 
     node: int
@@ -35,6 +38,7 @@ class NodeEvent:
     subject: int | None = None
     detail: str = ""
     address: str | None = None
+    differences: tuple[Difference, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,8 @@ class NodeStatus:
     #: Election messages sent that never left (the peer down, no connection), by kind:
     #: the notes count them as sent; ``sent`` counts the frames that left.
     lost: dict[str, int] = field(default_factory=dict)
+    #: Peers that run a cluster defined otherwise: peer → the line naming the difference.
+    other_clusters: dict[int, str] = field(default_factory=dict)
 
     @property
     def sent_total(self) -> int:

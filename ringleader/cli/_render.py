@@ -374,6 +374,8 @@ def print_status(console: Console, summary: dict[str, Any]) -> None:
                 f"[yellow]node {node['id']}: {count} frames from {address} failed the "
                 "signature: does its secret differ?[/]"
             )
+        for line in node.get("other_clusters", {}).values():
+            console.print(f"[yellow]node {node['id']}: {line}[/]")
     if summary["agreed"]:
         console.print(f"Leader: node {summary['leader']}, epoch {summary['epoch']}; all agree")
     else:

@@ -28,7 +28,7 @@ from ringleader.actors.host import (
 )
 from ringleader.errors import SetupError, TransportError
 from ringleader.reports import Report
-from ringleader.topologies import Config, run_secret
+from ringleader.topologies import Config, cluster_codec, run_secret
 from ringleader.transport import Codec, Deadline, Network, open_network
 
 from ._cluster import Progress, SetUpOnEnter, no_progress
@@ -90,7 +90,9 @@ class LocalCluster(SetUpOnEnter):
         config = self.config
         wiring = config.wiring
         algorithm = self.algorithm
-        self._codec = Codec(run_secret(config), secrets.randbits(64), wire_kinds(algorithm))
+        self._codec = cluster_codec(
+            config, run_secret(config), secrets.randbits(64), wire_kinds(algorithm)
+        )
         heartbeat = config.settings.get("heartbeat") if config.detector else None
         self._network = open_network(
             config.transport,

@@ -37,6 +37,7 @@ from ringleader.actors.host import (
     Boot,
     Connect,
     GetStatus,
+    Identity,
     Leadership,
     Listen,
     NodeActor,
@@ -47,8 +48,8 @@ from ringleader.actors.host import (
     wire_kinds,
 )
 from ringleader.errors import ConfigError, TransportError
-from ringleader.topologies import Config, load_config, node_secret
-from ringleader.transport import BETWEEN_PROCESSES, Codec, SocketOptions, ZmqNetwork
+from ringleader.topologies import Config, cluster_codec, load_config, node_secret
+from ringleader.transport import BETWEEN_PROCESSES, SocketOptions, ZmqNetwork
 
 from ._protocol import event_dict, status_dict
 
@@ -372,7 +373,8 @@ class Node:
             member = Member(algorithm, view, initiator=node_id in config.initiators, policy=policy)
         else:
             member = Member(algorithm, view, recovering=True, policy=policy)
-        codec = Codec(self._secret or node_secret(config), config.cluster_id, wire_kinds(algorithm))
+        secret = self._secret or node_secret(config)
+        codec = cluster_codec(config, secret, config.cluster_id, wire_kinds(algorithm))
         self._network = ZmqNetwork(
             config.transport,
             nodes=1,
@@ -401,6 +403,7 @@ class Node:
             trace=None if trace is None else trace.trace,
             leadership=self._leadership,
             misbehaving=Misbehaving(config.network) if config.network else None,
+            identity=Identity(config.definition, first_hello=config.definition.suspect_after),
         )
         _stop_them_at_exit()
         self._running = True

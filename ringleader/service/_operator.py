@@ -20,8 +20,8 @@ import zmq
 from ringleader.actors import agreement
 from ringleader.actors.host import OPERATOR, NodeStatus, StatusAnswer, StatusQuery, wire_kinds
 from ringleader.errors import FrameRejected
-from ringleader.topologies import Config, node_secret
-from ringleader.transport import Codec, Deadline, Links, Mailbox, Session, SocketOptions, ZmqNetwork
+from ringleader.topologies import Config, cluster_codec, node_secret
+from ringleader.transport import Deadline, Links, Mailbox, Session, SocketOptions, ZmqNetwork
 
 from ._standalone import check_standalone
 
@@ -52,7 +52,8 @@ def ask_status(config: Config, *, timeout: float = 2.0) -> dict[int, NodeStatus 
     it uses to reach the first node: a firewall between them must let that through.
     """
     check_standalone(config)
-    codec = Codec(node_secret(config), config.cluster_id, wire_kinds(config.algorithm_class))
+    kinds = wire_kinds(config.algorithm_class)
+    codec = cluster_codec(config, node_secret(config), config.cluster_id, kinds)
     session = Session(codec, OPERATOR, time.time_ns())
     network = ZmqNetwork(
         config.transport,
@@ -131,6 +132,7 @@ def status_summary(config: Config, answers: dict[int, NodeStatus | None]) -> dic
                 sent=status.sent_total,
                 rejected=dict(status.rejected),
                 bad_signatures=dict(status.bad_signatures),
+                other_clusters={str(p): line for p, line in status.other_clusters.items()},
             )
         nodes.append(entry)
     agreed = None

@@ -82,7 +82,7 @@ class EventWriter:
                 return
 
 
-def describe(data: dict[str, Any]) -> str:  # noqa: PLR0911 -- one case per event
+def describe(data: dict[str, Any]) -> str:  # noqa: PLR0911, PLR0912 -- one case per event
     """One ``--json`` event as a line for people."""
     event = data["event"]
     stamp = (
@@ -111,6 +111,8 @@ def describe(data: dict[str, Any]) -> str:  # noqa: PLR0911 -- one case per even
         return f"{head}  {data['address_count']} frames from {data['address']} failed the signature"
     if event == "rejected_frame":
         return f"{head}  dropped a frame: {data['reason']} {data['detail']}".rstrip()
+    if event == "other_cluster":
+        return f"{head}  {data['detail']} (at {data['address']}): its frames are dropped"
     if event == "listening":
         served = f", metrics on http://{data['metrics']}/" if data.get("metrics") else ""
         return f"{head}  listening on {data['address']} (incarnation {data['incarnation']}){served}"

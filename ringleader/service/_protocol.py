@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
+from ringleader.actors.core import Difference
 from ringleader.actors.host import NodeEvent, NodeStatus
 
 __all__ = [
@@ -82,6 +83,13 @@ def event_dict(event: NodeEvent) -> dict[str, Any]:
         data["reason"] = reason
         data["detail"] = detail
         data["address"] = event.address  # where it came from; None if unknown
+    elif event.kind == "other_cluster":
+        data["peer"] = event.subject
+        data["address"] = event.address
+        data["detail"] = event.detail
+        data["differences"] = {
+            d.aspect: {"theirs": d.theirs, "mine": d.mine} for d in event.differences
+        }
     return data
 
 
@@ -93,6 +101,12 @@ def node_event(data: dict[str, Any]) -> NodeEvent:
         detail = data.get("reason", "")
     elif kind == "rejected":
         detail = f"{data['reason']}: {data['detail']}"
+    elif kind == "other_cluster":
+        detail = data["detail"]
+    differences = tuple(
+        Difference(aspect, sides["theirs"], sides["mine"])
+        for aspect, sides in data.get("differences", {}).items()
+    )
     return NodeEvent(
         node=data["node"],
         kind=kind,
@@ -104,6 +118,7 @@ def node_event(data: dict[str, Any]) -> NodeEvent:
         subject=data.get("peer"),
         detail=detail,
         address=data.get("address"),
+        differences=differences,
     )
 
 
@@ -115,7 +130,8 @@ def status_dict(status: NodeStatus) -> dict[str, Any]:
 def status_from_dict(data: dict[str, Any]) -> NodeStatus:
     """The inverse of :func:`status_dict` (JSON turns int keys to str)."""
     fields = {k: v for k, v in data.items() if k in NodeStatus.__dataclass_fields__}
-    fields["sent_by_epoch"] = {int(k): v for k, v in fields.get("sent_by_epoch", {}).items()}
+    for name in ("sent_by_epoch", "other_clusters"):
+        fields[name] = {int(k): v for k, v in fields.get(name, {}).items()}
     return NodeStatus(**fields)
 
 
