@@ -268,10 +268,13 @@ def config(tmp_path: Path, body: str) -> Any:
 
 def test_lease_defaults_and_round_trips(tmp_path: Path) -> None:
     settings = config(tmp_path, "").detector_settings
-    assert settings["lease"] == pytest.approx(0.2) and settings["quorum"] == 0.0
+    # Without quorum, each mode has its default (the service modes: on; run: off).
+    assert settings["lease"] == pytest.approx(0.2) and "quorum" not in settings
+    assert "quorum" not in config(tmp_path, "").to_toml()
     chosen = config(tmp_path, "lease = 0.15\nquorum = true\n")
     assert chosen.detector_settings["lease"] == 0.15 and chosen.detector_settings["quorum"] == 1
     assert "quorum = true" in chosen.to_toml()
+    assert config(tmp_path, "quorum = false\n").detector_settings["quorum"] == 0.0
     assert config(tmp_path, "heartbeat = 0.1\n").detector_settings["lease"] == 0.0
 
 

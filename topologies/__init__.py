@@ -22,7 +22,7 @@ from ._builders import (
     unidirectional_ring,
 )
 from ._config import Config, FaultSpec, Overrides
-from ._errors import ConfigError, WiringError
+from ._errors import ConfigError, StateError, WiringError
 from ._keys import SECRET_ENV, make_keys
 from ._registry import TOPOLOGIES, Topology
 from ._schema import (
@@ -53,6 +53,7 @@ __all__ = [
     "FaultSpec",
     "NodeSpec",
     "Overrides",
+    "StateError",
     "Topology",
     "Wiring",
     "WiringError",

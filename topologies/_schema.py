@@ -52,6 +52,7 @@ KEYS = (
     "cluster",
     "security",
     "keys",
+    "state_dir",
 )
 #: The keys of one ``[[nodes]]`` table, and of one ``[[faults]]`` table.
 NODE_KEYS = ("id", "capacity", "address", "parent", "suspect_after")

@@ -3,7 +3,7 @@
 Each node is a ``ringleader node CONFIG --id N --supervised`` child.  The parent talks to
 it through its stdin (``boot``, ``start``, ``status``) and reads its ``--json`` event
 lines on stdout, one reader thread per child.  A crash is ``SIGKILL``; a restart is a new
-process at the same address, with a new incarnation (the child's clock at start).
+process at the same address, with a new incarnation (counted here, from 1 per node).
 
 No child outlives the run: the cluster kills every child it started when it closes
 (also after an error, Ctrl-C or a test's timeout), each child exits when its stdin
@@ -188,6 +188,7 @@ class ProcessCluster(SetUpOnEnter):
         self._network_events: list[dict[str, object]] = []  # partitions: added if in time
         self._children: dict[int, _Child] = {}
         self._incarnations: dict[int, int] = {}
+        self._lives: dict[int, int] = {}  # node → the processes started for it
         self._lock = threading.Lock()
         self._tmpdir = Path(tempfile.mkdtemp(prefix="ringleader-processes-"))
         self._env = dict(os.environ)
@@ -239,8 +240,9 @@ class ProcessCluster(SetUpOnEnter):
         return f"tcp://127.0.0.1:{_free_tcp_port()}"
 
     def _spawn(self, node: int, *, fresh: bool) -> _Child:
+        life = self._lives[node] = self._lives.get(node, 0) + 1
         args = [sys.executable, "-m", "ringleader", "node", str(self._config_path)]
-        args += ["--id", str(node), "--json", "--supervised"]
+        args += ["--id", str(node), "--json", "--supervised", "--incarnation", str(life)]
         if fresh:
             args.append("--fresh")
         if self._trace is not None:

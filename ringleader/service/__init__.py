@@ -7,10 +7,13 @@
   supervises it.
 - :func:`ask_status` is ``ringleader status``: the operator asks every node.
 - :class:`NodeMetrics` serves a node's Prometheus metrics.
+- :class:`StateFile`: what must survive a node of a service (the highest epoch it saw,
+  its incarnation counter), under :func:`default_state_dir` or the config's
+  ``state_dir``.
 """
 
 from ._metrics import FAILOVER_BUCKETS, NodeMetrics, parse_address
-from ._node import LeaderChange, Node, check_standalone
+from ._node import LeaderChange, Node, check_standalone, service_settings
 from ._operator import ask_status, status_summary
 from ._output import EventWriter, describe
 from ._protocol import (
@@ -31,6 +34,7 @@ from ._standalone import (
     die_with_parent,
     serve,
 )
+from ._state_file import StateFile, default_state_dir, state_path
 
 __all__ = [
     "BAD_SIGNATURE_EVERY",
@@ -44,9 +48,11 @@ __all__ = [
     "Node",
     "NodeMetrics",
     "RejectionThrottle",
+    "StateFile",
     "ask_status",
     "check_standalone",
     "command_line",
+    "default_state_dir",
     "describe",
     "die_with_parent",
     "event_dict",
@@ -54,6 +60,8 @@ __all__ = [
     "parse_address",
     "parse_command",
     "serve",
+    "service_settings",
+    "state_path",
     "status_dict",
     "status_from_dict",
     "status_summary",

@@ -111,6 +111,8 @@ def serve(
     trace: str | os.PathLike[str] | None = None,
     trace_heartbeats: bool = False,
     metrics: str | None = None,
+    fresh_state: bool = False,
+    incarnation: int | None = None,
 ) -> None:
     """Run node ``node_id`` until ``stop`` is set.
 
@@ -119,6 +121,8 @@ def serve(
     :class:`~ringleader.Node`.  ``metrics``: ``HOST:PORT`` to serve Prometheus metrics on.
     ``trace``: write this node's part of the trace there, as it goes (see
     :mod:`ringleader.actors.tracing`); ``trace_heartbeats``: the detector's traffic too.
+    ``fresh_state``, ``incarnation``: see :class:`~ringleader.Node`.  A node that cannot
+    keep its state stops, and this raises its :class:`~ringleader.StateError`.
     """
     part = None
     if trace is not None:
@@ -131,6 +135,8 @@ def serve(
             fresh=fresh,
             trace=part,
             metrics=metrics,
+            fresh_state=fresh_state,
+            incarnation=incarnation,
         )
     except BaseException:
         if part is not None:
@@ -157,6 +163,8 @@ def serve(
         # stop.wait(): the handler calls stop.set(), which takes the event's lock (not
         # reentrant), and would wait forever for it if it ran as this thread held it.
         while not stop.is_set():
+            if node.failure is not None:
+                raise node.failure
             time.sleep(SIGNAL_LATENCY)
     finally:
         node.stop()
