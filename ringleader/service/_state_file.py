@@ -100,7 +100,7 @@ class StateFile:
         node: int,
         *,
         fresh: bool = False,
-        seed: Callable[[], int] = time.time_ns,
+        seed: Callable[[], int] | None = None,
     ) -> StateFile:
         """Lock and read node ``node``'s state (a first start creates it), count a new
         life and make it durable; raises :class:`StateError`.
@@ -108,11 +108,12 @@ class StateFile:
         ``fresh``: start over, whatever is there (epoch 0).  A life with no state to
         count from (a first start, or a fresh one) takes its number from ``seed`` (the
         wall clock: a node whose state was lost is then most likely still newer than the
-        life its peers remember); every later one is the last plus one.
+        life its peers remember); every later one is the last plus one, whatever the
+        clock says.
         """
         state = cls(state_path(config, node), node)
         try:
-            state._open(fresh, seed)
+            state._open(fresh, seed or time.time_ns)
         except BaseException:
             state.close()
             raise
