@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import queue
 import signal
@@ -11,7 +12,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -182,6 +183,59 @@ def wait_agreement(
         views = {i: nodes[i].leader() for i in live}
         raise AssertionError(f"no agreement on {leader} within {timeout} s: {views}")
     return view[1]
+
+
+def leading_intervals(
+    process: NodeProcess, end: float, *, lease: bool = True
+) -> list[tuple[float, float]]:
+    """When ``process`` reported ``is_leader``.  With a lease: from each ``lease`` line
+    (its ``mono`` read before the lease was published) to the next ``lost`` line (when
+    the leadership ended: its lease's end, if that came first): the "leadership interval"
+    of docs/design/lease.md; without, from a ``leader`` line that says it leads to the next change.
+    One still open ends at ``end`` (when the process was killed, or now)."""
+    intervals: list[tuple[float, float]] = []
+    since: float | None = None
+    for event in process.drain():
+        kind = event["event"]
+        starts = kind == "lease" if lease else (kind == "leader" and event.get("state") == "leader")
+        if starts:
+            if since is None:
+                since = event["mono"]
+        elif since is not None and (
+            kind in ("lost", "stopped") or (kind == "leader" and not lease)
+        ):
+            intervals.append((since, event["mono"]))
+            since = None
+    if since is not None:
+        intervals.append((since, end))
+    return intervals
+
+
+def overlaps(spans: list[tuple[int, float, float]]) -> list[tuple[int, int, float]]:
+    """Pairs of ``(node, start, end)`` spans of different nodes that overlap, with how
+    long they overlap: two processes that reported ``is_leader`` at one instant."""
+    found = []
+    spans = sorted(spans, key=lambda s: s[1])
+    for i, (a, _, end_a) in enumerate(spans):
+        for b, start_b, end_b in spans[i + 1 :]:
+            if start_b >= end_a:
+                break
+            if a != b:
+                found.append((a, b, min(end_a, end_b) - start_b))
+    return found
+
+
+def holds_lease(process: NodeProcess) -> bool:
+    """Whether ``process`` is running and its lines say it holds a lease now."""
+    if process.process.poll() is not None:
+        return False
+    intervals = leading_intervals(process, math.inf)
+    return bool(intervals) and intervals[-1][1] == math.inf
+
+
+def reported_epoch(processes: Iterable[NodeProcess]) -> int:
+    """The highest epoch any line of any of ``processes`` reported."""
+    return max((e.get("epoch", 0) or 0 for p in processes for e in p.drain()), default=0)
 
 
 def children_of(pid: int) -> list[int]:
