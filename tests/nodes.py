@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -46,7 +47,12 @@ def write_config(path: Path, body: str, ids: Sequence[int], host: str = "127.0.0
 
 
 class NodeProcess:
-    """One ``ringleader node CONFIG --id N --json`` process; its events in a queue."""
+    """One ``ringleader node CONFIG --id N --json`` process; its events in a queue.
+
+    With a ``prefix`` (``faketime``, which forks its command), the process leads a
+    session of its own, and signals go to the whole group: killing the wrapper alone
+    would leave the node running.
+    """
 
     def __init__(
         self,
@@ -69,7 +75,9 @@ class NodeProcess:
             stderr=subprocess.PIPE,
             text=True,
             env={**os.environ, **(env or {})},
+            start_new_session=bool(prefix),
         )
+        self._group = bool(prefix)
         self.stderr = ""
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
@@ -78,11 +86,14 @@ class NodeProcess:
 
     def _read(self) -> None:
         assert self.process.stdout is not None
-        for line in self.process.stdout:
-            try:
-                self._queue.put(json.loads(line))
-            except ValueError:
-                self._queue.put({"event": "unparsable", "line": line})
+        try:
+            for line in self.process.stdout:
+                try:
+                    self._queue.put(json.loads(line))
+                except ValueError:
+                    self._queue.put({"event": "unparsable", "line": line})
+        except (ValueError, OSError):  # closed under it: the process is gone anyway
+            pass
         self._queue.put(None)
 
     def _read_stderr(self) -> None:
@@ -129,9 +140,17 @@ class NodeProcess:
         leaders = [e for e in self.drain() if e["event"] == "leader"]
         return (leaders[-1]["leader"], leaders[-1]["epoch"]) if leaders else None
 
+    def signal(self, sig: signal.Signals) -> None:
+        """Send ``sig`` to the process (and, with a prefix, to its group)."""
+        if self._group:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, sig)
+        elif self.process.poll() is None:
+            self.process.send_signal(sig)
+
     def kill(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGKILL)
+        if self.process.poll() is None or self._group:
+            self.signal(signal.SIGKILL)
         self.process.wait(10)
         self._close()
 
@@ -145,7 +164,7 @@ class NodeProcess:
     def stop(self) -> int:
         """SIGTERM, and the exit status (killed if it takes more than 10 s)."""
         if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
+            self.signal(signal.SIGTERM)
         try:
             return self.process.wait(10)
         except subprocess.TimeoutExpired:

@@ -421,10 +421,10 @@ class Node:
         view = next(v for v in config.wiring.views(settings) if v.id == node_id)
         algorithm = config.algorithm_class
         policy = crash_policy(algorithm)
+        floor = 0 if state is None else state.epoch  # (before the node can raise it)
         if self._fresh:
             member = Member(algorithm, view, initiator=node_id in config.initiators, policy=policy)
         else:
-            floor = 0 if state is None else state.epoch
             member = Member(algorithm, view, recovering=True, floor=floor, policy=policy)
         codec = Codec(self._secret or node_secret(config), config.cluster_id, wire_kinds(algorithm))
         self._network = ZmqNetwork(
@@ -467,7 +467,7 @@ class Node:
         if state is not None:
             extra["state"] = state.start
             extra["state_file"] = str(state.path)
-            extra["epoch_floor"] = state.epoch
+            extra["epoch_floor"] = floor
             if state.start == NEW:
                 log.info("node %s: first start here: its state is kept in %s", node_id, state.path)
         self._line("listening", address=address, **extra)
