@@ -30,9 +30,11 @@ from ringleader.actors import (
 from ringleader.actors.core._actions import Action, SetTimer
 from ringleader.actors.crashes._detector import HEARTBEAT, Ping, Pong
 from ringleader.actors.crashes._recovery import REJOIN
+from ringleader.actors.host import Boot, Connect, Listen, NodeActor, NodeEvent, wire_kinds
 from ringleader.errors import ConfigError, StateError
 from ringleader.service import state_path
 from ringleader.topologies import Config, load_config
+from ringleader.transport import Codec, open_network
 from tests.conftest import eventually, let_pass
 from tests.nodes import write_config
 
@@ -245,6 +247,78 @@ def test_a_lone_wiped_node_leads_an_old_epoch_only_without_a_quorum(quorum: bool
         assert fleet.leaders() == []  # ... but no majority acknowledges it: no lease
     else:
         assert fleet.leaders() == [(3, lone.epoch)]  # what docs say quorum = false risks
+
+
+# --- the node actor: durable before it acts -----------------------------------------------
+
+
+class _Kept:
+    """A node's stable storage, in memory: what it saved, in the node's own log."""
+
+    def __init__(self, log: list[tuple[str, int]], epoch: int) -> None:
+        self.log = log
+        self.epoch = epoch
+
+    def save_epoch(self, epoch: int) -> None:
+        self.log.append(("save", epoch))
+        self.epoch = epoch
+
+
+class _Recording(NodeActor):
+    """A node actor that logs each send (with its epoch) as it carries it out."""
+
+    def __init__(self, log: list[tuple[str, int]], *args: object, **kw: object) -> None:
+        super().__init__(*args, **kw)  # type: ignore[arg-type]
+        self._log = log
+
+    def _send(self, send: Send) -> None:
+        self._log.append(("send", send.epoch))
+        super()._send(send)
+
+
+@pytest.mark.timeout(30)
+def test_the_node_actor_keeps_an_epoch_before_it_sends_acks_or_leads_in_it() -> None:
+    ids = (1, 2, 3)
+    algorithm = ALGORITHMS["bully"]
+    codec = Codec(b"k" * 32, 7, wire_kinds(algorithm))
+    network = open_network("memory", nodes=3, links=9)
+    logs: dict[int, list[tuple[str, int]]] = {i: [] for i in ids}
+    refs = {}
+    try:
+        for i in ids:
+            peers = tuple(p for p in ids if p != i)
+            settings = {**SETTINGS, "quorum": 1.0}
+            view = NodeView(i, i, peers, peers, {n: n for n in ids}, settings, ids)
+            policy = crash_policy(algorithm)
+            member = Member(algorithm, view, recovering=True, floor=5, policy=policy)
+
+            def sink(event: NodeEvent, log: list[tuple[str, int]] = logs[i]) -> None:
+                log.append((event.kind, event.epoch))
+
+            kept = _Kept(logs[i], 5)
+            refs[i] = _Recording.start(
+                logs[i], member, network=network, codec=codec, events=sink, durable=kept
+            )
+        addresses = {i: refs[i].ask(Listen(None)) for i in ids}
+        for i in ids:
+            links = {p: addresses[p] for p in ids if p != i}
+            refs[i].ask(Connect(links, 5.0, addresses))
+        for i in ids:
+            refs[i].tell(Boot())
+        assert eventually(lambda: any(k == "lease" for k, _ in logs[3]), 10), logs[3]
+    finally:
+        for ref in refs.values():
+            ref.stop()
+        network.close()
+    for i, log in logs.items():
+        kept = 5
+        for kind, epoch in list(log):
+            if kind == "save":
+                assert epoch > kept, (i, log)
+                kept = epoch
+            elif kind in ("send", "lease", "election", "state"):
+                assert epoch <= kept, (i, kind, epoch, kept, log)  # never ahead of the disk
+        assert kept > 5, (i, log)
 
 
 # --- Node objects on loopback --------------------------------------------------------------
