@@ -4,6 +4,7 @@
     python benchmarks/fencing.py                    # every scenario, about three minutes
     python benchmarks/fencing.py --only restart,clock
     PYTHONPATH=/path/to/an/older/checkout python benchmarks/fencing.py   # before
+    python benchmarks/fencing.py --failover /path/to/an/older/checkout   # what it costs
 
 - ``restart``: 15 kills and restarts of single nodes, then three full-cluster stops and
   starts, then a restart with five nodes: the epoch each new leader is handed, against
@@ -18,6 +19,12 @@
 
 Each line says what happened; nothing is asserted (``tests/test_fencing.py``,
 ``tests/test_node_state.py`` and ``tests/test_service.py`` do that).
+
+``--failover OLD`` measures what keeping the state and a majority cost a service: the
+leader of three ``ringleader node`` processes killed five times, the median time from
+its SIGKILL to the next leader's ``lease`` line (when its ``is_leader`` turns true), for
+the checkout at OLD and this one, alternated (``benchmarks/_compare.py``).  Run it from
+outside both checkouts, so that each side's processes import their own.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ import random
 import re
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -369,12 +377,61 @@ def clock(workdir: Path, say: Callable[[str], None], window: float) -> None:
             procs.close()
 
 
+def failover_median(env: dict[str, str], kills: int = 5) -> float:
+    """Seconds from SIGKILL of the leader of three nodes to the next ``lease`` line,
+    the median of ``kills``, with ``env`` (a ``PYTHONPATH``) for every process."""
+    with tempfile.TemporaryDirectory() as tmp:
+        workdir = Path(tmp)
+        env = {**env, "XDG_STATE_HOME": str(workdir / "state")}
+        config = write_config(workdir / "f.toml", BODY, [1, 2, 3])
+        procs = Procs()
+        took: list[float] = []
+        try:
+            for node in (1, 2, 3):
+                procs.start(config, node, env=env)
+            view = procs.wait_agreement([1, 2, 3])
+            for _ in range(kills):
+                if view is None:
+                    raise RuntimeError("no agreement within 20 s")
+                leader = view[0]
+                killed = time.monotonic()
+                procs.kill(leader)
+                lease = procs.first_lease(killed)
+                if lease is None:
+                    raise RuntimeError("no new lease within 20 s")
+                mono = min(
+                    e["mono"]
+                    for p in procs.current.values()
+                    for e in p.events
+                    if e["event"] == "lease" and e["mono"] >= killed
+                )
+                took.append(mono - killed)
+                procs.start(config, leader, env=env)
+                view = procs.wait_agreement([1, 2, 3])
+        finally:
+            procs.close()
+        return statistics.median(took)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", default="restart,service,split,clock", help="scenarios")
     parser.add_argument("--kills", type=int, default=15, help="single kills before a restart")
     parser.add_argument("--window", type=float, default=3.0, help="s to watch for a 2nd leader")
+    parser.add_argument("--failover", metavar="OLD", help="compare failover with checkout OLD")
+    parser.add_argument("--runs", type=int, default=3, help="--failover: rounds per side")
     args = parser.parse_args()
+    if args.failover is not None:
+        from _compare import Side, compare
+
+        old = {"PYTHONPATH": str(Path(args.failover).resolve())}
+        new = {"PYTHONPATH": str(ROOT)}
+        sides = [
+            Side("before", lambda: failover_median(old)),
+            Side("now", lambda: failover_median(new)),
+        ]
+        compare("failover: SIGKILL of the leader → the next lease", sides, runs=args.runs)
+        return 0
     found = subprocess.run(
         [sys.executable, "-c", "import ringleader; print(ringleader.__file__)"],
         capture_output=True,
