@@ -168,7 +168,13 @@ def test_fresh_starts_over_whatever_is_there(tmp_path: Path) -> None:
     over = StateFile.open(config, 1, fresh=True, seed=lambda: 70)
     assert (over.start, over.epoch, over.incarnation) == ("fresh", 0, 70)
     over.close()
-    assert StateFile.open(config, 1, seed=_never).incarnation == 71
+    again = StateFile.open(config, 1, seed=_never)
+    assert again.incarnation == 71
+    again.close()
+    # A readable file started over keeps counting its lives (only the epoch goes).
+    counted = StateFile.open(config, 1, fresh=True, seed=lambda: 5)
+    assert (counted.epoch, counted.incarnation) == (0, 72)
+    counted.close()
 
 
 def test_a_write_is_atomic_and_leaves_no_temporary_file(tmp_path: Path) -> None:

@@ -137,6 +137,8 @@ class StateFile:
             raise self._error("cannot open its directory", exc) from None
         if fresh:
             self.start, epoch, incarnation = FRESH, 0, 0
+            with contextlib.suppress(StateError):  # a readable count is still counted on
+                incarnation = self._read()[1]
         else:
             epoch, incarnation = self._read()
             self.start = NEW if created else RESTORED
