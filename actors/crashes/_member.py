@@ -123,7 +123,7 @@ class Member:
         lease = LeaseSettings.of(view.settings) if self.detector is not None else None
         #: The leader's lease (``_lease.py``), when the detector runs and a lease is set.
         peers = [m for m in view.members if m != self.id]
-        self.lease = None if lease is None else Lease(lease, peers)
+        self.lease = None if lease is None else Lease(lease, peers, self.suspected)
         #: Why this node last stopped leading by itself ("paused", "lease expired",
         #: "resigned"); the host reads it and sets it back to ``None``.
         self.demoted: str | None = None
