@@ -452,6 +452,8 @@ class NodeActor(pykka.ThreadingActor):
             durable.save_epoch(self.member.seen)
         except Exception as exc:  # noqa: BLE001 -- whatever it is, the node cannot go on
             log.error("%s stops: it cannot keep its state: %s", self, exc)
+            if self.leadership is not None:  # it leads nothing from now on
+                self.leadership.publish(None, self.member.epoch, 0.0)
             if self._events is not None:
                 self._events(self._event("failed", detail=str(exc)))
             self._crash()
