@@ -1,8 +1,10 @@
-"""Chaos: seeded kills, restarts and pauses of five ``ringleader node`` processes.
+"""Chaos: seeded kills, restarts, pauses, full-cluster restarts and misconfigured
+restarts of five ``ringleader node`` processes.
 
     python benchmarks/chaos.py                    # 60 s per cluster, seed 1
     python benchmarks/chaos.py --duration 20 --seed 7 --clusters bully
     python benchmarks/chaos.py --lease            # also assert: never two is_leader
+    python benchmarks/chaos.py --faults "full restart,kill"
 
 The harness is ``tests/chaos.py`` (the CI test runs it for about 16 s per cluster): for
 Bully on a full mesh, Chang–Roberts on a ring and Hirschberg–Sinclair on a two-way ring,
@@ -10,7 +12,9 @@ it prints the faults injected, the failover after a leader's SIGKILL (fault → 
 running node agrees; the refused connection is proof of death, so no ``suspect_after``
 wait) and after a pause (SIGSTOP: only silence tells), the epochs with two leaders
 (must be 0), the overlaps of two processes reporting ``is_leader`` (0 once the lease is
-on), and the slowest exit on SIGTERM; and exits 1 if any check failed.
+on), each full restart's epoch before and first lease after (it must grow), the leases
+not above the one before (must be 0), and the slowest exit on SIGTERM; and exits 1 if
+any check failed.
 """
 
 from __future__ import annotations
@@ -34,6 +38,11 @@ def main() -> int:
     parser.add_argument(
         "--no-fast-path", action="store_true", help="fast_failover = false: silence only"
     )
+    parser.add_argument(
+        "--faults",
+        default=",".join(ChaosSettings.faults),
+        help="the faults drawn from, comma-separated",
+    )
     args = parser.parse_args()
     failed = False
     for cluster in args.clusters.split(","):
@@ -43,6 +52,7 @@ def main() -> int:
             duration=args.duration,
             lease=args.lease,
             fast_failover=not args.no_fast_path,
+            faults=tuple(args.faults.split(",")),
         )
         with tempfile.TemporaryDirectory() as tmp:
             result = run_chaos(settings, Path(tmp))

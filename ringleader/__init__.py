@@ -44,6 +44,7 @@ if TYPE_CHECKING:
         FrameRejected,
         RingleaderError,
         SetupError,
+        StateError,
         TransportError,
         UsageError,
     )
@@ -67,6 +68,7 @@ _HOMES = {
     "Report": "ringleader.reports",
     "RingleaderError": "ringleader.errors",
     "SetupError": "ringleader.errors",
+    "StateError": "ringleader.errors",
     "TransportError": "ringleader.errors",
     "UsageError": "ringleader.errors",
     "__version__": "ringleader.transport",
@@ -87,6 +89,7 @@ __all__ = [
     "Report",
     "RingleaderError",
     "SetupError",
+    "StateError",
     "TransportError",
     "UsageError",
     "__version__",

@@ -4,13 +4,13 @@ Every error ringleader raises on purpose derives from :class:`RingleaderError`, 
 application can catch the whole family in one place.  Each layer owns its errors — the
 root and the wire's at the bottom (:mod:`ringleader.transport`), the configuration's in
 :mod:`ringleader.topologies`, the command line's here — and this module gathers them all.  The
-command line turns a :class:`ConfigError` or :class:`UsageError` into one line on stderr
-and exit status 2.
+command line turns a :class:`ConfigError` (a :class:`StateError` too: a node's state file
+that cannot be used) or :class:`UsageError` into one line on stderr and exit status 2.
 """
 
 from __future__ import annotations
 
-from ringleader.topologies import ConfigError, WiringError
+from ringleader.topologies import ConfigError, StateError, WiringError
 from ringleader.transport import FrameRejected, RingleaderError, TransportError
 
 __all__ = [
@@ -18,6 +18,7 @@ __all__ = [
     "FrameRejected",
     "RingleaderError",
     "SetupError",
+    "StateError",
     "TransportError",
     "UsageError",
     "WiringError",

@@ -9,6 +9,12 @@ draws one fault after another from a seeded :class:`random.Random`:
 - ``pause``: SIGSTOP of the leader for 0.2–3 s, then SIGCONT;
 - ``kill in election``: SIGKILL of the leader and, 5–40 ms later (while the survivors
   elect), of the highest live node, both restarted 0.2–1 s later;
+- ``full restart``: every node stopped at once (SIGTERM, or SIGKILL half of the time),
+  then started again: the first lease after it must be in an epoch above every epoch
+  any node reported before (each node keeps its highest epoch in its state file);
+- ``wrong member list``: a follower restarted with a config that lists one node more
+  (a cluster of its own), for 1–2 s, then with the right one again: the others go on
+  agreeing without it, and it never holds a lease;
 
 and after each fault is undone, a quiet spell: every running node must agree on one
 running leader in one epoch within :attr:`ChaosSettings.agree_within` s (2 s).  At the
@@ -17,7 +23,12 @@ end, SIGCONT/SIGTERM to every node right after a pause: each must exit within a 
 What it checks, from the nodes' ``--json`` lines (``mono`` is the machine's monotonic
 clock, comparable across its processes, and the harness's own ``time.monotonic()``):
 
-- no epoch with two leaders (``leader`` lines with state ``leader`` from two nodes);
+- no epoch with two leaders (``leader`` lines with state ``leader`` from two nodes; a
+  process with the wrong member list, a cluster of its own, is left out);
+- the fencing token only grows: every ``lease`` line's epoch is above the epoch of every
+  ``lease`` line before it (in ``mono`` order, all processes together), and the first
+  lease after a full restart is above every epoch reported before it;
+- a process with the wrong member list never holds a lease;
 - no instant with two processes that report ``is_leader`` (with ``lease=True``, a
   process leads from a ``lease`` line until its next ``lost`` line, or its SIGKILL or
   exit; without, from a ``leader`` line with state ``leader`` until the next change):
@@ -32,6 +43,7 @@ Everything has a deadline, and every process is killed in ``finally``.
 
 from __future__ import annotations
 
+import itertools
 import random
 import signal
 import time
@@ -40,7 +52,14 @@ from pathlib import Path
 from typing import Any
 
 from tests.conftest import eventually, let_pass
-from tests.nodes import NodeProcess, write_config
+from tests.nodes import (
+    NodeProcess,
+    free_ports,
+    leading_intervals,
+    overlaps,
+    reported_epoch,
+    write_config,
+)
 
 Event = dict[str, Any]
 
@@ -67,6 +86,14 @@ class ChaosSettings:
     # A round that stalls (its messages died with a node killed during it) starts again
     # after this: under the quiet spell's 2 s, so that a stalled round cannot outlast it.
     reelect_after: float = 0.8
+    #: The faults drawn from (each as likely).
+    faults: tuple[str, ...] = (
+        "kill",
+        "pause",
+        "kill in election",
+        "full restart",
+        "wrong member list",
+    )
 
 
 @dataclass
@@ -80,6 +107,8 @@ class ChaosResult:
     two_leader_epochs: dict[int, set[int]] = field(default_factory=dict)
     overlaps: list[tuple[int, int, float]] = field(default_factory=list)  # a, b, seconds
     exits: list[float] = field(default_factory=list)  # s from SIGTERM to exit
+    restarts: list[tuple[int, int]] = field(default_factory=list)  # (epoch before, after)
+    handed_back: list[str] = field(default_factory=list)  # leases not above the last one
 
     def failures(self) -> list[str]:
         """Everything the run must not show (overlaps only with the lease on)."""
@@ -88,24 +117,33 @@ class ChaosResult:
             found.append(f"epochs with two leaders: {self.two_leader_epochs}")
         if self.settings.lease and self.overlaps:
             found.append(f"two processes leading at once: {self.overlaps}")
+        found += self.handed_back
         return found
 
 
 class _Cluster:
     """The running processes (one per node id) and every process that ever ran."""
 
-    def __init__(self, config: Path, ids: list[int]) -> None:
+    def __init__(self, config: Path, ids: list[int], wrong: Path) -> None:
         self.config = config
+        self.wrong = wrong  # the config with one node too many
         self.ids = ids
         self.current: dict[int, NodeProcess] = {}
         self.history: list[NodeProcess] = []
         self.ended: dict[int, float] = {}  # id(process) → when it was killed or exited
         self.paused: set[int] = set()
+        self.misfits: set[int] = set()  # nodes running the wrong config now
+        self.misfit_processes: set[int] = set()  # id() of every process that ran it
 
-    def start(self, node: int) -> None:
-        process = NodeProcess(self.config, node)
+    def start(self, node: int, *, wrong: bool = False) -> None:
+        process = NodeProcess(self.wrong if wrong else self.config, node)
         self.current[node] = process
         self.history.append(process)
+        if wrong:
+            self.misfits.add(node)
+            self.misfit_processes.add(id(process))
+        else:
+            self.misfits.discard(node)
 
     def kill(self, node: int) -> None:
         process = self.current.pop(node)
@@ -118,7 +156,12 @@ class _Cluster:
             process.send_signal(sig)
 
     def running(self) -> list[int]:
-        return sorted(n for n in self.current if n not in self.paused)
+        """The running members of the cluster (not paused, not misconfigured)."""
+        return sorted(n for n in self.current if n not in self.paused | self.misfits)
+
+    def reported(self) -> int:
+        """The highest epoch any process of the cluster ever reported."""
+        return reported_epoch(p for p in self.history if id(p) not in self.misfit_processes)
 
     def view(self, node: int) -> tuple[int | None, int] | None:
         return self.current[node].leader()
@@ -147,53 +190,38 @@ class _Cluster:
         return self.agreed(self.running())
 
 
-def _leading_intervals(process: NodeProcess, end: float, lease: bool) -> list[tuple[float, float]]:
-    """When ``process`` reported ``is_leader``.  With a lease: from each ``lease`` line
-    (its ``mono`` read before the lease was published) to the next ``lost`` line (when
-    the leadership ended: its lease's end, if that came first): the "leadership interval"
-    of docs/design/lease.md; without, from a ``leader`` line that says it leads to the next
-    change."""
-    intervals: list[tuple[float, float]] = []
-    since: float | None = None
-    for event in process.drain():
-        kind = event["event"]
-        starts = kind == "lease" if lease else (kind == "leader" and event.get("state") == "leader")
-        if starts:
-            if since is None:
-                since = event["mono"]
-        elif since is not None and (
-            kind in ("lost", "stopped") or (kind == "leader" and not lease)
-        ):
-            intervals.append((since, event["mono"]))
-            since = None
-    if since is not None:
-        intervals.append((since, end))
-    return intervals
-
-
 def _check(cluster: _Cluster, result: ChaosResult, now: float) -> None:
     by_epoch: dict[int, set[int]] = {}
     spans: list[tuple[int, float, float]] = []
+    leases: list[tuple[float, int, int]] = []
     for process in cluster.history:
         events = process.drain()
+        misfit = id(process) in cluster.misfit_processes
         for event in events:
-            if event["event"] == "leader" and event.get("state") == "leader":
+            if event["event"] == "leader" and event.get("state") == "leader" and not misfit:
                 by_epoch.setdefault(event["epoch"], set()).add(process.node)
+            if event["event"] == "lease":
+                leases.append((event["mono"], process.node, event["epoch"]))
+                if misfit:
+                    result.problems.append(
+                        f"node {process.node}, with the wrong member list, held a lease "
+                        f"in epoch {event['epoch']}"
+                    )
             if event["event"] == "unparsable":
                 result.problems.append(f"node {process.node} printed {event['line']!r}")
         end = cluster.ended.get(id(process), now)
-        intervals = _leading_intervals(process, end, result.settings.lease)
+        intervals = leading_intervals(process, end, lease=result.settings.lease)
         spans += [(process.node, a, b) for a, b in intervals]
         if "Traceback" in process.stderr:
             result.problems.append(f"node {process.node}: {process.stderr[-1500:]}")
     result.two_leader_epochs = {e: n for e, n in by_epoch.items() if len(n) > 1}
-    spans.sort(key=lambda s: s[1])
-    for i, (a, _, end_a) in enumerate(spans):
-        for b, start_b, end_b in spans[i + 1 :]:
-            if start_b >= end_a:
-                break
-            if a != b:
-                result.overlaps.append((a, b, min(end_a, end_b) - start_b))
+    result.overlaps = overlaps(spans)
+    leases.sort()
+    for (_, a, before), (_, b, epoch) in itertools.pairwise(leases):
+        if epoch <= before:
+            result.handed_back.append(
+                f"node {b}'s lease in epoch {epoch} came after node {a}'s in epoch {before}"
+            )
 
 
 def run_chaos(settings: ChaosSettings, workdir: Path) -> ChaosResult:
@@ -206,9 +234,13 @@ def run_chaos(settings: ChaosSettings, workdir: Path) -> ChaosResult:
         f"heartbeat = {settings.heartbeat}\nsuspect_after = {settings.suspect_after}\n"
         f"reelect_after = {settings.reelect_after}\n"
         f"fast_failover = {str(settings.fast_failover).lower()}\n"
+        f'state_dir = "{workdir / "state"}"\n'  # each node's highest epoch, for this run only
     )
     config = write_config(workdir / f"chaos-{settings.seed}.toml", body, ids)
-    cluster = _Cluster(config, ids)
+    wrong = workdir / f"chaos-{settings.seed}-wrong.toml"
+    extra = f'\n[[nodes]]\nid = {len(ids) + 1}\naddress = "tcp://127.0.0.1:{free_ports(1)[0]}"\n'
+    wrong.write_text(config.read_text(encoding="utf-8") + extra, encoding="utf-8")
+    cluster = _Cluster(config, ids, wrong)
     result = ChaosResult(settings)
     try:
         for node in ids:
@@ -233,11 +265,15 @@ def run_chaos(settings: ChaosSettings, workdir: Path) -> ChaosResult:
 
 def _one_fault(cluster: _Cluster, rng: random.Random, result: ChaosResult) -> None:
     leader = cluster.leader()
-    kind = rng.choice(["kill", "pause", "kill in election"])
-    if leader is None or kind == "kill":
+    kind = rng.choice(result.settings.faults)
+    if kind == "full restart":
+        _full_restart(cluster, rng, result)
+    elif leader is None or kind == "kill":
         _kill(cluster, rng, result, leader)
     elif kind == "pause":
         _pause(cluster, rng, result, leader)
+    elif kind == "wrong member list":
+        _wrong_member_list(cluster, rng, result, leader)
     else:
         _kill_in_election(cluster, rng, result, leader)
     settings = result.settings
@@ -304,6 +340,68 @@ def _kill_in_election(
         cluster.wait_ready(node)
 
 
+def _full_restart(cluster: _Cluster, rng: random.Random, result: ChaosResult) -> None:
+    """Stop every node at once (SIGTERM, or SIGKILL), start them all again, and check the
+    epoch of the first lease after it against every epoch reported before."""
+    crash = rng.random() < 0.5
+    before = cluster.reported()
+    nodes = sorted(cluster.current)
+    result.faults.append(f"full restart ({'SIGKILL' if crash else 'SIGTERM'})")
+    for node in nodes:
+        cluster.signal(node, signal.SIGKILL if crash else signal.SIGTERM)
+    for node in nodes:
+        process = cluster.current.pop(node)
+        try:
+            process.process.wait(10)
+        except Exception:  # noqa: BLE001 -- a timeout: reported; killed just below
+            result.problems.append(f"node {node} did not stop within 10 s")
+        cluster.ended[id(process)] = time.monotonic()
+        process.kill()
+    since = time.monotonic()
+    for node in nodes:
+        cluster.start(node)
+    for node in nodes:
+        cluster.wait_ready(node)
+
+    def first_lease() -> int | None:
+        leases = [
+            (e["mono"], e["epoch"])
+            for p in cluster.current.values()
+            for e in p.drain()
+            if e["event"] == "lease" and e["mono"] >= since
+        ]
+        return min(leases)[1] if leases else None
+
+    epoch = eventually(first_lease, 10.0)
+    if epoch is None:
+        result.problems.append("no lease within 10 s of a full restart")
+        return
+    result.restarts.append((before, epoch))
+    if epoch <= before:
+        result.problems.append(
+            f"after a full restart the first lease is in epoch {epoch}, not above {before}"
+        )
+
+
+def _wrong_member_list(
+    cluster: _Cluster, rng: random.Random, result: ChaosResult, leader: int
+) -> None:
+    """Restart a follower with a config that lists one node more for a while: a cluster
+    of its own, which must never lead beside the others."""
+    node = rng.choice([n for n in cluster.ids if n != leader])
+    cluster.kill(node)
+    cluster.start(node, wrong=True)
+    result.faults.append(f"restart {node} with a member list of {len(cluster.ids) + 1}")
+    cluster.wait_ready(node)
+    let_pass(rng.uniform(1.0, 2.0))  # the fault's own length: time to lead, if it could
+    if cluster.agreed(cluster.running()) is None:
+        views = {n: cluster.view(n) for n in cluster.running()}
+        result.problems.append(f"no agreement beside node {node}'s wrong member list: {views}")
+    cluster.kill(node)
+    cluster.start(node)
+    cluster.wait_ready(node)
+
+
 def _terminate(cluster: _Cluster, rng: random.Random, result: ChaosResult) -> None:
     """Pause a random node, then SIGCONT it and SIGTERM every node at once."""
     node = rng.choice(sorted(cluster.current))
@@ -351,5 +449,7 @@ def summary(result: ChaosResult) -> str:
         f"after a pause p50 {percentile(paused, 0.5):.0f} ms ({len(paused)}), "
         f"epochs with two leaders {len(result.two_leader_epochs)}, "
         f"is_leader overlaps {len(result.overlaps)} ({overlap * 1000:.0f} ms in all), "
+        f"full restarts (epoch before → first lease) {result.restarts}, "
+        f"leases not above the last {len(result.handed_back)}, "
         f"slowest exit {max(result.exits, default=0.0):.2f} s"
     )

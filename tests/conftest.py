@@ -38,6 +38,15 @@ def private_runtime_dir(
 
 
 @pytest.fixture(autouse=True)
+def private_state_dir(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nodes of a service keep their state under $XDG_STATE_HOME/ringleader: in tests, a
+    fresh directory per test, so that no test sees another's epochs (or the user's)."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
+
+
+@pytest.fixture(autouse=True)
 def no_leaks() -> Iterator[None]:
     """After each test: stop any actor still alive (a failure), then wait for our threads.
 

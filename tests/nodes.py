@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import math
 import os
 import queue
 import signal
@@ -11,7 +13,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -45,7 +47,12 @@ def write_config(path: Path, body: str, ids: Sequence[int], host: str = "127.0.0
 
 
 class NodeProcess:
-    """One ``ringleader node CONFIG --id N --json`` process; its events in a queue."""
+    """One ``ringleader node CONFIG --id N --json`` process; its events in a queue.
+
+    With a ``prefix`` (``faketime``, which forks its command), the process leads a
+    session of its own, and signals go to the whole group: killing the wrapper alone
+    would leave the node running.
+    """
 
     def __init__(
         self,
@@ -68,7 +75,9 @@ class NodeProcess:
             stderr=subprocess.PIPE,
             text=True,
             env={**os.environ, **(env or {})},
+            start_new_session=bool(prefix),
         )
+        self._group = bool(prefix)
         self.stderr = ""
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
@@ -77,11 +86,14 @@ class NodeProcess:
 
     def _read(self) -> None:
         assert self.process.stdout is not None
-        for line in self.process.stdout:
-            try:
-                self._queue.put(json.loads(line))
-            except ValueError:
-                self._queue.put({"event": "unparsable", "line": line})
+        try:
+            for line in self.process.stdout:
+                try:
+                    self._queue.put(json.loads(line))
+                except ValueError:
+                    self._queue.put({"event": "unparsable", "line": line})
+        except (ValueError, OSError):  # closed under it: the process is gone anyway
+            pass
         self._queue.put(None)
 
     def _read_stderr(self) -> None:
@@ -128,9 +140,17 @@ class NodeProcess:
         leaders = [e for e in self.drain() if e["event"] == "leader"]
         return (leaders[-1]["leader"], leaders[-1]["epoch"]) if leaders else None
 
+    def signal(self, sig: signal.Signals) -> None:
+        """Send ``sig`` to the process (and, with a prefix, to its group)."""
+        if self._group:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, sig)
+        elif self.process.poll() is None:
+            self.process.send_signal(sig)
+
     def kill(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGKILL)
+        if self.process.poll() is None or self._group:
+            self.signal(signal.SIGKILL)
         self.process.wait(10)
         self._close()
 
@@ -144,7 +164,7 @@ class NodeProcess:
     def stop(self) -> int:
         """SIGTERM, and the exit status (killed if it takes more than 10 s)."""
         if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
+            self.signal(signal.SIGTERM)
         try:
             return self.process.wait(10)
         except subprocess.TimeoutExpired:
@@ -193,6 +213,59 @@ def descendants_of(pid: int) -> list[int]:
         found += children
         frontier = children
     return found
+
+
+def leading_intervals(
+    process: NodeProcess, end: float, *, lease: bool = True
+) -> list[tuple[float, float]]:
+    """When ``process`` reported ``is_leader``.  With a lease: from each ``lease`` line
+    (its ``mono`` read before the lease was published) to the next ``lost`` line (when
+    the leadership ended: its lease's end, if that came first): the "leadership interval"
+    of docs/design/lease.md; without, from a ``leader`` line that says it leads to the next change.
+    One still open ends at ``end`` (when the process was killed, or now)."""
+    intervals: list[tuple[float, float]] = []
+    since: float | None = None
+    for event in process.drain():
+        kind = event["event"]
+        starts = kind == "lease" if lease else (kind == "leader" and event.get("state") == "leader")
+        if starts:
+            if since is None:
+                since = event["mono"]
+        elif since is not None and (
+            kind in ("lost", "stopped") or (kind == "leader" and not lease)
+        ):
+            intervals.append((since, event["mono"]))
+            since = None
+    if since is not None:
+        intervals.append((since, end))
+    return intervals
+
+
+def overlaps(spans: list[tuple[int, float, float]]) -> list[tuple[int, int, float]]:
+    """Pairs of ``(node, start, end)`` spans of different nodes that overlap, with how
+    long they overlap: two processes that reported ``is_leader`` at one instant."""
+    found = []
+    spans = sorted(spans, key=lambda s: s[1])
+    for i, (a, _, end_a) in enumerate(spans):
+        for b, start_b, end_b in spans[i + 1 :]:
+            if start_b >= end_a:
+                break
+            if a != b:
+                found.append((a, b, min(end_a, end_b) - start_b))
+    return found
+
+
+def holds_lease(process: NodeProcess) -> bool:
+    """Whether ``process`` is running and its lines say it holds a lease now."""
+    if process.process.poll() is not None:
+        return False
+    intervals = leading_intervals(process, math.inf)
+    return bool(intervals) and intervals[-1][1] == math.inf
+
+
+def reported_epoch(processes: Iterable[NodeProcess]) -> int:
+    """The highest epoch any line of any of ``processes`` reported."""
+    return max((e.get("epoch", 0) or 0 for p in processes for e in p.drain()), default=0)
 
 
 def children_of(pid: int) -> list[int]:

@@ -27,3 +27,19 @@ def test_chaos_keeps_one_leader_per_epoch_and_agreement(tmp_path: Path, cluster:
     print(summary(result))
     assert result.faults, "no fault was injected"
     assert result.failures() == [], (summary(result), result.faults)
+
+
+@pytest.mark.timeout(90)
+def test_chaos_of_full_restarts_and_wrong_member_lists_keeps_the_token_growing(
+    tmp_path: Path,
+) -> None:
+    """Issue 19: only full-cluster restarts and a node restarted with a wrong member list,
+    so that both are drawn (and the first lease after each restart checked) every run."""
+    faults = ("full restart", "wrong member list")
+    settings = ChaosSettings(seed=19, duration=10.0, lease=LEASE, faults=faults)
+    result = run_chaos(settings, tmp_path)
+    print(summary(result))
+    kinds = {f.split(" (")[0].split(" with ")[0].rsplit(" ", 1)[0] for f in result.faults}
+    assert result.restarts and any("member list" in f for f in result.faults), result.faults
+    assert all(after > before for before, after in result.restarts), result.restarts
+    assert kinds and result.failures() == [], (summary(result), result.faults)

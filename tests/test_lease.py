@@ -93,12 +93,37 @@ def test_a_silent_follower_stops_holding_the_lease_back() -> None:
     assert held.basis is not None and not held.expired
 
 
-def test_with_a_quorum_a_majority_is_needed_and_enough() -> None:
+def test_with_a_quorum_a_majority_is_needed_and_every_follower_still_answering() -> None:
+    settings = LeaseSettings.of({**SETTINGS, "quorum": 1.0})
+    assert settings is not None
     held = lease((1, 2, 4, 5), quorum=True)  # five members: the leader and two more
     held.begin(9)
     seq = held.beat()
     assert not held.answer(1, seq, 9)
-    assert held.answer(2, seq, 9) and held.basis == seq
+    assert not held.answer(2, seq, 9)  # a majority, but 4 and 5 may still answer
+    for _ in range(settings.silent_beats + 1):  # 4 and 5 stay silent
+        seq = held.beat()
+        held.answer(1, seq, 9)
+        held.answer(2, seq, 9)
+        held.refresh()
+    assert held.basis is not None  # a majority, and the others gone silent: enough
+    # The previous leader, alive and answering in its own epoch (it has not heard of this
+    # round yet, while its own lease may still run), holds the lease back.
+    old = lease((1, 2, 4, 5), quorum=True)
+    old.begin(9)
+    for _ in range(settings.beats + 2):
+        seq = old.beat()
+        for peer in (1, 2):
+            old.answer(peer, seq, 9)
+        old.answer(5, seq, 8)
+        old.refresh()
+    assert old.basis is None and old.expired
+    # Proof of death (the detector suspects them at once): a majority is enough at once.
+    fast = Lease(settings, (1, 2, 4, 5), {4, 5})
+    fast.begin(9)
+    seq = fast.beat()
+    assert not fast.answer(1, seq, 9)
+    assert fast.answer(2, seq, 9) and fast.basis == seq
     minority = lease((1, 2, 4, 5), quorum=True)
     minority.begin(9)
     for _ in range(minority.settings.beats + 2):
@@ -268,10 +293,13 @@ def config(tmp_path: Path, body: str) -> Any:
 
 def test_lease_defaults_and_round_trips(tmp_path: Path) -> None:
     settings = config(tmp_path, "").detector_settings
-    assert settings["lease"] == pytest.approx(0.2) and settings["quorum"] == 0.0
+    # Without quorum, each mode has its default (the service modes: on; run: off).
+    assert settings["lease"] == pytest.approx(0.2) and "quorum" not in settings
+    assert "quorum" not in config(tmp_path, "").to_toml()
     chosen = config(tmp_path, "lease = 0.15\nquorum = true\n")
     assert chosen.detector_settings["lease"] == 0.15 and chosen.detector_settings["quorum"] == 1
     assert "quorum = true" in chosen.to_toml()
+    assert config(tmp_path, "quorum = false\n").detector_settings["quorum"] == 0.0
     assert config(tmp_path, "heartbeat = 0.1\n").detector_settings["lease"] == 0.0
 
 

@@ -141,3 +141,63 @@ def test_a_paused_leader_is_fenced_off_and_the_work_goes_on(tmp_path: Path) -> N
             process.wait(10)
             if process.stdout is not None:
                 process.stdout.close()
+
+
+def test_after_a_full_restart_the_new_leaders_first_write_is_accepted(tmp_path: Path) -> None:
+    """Issue 19: the store at epoch 14 after three leaders were killed, every worker
+    restarted, "I lead now (epoch 5)", and the store refused every write until elections
+    pushed the epoch past 14.  Each worker now keeps its highest epoch."""
+    request = _store_client()
+    config = _config(tmp_path)
+    processes: list[subprocess.Popen[str]] = []
+    try:
+        store = _start(str(SERVICE / "store.py"), "--listen", "127.0.0.1:0")
+        processes.append(store)
+        address = _store_address(store)
+
+        def dump() -> dict[str, Any]:
+            return request(address, {"op": "dump"})
+
+        def worker(i: int) -> subprocess.Popen[str]:
+            log = tmp_path / f"worker-{i}-{len(processes)}.log"
+            args = [str(SERVICE / "worker.py"), str(config), "--id", str(i)]
+            process = _start(*args, "--store", f"{address[0]}:{address[1]}", log=log)
+            processes.append(process)
+            return process
+
+        workers = {i: worker(i) for i in (1, 2, 3)}
+        assert eventually(lambda: dump()["accepted"], 30), dump()
+        for _ in range(3):  # kill the leader, three times
+            leader = dump()["accepted"][-1]["node"]
+            workers[leader].kill()
+            workers[leader].wait(10)
+
+            def taken_over(gone: int = leader) -> bool:
+                return any(e["node"] != gone for e in dump()["accepted"][-1:])
+
+            assert eventually(taken_over, 30), dump()
+            workers[leader] = worker(leader)
+        before = dump()
+        for process in workers.values():  # every worker stopped
+            process.kill()
+            process.wait(10)
+        workers = {i: worker(i) for i in (1, 2, 3)}  # and started again
+
+        def written() -> bool:
+            now = dump()
+            return len(now["accepted"]) + len(now["refused"]) > len(before["accepted"]) + len(
+                before["refused"]
+            )
+
+        assert eventually(written, 30), dump()
+        after = dump()
+        assert after["refused"] == before["refused"], after["refused"]  # nothing refused
+        first = after["accepted"][len(before["accepted"])]
+        assert first["epoch"] > before["epoch"], (first, before["epoch"])
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.kill()
+            process.wait(10)
+            if process.stdout is not None:
+                process.stdout.close()

@@ -23,7 +23,7 @@ from ._builders import (
 )
 from ._codec import cluster_codec
 from ._config import Config, FaultSpec, Overrides
-from ._errors import ConfigError, WiringError
+from ._errors import ConfigError, StateError, WiringError
 from ._keys import SECRET_ENV, make_keys
 from ._registry import TOPOLOGIES, Topology
 from ._schema import (
@@ -54,6 +54,7 @@ __all__ = [
     "FaultSpec",
     "NodeSpec",
     "Overrides",
+    "StateError",
     "Topology",
     "Wiring",
     "WiringError",

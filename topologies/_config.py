@@ -99,6 +99,9 @@ class Config:
     #: ``pickle_messages``: message classes that have no compact layout go by pickle
     #: (a holder of the secret can then run code on every node: ``docs/security.md``).
     pickle_messages: bool = False
+    #: ``state_dir``: where ``ringleader node`` keeps each node's state (default: the
+    #: user's, see :func:`ringleader.service.default_state_dir`).
+    state_dir: Path | None = None
 
     @property
     def detector(self) -> bool:
@@ -188,9 +191,10 @@ class Config:
             "cluster": self.cluster,
             "secret_file": None if self.secret_file is None else str(self.secret_file.resolve()),
             "keys": None if self.keys is None else str(self.keys.resolve()),
+            "state_dir": None if self.state_dir is None else str(self.state_dir.resolve()),
             "edges": None if self.edges is None else [list(e) for e in self.edges],
         }
-        if "quorum" in data:  # kept as 1.0 / 0.0 among the settings; a bool in TOML
+        if "quorum" in data:  # kept as 1.0 / 0.0 among the settings (when given); a bool
             data["quorum"] = bool(data["quorum"])
         data.update(_given(optional))
         data["nodes"] = [_given(asdict(node)) for node in self.nodes]

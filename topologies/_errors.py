@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ringleader.transport import RingleaderError
 
-__all__ = ["ConfigError", "WiringError"]
+__all__ = ["ConfigError", "StateError", "WiringError"]
 
 
 class ConfigError(RingleaderError):
@@ -27,6 +27,15 @@ class ConfigError(RingleaderError):
         where = f"{self.source}: {self.key}" if self.key else self.source
         text = f"{where}: {self.problem}"
         return f"{text} ({self.hint})" if self.hint else text
+
+
+class StateError(ConfigError):
+    """A node's state file (see ``state_dir``) cannot be used: missing after the node has
+    run, corrupt, unwritable, or in use by another process.  ``source`` is the file;
+    ``str()`` is one line, as a :class:`ConfigError`'s (``ringleader node`` exits 2)."""
+
+    def __init__(self, path: str, problem: str, hint: str | None = None) -> None:
+        super().__init__(path, None, problem, hint)
 
 
 class WiringError(ValueError):

@@ -53,6 +53,7 @@ KEYS = (
     "security",
     "keys",
     "pickle_messages",
+    "state_dir",
 )
 #: The keys of one ``[[nodes]]`` table, and of one ``[[faults]]`` table.
 NODE_KEYS = ("id", "capacity", "address", "parent", "suspect_after")

@@ -165,6 +165,7 @@ class _Validator:
             security=security,
             keys=self.keys(security, transport),
             pickle_messages=self.flag("pickle_messages"),
+            state_dir=self.state_dir(),
         )
         try:
             config.wiring  # noqa: B018 -- build it now, so a bad wiring is a config error
@@ -245,8 +246,9 @@ class _Validator:
         return settings
 
     def lease(self, detector: dict[str, float], nodes: tuple[NodeSpec, ...]) -> dict[str, float]:
-        """``lease`` (seconds, 0 = none) and ``quorum`` (1.0 or 0.0), checked against the
-        detector: the lease must run out before any follower can suspect the leader."""
+        """``lease`` (seconds, 0 = none) and, when given, ``quorum`` (1.0 or 0.0: left
+        out, each mode has its default), checked against the detector: the lease must
+        run out before any follower can suspect the leader."""
         heartbeat = detector["heartbeat"]
         suspect_after = min(
             [detector["suspect_after"], *(n.suspect_after for n in nodes if n.suspect_after)]
@@ -281,6 +283,8 @@ class _Validator:
                 f"at least 2 heartbeats below it, now {suspect_after:g} s)",
                 "set lease, or raise suspect_after",
             )
+        if "quorum" not in self.data:
+            return {"lease": lease}
         return {"lease": lease, "quorum": 1.0 if quorum else 0.0}
 
     def faults(
@@ -370,6 +374,19 @@ class _Validator:
             path = self.base / path
         if not path.is_dir():
             raise self.error("keys", f"{path} is not a directory", hint)
+        return path
+
+    def state_dir(self) -> Path | None:
+        value = self.data.get("state_dir")
+        if value is None:
+            return None
+        if not isinstance(value, str) or not value:
+            raise self.error(
+                "state_dir", f"{value!r} is not a directory name", 'e.g. state_dir = "state"'
+            )
+        path = Path(value).expanduser()
+        if not path.is_absolute() and self.base is not None:
+            path = self.base / path
         return path
 
     def cluster(self) -> str | None:

@@ -12,11 +12,18 @@ the basis to the moment it sent that heartbeat (``ringleader.actors.host.Leaders
 
 Which acknowledgements the basis needs:
 
-- by default, every follower that is still answering (it ponged, in any epoch, within
-  the last ``lease`` worth of heartbeats): a crashed follower stops counting, a
-  follower still in another epoch (a stale leader's) holds the lease back;
-- with ``quorum``, a majority of the whole cluster (the leader counts itself), so that a
-  partitioned minority never holds a lease.
+- every follower that is still answering (it ponged, in any epoch, within the last
+  ``lease`` worth of heartbeats, and the failure detector does not suspect it): a
+  crashed follower stops counting (at once on proof of death), a follower still in
+  another epoch (a stale leader's, or the previous leader that has not heard of this
+  round yet) holds the lease back;
+- with ``quorum``, also a majority of the whole cluster (the leader counts itself), so
+  that a partitioned minority, or a node alone, never holds a lease.
+
+Both with a quorum: a majority alone would let a node that starts a round while the
+leader lives (a restarted node, Bully's top node taking over) gather its lease from the
+others before the old leader hears of the round, while the old leader's lease still
+runs; the old leader still answers, so it holds the new lease back until it has joined.
 
 A leader whose basis is more than ``lease`` old (in heartbeats, plus one for the wait on
 the answers) has lost its followers: the member demotes it ("lease expired").
@@ -25,7 +32,7 @@ the answers) has lost its followers: the member demotes it ("lease expired").
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 
 from ._detector import DetectorSettings
@@ -86,11 +93,24 @@ class Lease:
     granted in this epoch).
     """
 
-    __slots__ = ("_acked", "_answered", "_start", "basis", "epoch", "peers", "seq", "settings")
+    __slots__ = (
+        "_acked",
+        "_answered",
+        "_dead",
+        "_start",
+        "basis",
+        "epoch",
+        "peers",
+        "seq",
+        "settings",
+    )
 
-    def __init__(self, settings: LeaseSettings, peers: Sequence[int]) -> None:
+    def __init__(
+        self, settings: LeaseSettings, peers: Sequence[int], dead: Set[int] = frozenset()
+    ) -> None:
         self.settings = settings
         self.peers = tuple(peers)  # every other member of the cluster
+        self._dead = dead  # the failure detector's suspects, read live: not answering
         self.seq = 0
         self.epoch: int | None = None
         self.basis: int | None = None
@@ -150,21 +170,28 @@ class Lease:
         return False
 
     def _basis(self) -> int | None:
+        answering = self._answering()
+        if not self.settings.quorum or answering is None:
+            return answering
         acked = self._acked
-        if self.settings.quorum:
-            needed = self.majority - 1
-            if needed == 0:
-                return self.seq
-            if len(acked) < needed:
-                return None
-            return sorted(acked.values(), reverse=True)[needed - 1]
+        needed = self.majority - 1
+        if needed == 0:
+            return answering
+        if len(acked) < needed:
+            return None
+        return min(answering, sorted(acked.values(), reverse=True)[needed - 1])
+
+    def _answering(self) -> int | None:
+        """The newest heartbeat every follower still answering acknowledged."""
+        acked = self._acked
         # Followers not heard from in a while stop counting; one never heard from counts
         # as heard at the start of this leadership.
         horizon = self.seq - self.settings.silent_beats
         start = self._start
         basis: int | None = self.seq
+        dead = self._dead
         for peer in self.peers:
-            if self._answered.get(peer, start) < horizon:
+            if self._answered.get(peer, start) < horizon or peer in dead:
                 continue
             seq = acked.get(peer)
             if seq is None:

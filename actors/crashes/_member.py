@@ -64,7 +64,12 @@ class Member:
     """Node ``view.id`` running ``algorithm``, round after round.
 
     ``initiator``: it initiates the first election when started.  ``recovering``: it was
-    restarted after a crash and knows no epoch yet (see ``_recovery.py``).
+    restarted after a crash and knows no epoch yet (see ``_recovery.py``); ``floor``: the
+    highest epoch its previous lives saw, if its host kept it (its rounds start above).
+
+    What must survive the node is :attr:`seen`, the highest epoch it has seen: a host
+    that keeps it (``ringleader node``) reads it after each event and makes it durable
+    before it carries out that event's actions.
     """
 
     # A simulated run holds 100,000 of them and touches one per event: no __dict__.
@@ -98,6 +103,7 @@ class Member:
         *,
         initiator: bool = False,
         recovering: bool = False,
+        floor: int = 0,
         policy: CrashPolicy,
     ) -> None:
         self.algorithm = algorithm
@@ -110,14 +116,17 @@ class Member:
         #: The nodes the detector suspects (the detector's own set, read on every send).
         self.suspected: Set[int] = _EMPTY if self.detector is None else self.detector.suspected
         self.rounds = Rounds(view, 0 if recovering else 1)
-        self.recovery = Recovery() if recovering else None
+        self.rounds.heard_of(floor)
+        self.recovery = Recovery(floor) if recovering else None
         self._stall = 0.0 if self.settings is None else self.settings.reelect_after
         self._stalling = False  # a "rounds:stall" timer is pending
         self._behind = False  # a "rounds:behind" timer is pending
         lease = LeaseSettings.of(view.settings) if self.detector is not None else None
         #: The leader's lease (``_lease.py``), when the detector runs and a lease is set.
         self.lease = (
-            None if lease is None else Lease(lease, [m for m in view.members if m != self.id])
+            None
+            if lease is None
+            else Lease(lease, [m for m in view.members if m != self.id], self.suspected)
         )
         #: Why this node last stopped leading by itself ("paused", "lease expired",
         #: "resigned"); the host reads it and sets it back to ``None``.
@@ -152,6 +161,12 @@ class Member:
     @property
     def started(self) -> bool:
         return self.election.started
+
+    @property
+    def seen(self) -> int:
+        """The highest epoch this node has seen (in any message, in any round it entered,
+        or kept from a previous life): what a host with stable storage keeps."""
+        return self.rounds.seen
 
     @property
     def stale(self) -> int:
@@ -496,14 +511,15 @@ class Member:
             if epoch > self.epoch:
                 self._adopt(sender, epoch)
             if not self._sitting_out:
-                self._out.append(Send(sender, Pong(seq), self.epoch))
+                self._out.append(Send(sender, Pong(seq), self._answering_epoch()))
             return
         if seq > 0 and self.lease is not None:
             self.lease.answer(sender, seq, epoch)
         if self._sitting_out:
             return
         if kind == "ping":
-            self._out.append(Send(sender, PONG if seq == 0 else Pong(seq), self.epoch))
+            pong = PONG if seq == 0 else Pong(seq)
+            self._out.append(Send(sender, pong, self._answering_epoch()))
         recovery = self.recovery
         if recovery is not None and epoch > 0:  # not another restarted node's
             recovery.learn(epoch)
@@ -516,6 +532,15 @@ class Member:
             assert self.settings is not None
             self._behind = True
             self._out.append(SetTimer(BEHIND, self.settings.suspect_after))
+
+    def _answering_epoch(self) -> int:
+        """The epoch a ``pong`` carries: a pong in the leader's epoch acknowledges its
+        heartbeat (``_lease.py``), and a node that has seen a newer epoch never
+        acknowledges an older one, so it answers in the newest it has seen.  A restarted
+        node still recovering answers in epoch 0: it acknowledges nothing."""
+        if self.recovery is not None:
+            return self.epoch
+        return max(self.epoch, self.rounds.seen)
 
     # -- recovery ------------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ This is where the network stack comes in (Pykka, ZeroMQ, the codec); the electio
 - :class:`Listen`, :class:`Connect`, :class:`Boot`, :class:`Start`, :class:`Crash`, :class:`Resign`,
   :class:`Pause`, :class:`GetStatus`: what whoever runs the cluster tells or asks a node.
 - :class:`Leadership`: the node's leader, epoch and lease, published for other threads.
+- :class:`Durable`: where a node's state survives it, made durable before it acts.
 - :class:`NodeEvent` (as it happens) and :class:`NodeStatus` (when asked): what a node
   reports.
 - :data:`OPERATOR`, :class:`StatusQuery`, :class:`StatusAnswer`: the operator's question
@@ -20,6 +21,7 @@ This is where the network stack comes in (Pykka, ZeroMQ, the codec); the electio
 import logging
 
 from ._control import Boot, Connect, Crash, GetStatus, Listen, Pause, Resign, Start
+from ._durable import Durable
 from ._identity import ClusterNotice, Identity
 from ._inbox import Inbox, TimerFired
 from ._leadership import Leadership
@@ -38,6 +40,7 @@ __all__ = [
     "ClusterNotice",
     "Connect",
     "Crash",
+    "Durable",
     "GetStatus",
     "Identity",
     "Inbox",

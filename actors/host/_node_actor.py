@@ -52,6 +52,7 @@ from ringleader.transport import (
 )
 
 from ._control import Boot, Connect, Crash, GetStatus, Listen, Pause, PeerDead, Resign, Start
+from ._durable import Durable
 from ._identity import HELLO, ClusterNotice, Identity
 from ._inbox import Inbox, TimerFired
 from ._leadership import Leadership
@@ -107,7 +108,8 @@ def _senders(view: NodeView) -> frozenset[int]:
 class NodeActor(pykka.ThreadingActor):
     """Hosts ``member`` (one node's election and crash handling) on ``network``,
     signing with ``codec``; ``misbehaving``: the ``[[faults]]`` network entries it
-    carries out on its own sends (see the module's docs)."""
+    carries out on its own sends (see the module's docs); ``durable``: where what must
+    survive the node is kept (see ``_durable.py``), if anywhere."""
 
     def __init__(
         self,
@@ -122,9 +124,11 @@ class NodeActor(pykka.ThreadingActor):
         leadership: Leadership | None = None,
         misbehaving: Misbehaving | None = None,
         identity: Identity | None = None,
+        durable: Durable | None = None,
     ) -> None:
         super().__init__()
         self.member = member
+        self._durable = durable
         self.trace = trace
         # Where this node counts its election messages for a progress display, if asked.
         self._tally: Tally | None = None if tally is None else tally[0]
@@ -493,6 +497,14 @@ class NodeActor(pykka.ThreadingActor):
         self._after(self.member.handle_timer(name))
 
     def _after(self, actions: list[Action]) -> None:
+        """Do what the algorithm asked for, once a newly seen epoch is durable (if this
+        node keeps its state): before any send, acknowledgement or lease of it."""
+        durable = self._durable
+        if durable is not None and self.member.seen > durable.epoch and not self._keep(durable):
+            return
+        self._carry_out(actions)
+
+    def _carry_out(self, actions: list[Action]) -> None:
         """Do what the algorithm asked for and report a change of state."""
         election = self.member.election
         self._last_activity = at = time.monotonic()
@@ -526,6 +538,21 @@ class NodeActor(pykka.ThreadingActor):
             self._changed(now, held)
         if leased and events is not None and self._lease_until > at:
             self._leasing(at)
+
+    def _keep(self, durable: Durable) -> bool:
+        """Make the member's newest epoch durable; if it cannot be, the node must not act
+        on it: report ``failed`` and stop as a crash would, and return False."""
+        try:
+            durable.save_epoch(self.member.seen)
+        except Exception as exc:  # noqa: BLE001 -- whatever it is, the node cannot go on
+            log.error("%s stops: it cannot keep its state: %s", self, exc)
+            if self.leadership is not None:  # it leads nothing from now on
+                self.leadership.publish(None, self.member.epoch, 0.0)
+            if self._events is not None:
+                self._events(self._event("failed", detail=str(exc)))
+            self._crash()
+            return False
+        return True
 
     def _changed(self, now: tuple[NodeState, int | None, int], held: float) -> None:
         """Report a change of state (``held``: the end of the lease before it)."""

@@ -21,11 +21,13 @@ class NodeEvent:
     by a newer round or another leader, ``lease expired``, ``paused`` (it stood still
     itself) or ``resigned`` — reported before the ``"state"`` that shows it; ``at`` is
     when its leadership ended, the end of its lease if that came first), ``"lease"`` (a
-    leader's lease begins in round ``epoch``; ``at`` read before it was published) or
+    leader's lease begins in round ``epoch``; ``at`` read before it was published),
     ``"rejected"`` (it dropped a frame; ``detail`` is the reason, e.g. ``bad_signature``,
     then what was wrong; ``address`` where it came from, when the transport says) or
     ``"other_cluster"`` (node ``subject``, at ``address``, runs a cluster defined
     otherwise: ``detail`` names the difference in a line, ``differences`` one by one).
+    ``"failed"`` (it could not keep its state, and stops; ``detail`` is one line naming
+    the file).
     """
 
     node: int

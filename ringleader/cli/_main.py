@@ -213,7 +213,10 @@ def build_parser() -> argparse.ArgumentParser:
         "secret is required when any address is not on this machine.",
         epilog="With --json, one JSON object per line on stdout: listening, ready, "
         "leader (whenever this node's view of the leader changes), election, suspect, "
-        "recovered, lost, rejected_frame, stopped.",
+        "recovered, lost, lease, rejected_frame, failed, stopped. The node keeps the "
+        "highest epoch it saw and its incarnation in a state file (state_dir in CONFIG, "
+        "default $XDG_STATE_HOME/ringleader); a missing, corrupt or unwritable one is an "
+        "error (exit 2) unless --fresh-state.",
     )
     node_parser.add_argument("config", metavar="CONFIG", help="the cluster's TOML config")
     node_parser.add_argument(
@@ -231,6 +234,20 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --supervised: a member of a cluster started all at once (election 1, "
         "initiated on the start command) rather than one joining a running cluster",
+    )
+    node_parser.add_argument(
+        "--fresh-state",
+        action="store_true",
+        help="start this node's state over: forget the highest epoch it saw (a node "
+        "whose state file is missing or corrupt refuses to start without it; see "
+        "docs/service-guarantees.md)",
+    )
+    node_parser.add_argument(
+        "--incarnation",
+        type=int,
+        metavar="N",
+        help="with --supervised: this life's number, from the supervisor (the node then "
+        "keeps no state file)",
     )
     node_parser.add_argument(
         "--metrics",
@@ -477,6 +494,15 @@ def _node(args: argparse.Namespace) -> int:
 
     if args.fresh and not args.supervised:
         raise UsageError("--fresh needs --supervised (a node started by hand joins by itself)")
+    if args.incarnation is not None and not args.supervised:
+        raise UsageError("--incarnation needs --supervised (a node counts its own lives)")
+    if args.incarnation is not None and args.incarnation < 1:
+        raise UsageError(f"--incarnation {args.incarnation}: lives are numbered from 1")
+    if args.supervised and args.fresh_state:
+        raise UsageError("--fresh-state is for a node that keeps its state, not a supervised one")
+    incarnation = args.incarnation
+    if args.supervised and incarnation is None:
+        incarnation = 1
     config = load_config(args.config)
     if args.metrics is not None:
         parse_address(args.metrics)  # a bad value is one line and exit 2, before anything runs
@@ -490,6 +516,8 @@ def _node(args: argparse.Namespace) -> int:
         trace=args.trace,
         trace_heartbeats=args.trace_heartbeats,
         metrics=args.metrics,
+        fresh_state=args.fresh_state,
+        incarnation=incarnation,
     )
     return EXIT_OK
 

@@ -342,9 +342,9 @@ def progress_bar(console: Console) -> Iterator[Progress]:
 def print_status(console: Console, summary: dict[str, Any]) -> None:
     """``ringleader status``: one row per node, then the verdict."""
     table = Table(box=None, pad_edge=False)
-    columns = ("node", "address", "state", "leader", "epoch", "up since", "rejected", "suspicious")
+    columns = ("node", "address", "state", "leader", "epoch", "life", "rejected", "suspicious")
     for column in columns:
-        left = column in ("address", "state", "up since")
+        left = column in ("address", "state")
         table.add_column(column, justify="left" if left else "right", no_wrap=True)
     everyone: dict[str, int] = {}
     for node in summary["nodes"]:
@@ -361,7 +361,7 @@ def print_status(console: Console, summary: dict[str, Any]) -> None:
             node["state"],
             "–" if node["leader"] is None else str(node["leader"]),
             str(node["epoch"]),
-            _since(node["incarnation"]),
+            str(node["incarnation"]),
             str(rejected),
             f"[yellow]{suspicious}[/]" if suspicious else "0",
         )
@@ -380,10 +380,3 @@ def print_status(console: Console, summary: dict[str, Any]) -> None:
         console.print(f"Leader: node {summary['leader']}, epoch {summary['epoch']}; all agree")
     else:
         console.print("[red]No agreement[/]: some nodes did not answer or disagree")
-
-
-def _since(incarnation: int) -> str:
-    """A standalone node's incarnation is its start time in ns: show it as a time."""
-    if incarnation < 10**18:  # a counter (threads mode), not a clock
-        return str(incarnation)
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(incarnation / 1e9))

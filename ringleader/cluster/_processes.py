@@ -6,7 +6,7 @@ everything a node needs and read the config once: fifty nodes start in a fractio
 time fifty interpreters would take.  The parent talks to each through its stdin
 (``boot``, ``start``, ``status``) and reads its ``--json`` event lines on stdout, one
 reader thread per child.  A crash is ``SIGKILL``; a restart is a new process at the same
-address, with a new incarnation (the child's clock at start).
+address, with a new incarnation (counted here, from 1 per node).
 
 On tcp, a node without a fixed address binds any free port itself and says which in its
 ``listening`` line; the parent hands every node everyone's address with ``boot``, before
@@ -351,6 +351,7 @@ class ProcessCluster(SetUpOnEnter):
         self._children: dict[int, _Child] = {}
         self._serials: dict[int, _Child] = {}  # every child ever started, by serial
         self._incarnations: dict[int, int] = {}
+        self._lives: dict[int, int] = {}  # node → the processes started for it
         self._lock = threading.Lock()
         self._changed = threading.Condition()  # a child listens, is ready, fails or exits
         self._launcher: _Launcher | None = None
@@ -412,7 +413,8 @@ class ProcessCluster(SetUpOnEnter):
 
     def _spawn(self, node: int, *, fresh: bool) -> _Child:
         assert self._launcher is not None
-        request: dict[str, Any] = {"node": node, "fresh": fresh}
+        life = self._lives[node] = self._lives.get(node, 0) + 1
+        request: dict[str, Any] = {"node": node, "fresh": fresh, "incarnation": life}
         if not fresh:  # back at its address, linked to everyone's
             request["addresses"] = {str(n): a for n, a in self.addresses.items()}
         if self._trace is not None:

@@ -7,6 +7,9 @@
   supervises it.
 - :func:`ask_status` is ``ringleader status``: the operator asks every node.
 - :class:`NodeMetrics` serves a node's Prometheus metrics.
+- :class:`StateFile`: what must survive a node of a service (the highest epoch it saw,
+  its incarnation counter), under :func:`default_state_dir` or the config's
+  ``state_dir``.
 
 Each name is imported when first asked for: a node process loads neither the
 Prometheus client nor the operator's tools unless it uses them.
@@ -19,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ._metrics import FAILOVER_BUCKETS, NodeMetrics, parse_address
-    from ._node import LeaderChange, Node, check_standalone
+    from ._node import LeaderChange, Node, check_standalone, service_settings
     from ._operator import ask_status, status_summary
     from ._output import EventWriter, describe
     from ._protocol import (
@@ -44,6 +47,7 @@ if TYPE_CHECKING:
         run_node,
         serve,
     )
+    from ._state_file import StateFile, default_state_dir, state_path
 
 #: Each name, and the module it comes from.
 _HOMES = {
@@ -72,6 +76,10 @@ _HOMES = {
     "parse_command": "._protocol",
     "run_node": "._standalone",
     "serve": "._standalone",
+    "service_settings": "._node",
+    "StateFile": "._state_file",
+    "default_state_dir": "._state_file",
+    "state_path": "._state_file",
     "status_dict": "._protocol",
     "status_from_dict": "._protocol",
     "status_summary": "._operator",
@@ -90,9 +98,11 @@ __all__ = [
     "Node",
     "NodeMetrics",
     "RejectionThrottle",
+    "StateFile",
     "ask_status",
     "check_standalone",
     "command_line",
+    "default_state_dir",
     "describe",
     "die_with_parent",
     "event_dict",
@@ -103,6 +113,8 @@ __all__ = [
     "parse_command",
     "run_node",
     "serve",
+    "service_settings",
+    "state_path",
     "status_dict",
     "status_from_dict",
     "status_summary",

@@ -203,6 +203,7 @@ def _run_child(config: Config, request: dict[str, Any]) -> int:
             addresses=addresses,
             trace=request.get("trace"),
             trace_heartbeats=bool(request.get("trace_heartbeats")),
+            incarnation=int(request.get("incarnation", 1)),
         )
     except (ConfigError, UsageError) as exc:
         sys.stderr.write(f"ringleader node: error: {exc}\n")

@@ -7,6 +7,13 @@ neighbours for the current epoch and starts an election above it, or starts the 
 one if nobody answers within ``suspect_after``; so peers may start in any order.  It is
 what ``ringleader node`` runs (:func:`ringleader.service._standalone.serve`).
 
+A node of a service keeps what must survive it in its state file (``_state_file.py``):
+the highest epoch it has seen, made durable before it acts on a new one, and its
+incarnation counter; a restarted node starts above that epoch.  And it leads only with a
+majority's lease (``quorum = true``) unless its config says ``quorum = false``.  A node a
+supervisor runs for ``ringleader run`` (``incarnation`` given) keeps neither: the
+teaching runs count the notes' messages and epochs from 1.
+
 Three threads are involved.  The node's actor (a Pykka thread) runs the election and
 never waits for the service.  A thread of the node's own runs the service's callbacks,
 one at a time and in the order things happened, so that a slow callback delays later
@@ -47,11 +54,12 @@ from ringleader.actors.host import (
     Start,
     wire_kinds,
 )
-from ringleader.errors import ConfigError, TransportError
+from ringleader.errors import ConfigError, RingleaderError, TransportError
 from ringleader.topologies import Config, cluster_codec, load_config, node_secret
 from ringleader.transport import BETWEEN_PROCESSES, SocketOptions, ZmqNetwork
 
 from ._protocol import event_dict, status_dict
+from ._state_file import NEW, StateFile
 
 if TYPE_CHECKING:  # imported when used: a node without metrics or changes() needs neither
     import asyncio
@@ -60,7 +68,7 @@ if TYPE_CHECKING:  # imported when used: a node without metrics or changes() nee
 
     from ._metrics import NodeMetrics
 
-__all__ = ["LeaderChange", "Node", "check_standalone"]
+__all__ = ["LeaderChange", "Node", "check_standalone", "service_settings"]
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +81,28 @@ ELECTED, LOST, LEADER = "elected", "lost", "leader"
 LEASE_POLL = 0.02
 #: ``on_lost``'s reason when the service stops a node that leads.
 STOPPED = "stopped"
+#: ``on_lost``'s reason when a leader stopped by itself: it could not keep its state.
+FAILED = "failed"
+
+
+def service_settings(config: Config, *, teaching: bool = False) -> dict[str, float]:
+    """The settings a node of ``config`` runs with in a service: a majority's lease
+    (``quorum``) unless the config says ``quorum = false``; ``teaching``: a node of
+    ``ringleader run``'s, with the config's settings as they are."""
+    settings = config.node_settings()
+    if teaching or "quorum" in settings:
+        return settings
+    if not settings.get("lease"):
+        raise ConfigError(
+            config.source,
+            "lease",
+            "0 s: a node of a service leads only with a majority's lease (quorum is on "
+            "unless the config says quorum = false), and suspect_after "
+            f"{settings['suspect_after']:g} s leaves no room for one",
+            "raise suspect_after to at least 4 heartbeats, set lease, or quorum = false to "
+            "lead without a majority (and risk two leaders in a partition)",
+        )
+    return {**settings, "quorum": 1.0}
 
 
 def check_standalone(config: Config, *, any_port: bool = False) -> None:
@@ -136,6 +166,29 @@ class LeaderChange:
     reason: str = ""
 
 
+def _check_arguments(
+    node_id: int, metrics: object, fresh: bool, fresh_state: bool, incarnation: int | None
+) -> None:
+    """:class:`Node`'s arguments of the wrong type or that do not go together: a
+    :class:`TypeError` naming the argument."""
+    if isinstance(node_id, bool) or not isinstance(node_id, int):
+        raise TypeError(f"node_id must be an int, one of the config's ids, not {node_id!r}")
+    if incarnation is not None and (
+        isinstance(incarnation, bool) or not isinstance(incarnation, int) or incarnation < 1
+    ):
+        raise TypeError(f"incarnation must be an int from 1, not {incarnation!r}")
+    if fresh and incarnation is None:
+        raise TypeError(
+            "fresh is for a supervisor's run, which numbers its nodes' lives: give incarnation too"
+        )
+    if fresh_state and incarnation is not None:
+        raise TypeError("fresh_state starts a node's state over; a supervised node keeps none")
+    if metrics is not None and not isinstance(metrics, str):
+        raise TypeError(
+            f'metrics must be a str "HOST:PORT" (e.g. "127.0.0.1:9100"), not {metrics!r}'
+        )
+
+
 class Node:
     """Node ``node_id`` of ``config`` (a :class:`~ringleader.Config` or the path of a
     TOML file), run in this process.
@@ -148,7 +201,8 @@ class Node:
       followers have acknowledged it, when :attr:`is_leader` turns true); ``epoch`` is
       its fencing token;
     - ``on_lost(epoch, reason)``: it no longer leads ``epoch``: ``"superseded"`` (a newer
-      round or another leader), ``"stopped"`` (:meth:`stop` was called);
+      round or another leader), ``"stopped"`` (:meth:`stop` was called), ``"failed"``
+      (it could not keep its state and stopped by itself: see :attr:`failure`);
     - ``on_leader_change(leader, epoch)``: its view of the leader changed (``leader``
       ``None`` while an election is under way).
 
@@ -158,15 +212,24 @@ class Node:
     one, see :attr:`metrics_address`).  ``secret``: the cluster's secret, instead of the
     one the config names.
 
-    For ``ringleader node``: ``emit`` receives every event as the dict its ``--json``
-    line shows; ``fresh`` makes it a member of a cluster started all at once (epoch 1,
-    initiating only once told, :meth:`initiate`) rather than one that joins by itself,
-    whose addresses may have a wildcard port (``tcp://127.0.0.1:*``: it binds any free
-    port and says which in its ``listening`` line; :meth:`link` then gets everyone's);
-    ``addresses`` are the nodes' addresses where the config leaves their ports to them,
-    as a supervisor found them (a node restarted into such a cluster binds its own there
-    and links to the others'; the config itself, and so the cluster's identity, stays as
-    written); ``trace`` writes its part of a trace.
+    The node keeps its state (the highest epoch it has seen, its incarnation counter) in
+    a file under the config's ``state_dir`` (see ``docs/service-guarantees.md``);
+    :meth:`start` raises :class:`~ringleader.StateError` if that file is missing after the
+    node has run here, corrupt, unwritable or in use.  ``fresh_state``: start over
+    instead, with no epoch kept (the fencing token may then go back, unless a quorum
+    keeps it).
+
+    For a supervisor (``ringleader run``'s processes): ``incarnation`` numbers this life
+    and the node keeps no state (the teaching runs count epochs from 1), with the
+    config's ``quorum`` as it is; ``fresh`` makes it a member of a cluster started all
+    at once (epoch 1, initiating only once told, :meth:`initiate`) rather than one that
+    joins by itself, whose addresses may have a wildcard port (``tcp://127.0.0.1:*``: it
+    binds any free port and says which in its ``listening`` line; :meth:`link` then gets
+    everyone's); ``addresses`` are the nodes' addresses where the config leaves their
+    ports to them, as a supervisor found them (a node restarted into such a cluster binds
+    its own there and links to the others'; the config itself, and so the cluster's
+    identity, stays as written).  For ``ringleader node``: ``emit`` receives every event
+    as the dict its ``--json`` line shows; ``trace`` writes its part of a trace.
     """
 
     def __init__(
@@ -183,13 +246,10 @@ class Node:
         fresh: bool = False,
         addresses: Mapping[int, str] | None = None,
         trace: PartWriter | None = None,
+        fresh_state: bool = False,
+        incarnation: int | None = None,
     ) -> None:
-        if isinstance(node_id, bool) or not isinstance(node_id, int):
-            raise TypeError(f"node_id must be an int, one of the config's ids, not {node_id!r}")
-        if metrics is not None and not isinstance(metrics, str):
-            raise TypeError(
-                f'metrics must be a str "HOST:PORT" (e.g. "127.0.0.1:9100"), not {metrics!r}'
-            )
+        _check_arguments(node_id, metrics, fresh, fresh_state, incarnation)
         if not isinstance(config, Config):
             config = load_config(config)
         ids = [n.id for n in config.nodes]
@@ -199,6 +259,7 @@ class Node:
                 config.source, "nodes", f"there is no node {node_id}", f"ids: {shown}"
             )
         check_standalone(config, any_port=fresh or addresses is not None)
+        self._settings = service_settings(config, teaching=incarnation is not None)
         self._metrics_at = None
         if metrics is not None:
             from ._metrics import parse_address  # noqa: PLC0415 -- the Prometheus client
@@ -209,7 +270,12 @@ class Node:
         #: Every node's address: the config's, with the ports left to the nodes as found.
         self._addresses = {**config.addresses, **(addresses or {})}
         self.address = self._addresses[node_id]
-        self.incarnation = time.time_ns()  # grows across restarts: no stable storage needed
+        #: This life's number: the supervisor's, else counted in the state file (known
+        #: once started).
+        self.incarnation = incarnation or 0
+        self._keeps_state = incarnation is None
+        self._fresh_state = fresh_state
+        self._state: StateFile | None = None
         self._on_elected = on_elected
         self._on_lost = on_lost
         self._on_leader_change = on_leader_change
@@ -236,7 +302,7 @@ class Node:
         self._leading: int | None = None  # the epoch this node was last told it leads
         # With a lease, a node leads (on_elected, is_leader) once its followers have
         # acknowledged it: from its "lease" event, not from its change of state.
-        self._leased = bool(config.node_settings().get("lease"))
+        self._leased = bool(self._settings.get("lease"))
 
     # -- reading, from any thread ---------------------------------------------------------
 
@@ -265,6 +331,12 @@ class Node:
         return self._running
 
     @property
+    def failure(self) -> RingleaderError | None:
+        """Why the node stopped by itself, if it did: it could not keep its state (a
+        :class:`~ringleader.StateError` naming the file); ``None`` otherwise."""
+        return None if self._state is None else self._state.failure
+
+    @property
     def metrics_address(self) -> tuple[str, int] | None:
         """``(host, port)`` the metrics are served on (``None`` without ``metrics``)."""
         return None if self._metrics is None else self._metrics.address
@@ -277,6 +349,8 @@ class Node:
         deadline = None if timeout is None else time.monotonic() + timeout
         with self._decided:
             while True:
+                if self.failure is not None:
+                    raise self.failure
                 if not self._running:
                     raise TransportError(f"node {self.id} is not running")
                 leader = self._leadership.read()[0]
@@ -365,14 +439,20 @@ class Node:
 
     def _open(self) -> None:
         config, node_id = self.config, self.id
-        settings = config.node_settings()
+        settings = self._settings
+        state = None
+        if self._keeps_state:
+            # Before the node sends anything: this life's number, counted durably.
+            self._state = state = StateFile.open(config, node_id, fresh=self._fresh_state)
+            self.incarnation = state.incarnation
         view = next(v for v in config.wiring.views(settings) if v.id == node_id)
         algorithm = config.algorithm_class
         policy = crash_policy(algorithm)
+        floor = 0 if state is None else state.epoch  # (before the node can raise it)
         if self._fresh:
             member = Member(algorithm, view, initiator=node_id in config.initiators, policy=policy)
         else:
-            member = Member(algorithm, view, recovering=True, policy=policy)
+            member = Member(algorithm, view, recovering=True, floor=floor, policy=policy)
         secret = self._secret or node_secret(config)
         codec = cluster_codec(config, secret, config.cluster_id, wire_kinds(algorithm))
         self._network = ZmqNetwork(
@@ -404,6 +484,7 @@ class Node:
             leadership=self._leadership,
             misbehaving=Misbehaving(config.network) if config.network else None,
             identity=Identity(config.definition, first_hello=config.definition.suspect_after),
+            durable=state,
         )
         _stop_them_at_exit()
         self._running = True
@@ -411,10 +492,16 @@ class Node:
         peers = {p: self._addresses[p] for p in config.wiring.out[node_id]}
         if not any(a.endswith(":*") for a in peers.values()):  # else known at link()
             self._ask(Connect(peers, 0.0, dict(self._addresses)))
-        extra = {}
+        extra: dict[str, Any] = {}
         if self._metrics is not None:
             host, port = self._metrics.address or ("", 0)
             extra["metrics"] = f"{host}:{port}"
+        if state is not None:
+            extra["state"] = state.start
+            extra["state_file"] = str(state.path)
+            extra["epoch_floor"] = floor
+            if state.start == NEW:
+                log.info("node %s: first start here: its state is kept in %s", node_id, state.path)
         self._line("listening", address=address, **extra)
 
     def link(self, addresses: Mapping[int, str]) -> None:
@@ -493,6 +580,8 @@ class Node:
         self._end_changes()
         if self._metrics is not None:
             self._metrics.close()
+        if self._state is not None:
+            self._state.close()  # the lock; the state stays, and so does self.failure
 
     # -- for ringleader node ------------------------------------------------------------
 
@@ -545,7 +634,9 @@ class Node:
             self._emit(event_dict(event))
         if self._metrics is not None:
             self._metrics.observe(event)
-        if event.kind in ("state", "lost", "lease"):
+        if event.kind == "failed":  # it could not keep its state, and stopped
+            self._running = False
+        if event.kind in ("state", "lost", "lease", "failed"):
             with self._decided:
                 self._decided.notify_all()
             self._calls.put(event)
@@ -553,6 +644,10 @@ class Node:
     def _call(self) -> None:
         """The callbacks thread: each event's callbacks, in order, until stopped."""
         while (event := self._calls.get()) is not None:
+            if event.kind == "failed":
+                if self._leading is not None:
+                    self._lost(self._leading, FAILED)
+                continue
             if event.kind == "lost":
                 if self._leading == event.epoch:  # not an epoch it never held a lease in
                     self._lost(event.epoch, event.detail)

@@ -115,9 +115,27 @@ def describe(data: dict[str, Any]) -> str:  # noqa: PLR0911, PLR0912 -- one case
         return f"{head}  {data['detail']} (at {data['address']}): its frames are dropped"
     if event == "listening":
         served = f", metrics on http://{data['metrics']}/" if data.get("metrics") else ""
-        return f"{head}  listening on {data['address']} (incarnation {data['incarnation']}){served}"
+        kept = _state_words(data)
+        return (
+            f"{head}  listening on {data['address']} (incarnation {data['incarnation']}"
+            f"{kept}){served}"
+        )
+    if event == "failed":
+        return f"{head}  stops: it cannot keep its state: {data['reason']}"
     if event == "stopped":
         return f"{head}  stopped"
     if event == "dropped_output":
         return f"{head}  {data['count']} events not shown: output was not being read"
     return f"{head}  {event}"
+
+
+def _state_words(data: dict[str, Any]) -> str:
+    """How a node's state began this life, for its ``listening`` line."""
+    state, path = data.get("state"), data.get("state_file")
+    if state == "new":
+        return f"; first start here, no state yet: kept from now on in {path}"
+    if state == "restored":
+        return f"; state restored from {path}: epochs above {data['epoch_floor']}"
+    if state == "fresh":
+        return f"; state started over (--fresh-state) in {path}"
+    return ""

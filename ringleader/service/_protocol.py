@@ -76,7 +76,7 @@ def event_dict(event: NodeEvent) -> dict[str, Any]:
         data["trigger"] = event.detail
         if event.subject is not None:  # the node whose crash or return set it off
             data["peer"] = event.subject
-    elif event.kind == "lost":
+    elif event.kind in ("lost", "failed"):
         data["reason"] = event.detail
     elif event.kind == "rejected":
         reason, _, detail = event.detail.partition(": ")
@@ -97,7 +97,7 @@ def node_event(data: dict[str, Any]) -> NodeEvent:
     """The inverse of :func:`event_dict`: a line back into the event it came from."""
     kind = _KINDS.get(data["event"], data["event"])
     detail = data.get("trigger", "")
-    if kind in ("lost", "suspect", "recovered"):
+    if kind in ("lost", "suspect", "recovered", "failed"):
         detail = data.get("reason", "")
     elif kind == "rejected":
         detail = f"{data['reason']}: {data['detail']}"

@@ -115,6 +115,8 @@ def run_node(
     trace: str | os.PathLike[str] | None = None,
     trace_heartbeats: bool = False,
     metrics: str | None = None,
+    fresh_state: bool = False,
+    incarnation: int | None = None,
 ) -> None:
     """``ringleader node``, once its arguments are read: :func:`serve` node ``node_id``
     until SIGTERM, its events written to ``out`` (JSON lines, or lines for people).
@@ -148,6 +150,8 @@ def run_node(
             trace=trace,
             trace_heartbeats=trace_heartbeats,
             metrics=metrics,
+            fresh_state=fresh_state,
+            incarnation=incarnation,
         )
     except Exception as exc:
         if commands is not None:
@@ -170,6 +174,8 @@ def serve(
     trace: str | os.PathLike[str] | None = None,
     trace_heartbeats: bool = False,
     metrics: str | None = None,
+    fresh_state: bool = False,
+    incarnation: int | None = None,
 ) -> None:
     """Run node ``node_id`` until ``stop`` is set.
 
@@ -178,6 +184,8 @@ def serve(
     ``addresses``: see :class:`~ringleader.Node`.  ``metrics``: ``HOST:PORT`` to serve
     Prometheus metrics on.  ``trace``: write this node's part of the trace there, as it goes (see
     :mod:`ringleader.actors.tracing`); ``trace_heartbeats``: the detector's traffic too.
+    ``fresh_state``, ``incarnation``: see :class:`~ringleader.Node`.  A node that cannot
+    keep its state stops, and this raises its :class:`~ringleader.StateError`.
     """
     part = None
     if trace is not None:
@@ -193,6 +201,8 @@ def serve(
             addresses=addresses,
             trace=part,
             metrics=metrics,
+            fresh_state=fresh_state,
+            incarnation=incarnation,
         )
     except BaseException:
         if part is not None:
@@ -218,8 +228,13 @@ def serve(
         # the handler: in slices, never one wait without a timeout.  And not in
         # stop.wait(): the handler calls stop.set(), which takes the event's lock (not
         # reentrant), and would wait forever for it if it ran as this thread held it.
+        # A private event instead of time.sleep: the same slices, and they also work
+        # under libfaketime, whose clock_nanosleep fails (the wall clock stepped back).
+        pause = threading.Event()
         while not stop.is_set():
-            time.sleep(SIGNAL_LATENCY)
+            if node.failure is not None:
+                raise node.failure
+            pause.wait(SIGNAL_LATENCY)
     finally:
         node.stop()
         if opened:

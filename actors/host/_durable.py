@@ -1,0 +1,32 @@
+"""What a node keeps across its lives: the host's side of stable storage.
+
+A :class:`~ringleader.actors.Member` says what must survive its node: its
+:attr:`~ringleader.actors.Member.seen`, the highest epoch it has seen.  A host that keeps
+it (``ringleader node``, :class:`ringleader.Node`) gives the node's actor a
+:class:`Durable`; after each event the actor makes a new value durable *before* it
+carries out that event's actions, so the node never sends anything of a new epoch,
+acknowledges a heartbeat of it, or counts itself leader in it before the epoch would
+survive a crash.  A node whose state cannot be made durable must not act on it: the
+actor reports a ``failed`` event (its detail one line naming the file) and stops, as a
+crash would.  The runs that teach the notes (``ringleader run``) keep nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+__all__ = ["Durable"]
+
+
+class Durable(Protocol):
+    """Where a node's state survives it (the service's state file)."""
+
+    @property
+    def epoch(self) -> int:
+        """The highest epoch made durable so far."""
+        ...
+
+    def save_epoch(self, epoch: int) -> None:
+        """Make ``epoch`` durable before returning; raise (a one-line error naming the
+        file) if it cannot be."""
+        ...

@@ -1,0 +1,188 @@
+"""A node's state file (``ringleader/service/_state_file.py``): where it lives, what a
+first start, a restart and a start over do, and one clear line for every way it can be
+unusable — never a silent reset."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ringleader.errors import ConfigError, StateError
+from ringleader.service import StateFile, default_state_dir, state_path
+from ringleader.topologies import Config, load_config
+
+
+def _config(tmp_path: Path, extra: str = "") -> Config:
+    path = tmp_path / "cluster.toml"
+    path.write_text(f'topology = "full_mesh"\nnodes = 3\n{extra}', encoding="utf-8")
+    return load_config(path)
+
+
+def _never() -> int:
+    raise AssertionError("the clock was read: a restart must count, not look at the time")
+
+
+def test_the_default_place_is_the_users_state_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg"))
+    assert default_state_dir() == tmp_path / "xdg" / "ringleader"
+    monkeypatch.delenv("XDG_STATE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert default_state_dir() == tmp_path / "home" / ".local" / "state" / "ringleader"
+
+
+def test_one_file_per_cluster_and_node(tmp_path: Path) -> None:
+    config = _config(tmp_path)
+    assert state_path(config, 2) == default_state_dir() / "default" / "node-2" / "state.json"
+    named = _config(tmp_path, 'cluster = "svc"\nstate_dir = "st"\n')
+    assert state_path(named, 2) == tmp_path / "st" / "svc" / "node-2" / "state.json"
+    odd = _config(tmp_path, 'cluster = "../a b"\n')
+    name = state_path(odd, 1).parent.parent.name
+    assert name.startswith("cluster-") and "/" not in name and " " not in name
+    # More or fewer members, or other addresses: the same file (the epoch must grow
+    # across such a restart too).
+    bigger = (tmp_path / "big.toml").write_text('topology = "full_mesh"\nnodes = 5\n')
+    assert bigger and state_path(load_config(tmp_path / "big.toml"), 2) == state_path(config, 2)
+
+
+def test_state_dir_must_be_a_name(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="state_dir: 5 is not a directory name"):
+        _config(tmp_path, "state_dir = 5\n")
+
+
+def test_a_first_start_then_restarts_count_lives_and_keep_the_epoch(tmp_path: Path) -> None:
+    config = _config(tmp_path)
+    first = StateFile.open(config, 1, seed=lambda: 1000)
+    assert (first.start, first.epoch, first.incarnation) == ("new", 0, 1000)
+    first.save_epoch(7)
+    first.save_epoch(5)  # never backwards
+    assert first.epoch == 7
+    first.close()
+    again = StateFile.open(config, 1, seed=_never)
+    assert (again.start, again.epoch, again.incarnation) == ("restored", 7, 1001)
+    again.close()
+    data = json.loads(state_path(config, 1).read_text())
+    assert (data["epoch"], data["incarnation"], data["node"]) == (7, 1001, 1)
+    assert oct(state_path(config, 1).stat().st_mode & 0o777) == "0o600"
+
+
+def test_a_second_process_with_the_same_state_is_refused(tmp_path: Path) -> None:
+    config = _config(tmp_path)
+    held = StateFile.open(config, 1)
+    try:
+        with pytest.raises(StateError, match="in use by another process") as caught:
+            StateFile.open(config, 1)
+        assert str(state_path(config, 1)) in str(caught.value)
+    finally:
+        held.close()
+    StateFile.open(config, 1).close()  # free again
+
+
+def _one_line(error: StateError, path: Path) -> str:
+    text = str(error)
+    assert "\n" not in text and text.startswith(str(path)), text
+    return text
+
+
+def test_a_missing_file_after_the_node_has_run_is_an_error(tmp_path: Path) -> None:
+    config = _config(tmp_path)
+    StateFile.open(config, 1).close()
+    path = state_path(config, 1)
+    path.unlink()
+    with pytest.raises(StateError) as caught:
+        StateFile.open(config, 1)
+    text = _one_line(caught.value, path)
+    assert "missing" in text and "--fresh-state" in text
+    assert not path.exists()  # nothing was written in its place
+    # Other nodes of the cluster start for the first time as usual.
+    StateFile.open(config, 2).close()
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        ("", "not a state file"),
+        ("{", "not a state file"),
+        ('{"format": 1}', "not a state file"),
+        ('{"format": 1, "node": 1, "epoch": 9, "incarnation": 2, "check": "0"}', "check"),
+    ],
+)
+def test_a_corrupt_file_is_an_error(tmp_path: Path, content: str, words: str) -> None:
+    config = _config(tmp_path)
+    StateFile.open(config, 1).close()
+    path = state_path(config, 1)
+    path.write_text(content)
+    with pytest.raises(StateError) as caught:
+        StateFile.open(config, 1)
+    text = _one_line(caught.value, path)
+    assert "corrupt" in text and words in text and "--fresh-state" in text
+    assert path.read_text() == content  # left as it was, for whoever looks at it
+
+
+def test_a_file_of_another_node_or_format_is_corrupt(tmp_path: Path) -> None:
+    config = _config(tmp_path)
+    StateFile.open(config, 2).close()
+    StateFile.open(config, 1).close()
+    state_path(config, 1).write_bytes(state_path(config, 2).read_bytes())
+    with pytest.raises(StateError, match="node 2's, not node 1's"):
+        StateFile.open(config, 1)
+
+
+def test_an_unwritable_state_is_an_error(tmp_path: Path) -> None:
+    config = _config(tmp_path)
+    StateFile.open(config, 1).close()
+    path = state_path(config, 1)
+    (path.parent / "state.json.tmp").mkdir()  # (root may write anywhere: not a mode)
+    with pytest.raises(StateError) as caught:
+        StateFile.open(config, 1)
+    text = _one_line(caught.value, path)
+    assert "cannot write it" in text
+    # A state directory that cannot be made.
+    blocked = _config(tmp_path, f'state_dir = "{tmp_path / "file"}"\n')
+    (tmp_path / "file").write_text("not a directory")
+    with pytest.raises(StateError, match="cannot create it"):
+        StateFile.open(blocked, 1)
+
+
+def test_a_write_that_fails_later_is_kept_as_the_failure(tmp_path: Path) -> None:
+    config = _config(tmp_path)
+    state = StateFile.open(config, 1)
+    try:
+        (state.path.parent / "state.json.tmp").mkdir()
+        with pytest.raises(StateError, match="cannot write it"):
+            state.save_epoch(3)
+        assert state.epoch == 0 and isinstance(state.failure, StateError)
+    finally:
+        state.close()
+
+
+def test_fresh_starts_over_whatever_is_there(tmp_path: Path) -> None:
+    config = _config(tmp_path)
+    state = StateFile.open(config, 1, seed=lambda: 50)
+    state.save_epoch(40)
+    state.close()
+    state_path(config, 1).write_text("garbage")
+    over = StateFile.open(config, 1, fresh=True, seed=lambda: 70)
+    assert (over.start, over.epoch, over.incarnation) == ("fresh", 0, 70)
+    over.close()
+    again = StateFile.open(config, 1, seed=_never)
+    assert again.incarnation == 71
+    again.close()
+    # A readable file started over keeps counting its lives (only the epoch goes).
+    counted = StateFile.open(config, 1, fresh=True, seed=lambda: 5)
+    assert (counted.epoch, counted.incarnation) == (0, 72)
+    counted.close()
+
+
+def test_a_write_is_atomic_and_leaves_no_temporary_file(tmp_path: Path) -> None:
+    config = _config(tmp_path)
+    state = StateFile.open(config, 1)
+    try:
+        state.save_epoch(12)
+        assert sorted(p.name for p in state.path.parent.iterdir()) == ["state.json"]
+        assert json.loads(state.path.read_text())["epoch"] == 12
+    finally:
+        state.close()
