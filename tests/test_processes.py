@@ -231,7 +231,7 @@ def test_fresh_nodes_with_ports_left_to_them_link_once_given_the_addresses(
         '[[nodes]]\nid = 1\naddress = "tcp://127.0.0.1:*"\n'
         '[[nodes]]\nid = 2\naddress = "tcp://127.0.0.1:*"\n',
     )
-    nodes = [ringleader.Node(config, i, fresh=True) for i in (1, 2)]
+    nodes = [ringleader.Node(config, i, fresh=True, incarnation=1) for i in (1, 2)]
     try:
         for node in nodes:
             node.open()
