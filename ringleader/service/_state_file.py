@@ -78,8 +78,8 @@ class StateFile:
     """Node ``node``'s state in ``path``, locked for this process while it is open.
 
     :attr:`epoch` is the highest epoch made durable, :attr:`incarnation` this life's
-    number, :attr:`start` how the state began this life (:data:`NEW`: the node's first
-    start here; :data:`RESTORED`; :data:`FRESH`: started over).  It is what a node actor
+    number, :attr:`start` how the state began this life (``NEW``: the node's first
+    start here; ``RESTORED``; ``FRESH``: started over).  It is what a node actor
     keeps its epoch in (:class:`~ringleader.actors.host.Durable`); :attr:`failure` is the
     error that stopped it, if a write failed.
     """
