@@ -43,6 +43,7 @@ if TYPE_CHECKING:
         ConfigError,
         FrameRejected,
         RingleaderError,
+        TransferRefused,
         TransportError,
         UsageError,
     )
@@ -65,6 +66,7 @@ _HOMES = {
     "Overrides": "ringleader.topologies",
     "Report": "ringleader.reports",
     "RingleaderError": "ringleader.errors",
+    "TransferRefused": "ringleader.errors",
     "TransportError": "ringleader.errors",
     "UsageError": "ringleader.errors",
     "__version__": "ringleader.transport",
@@ -84,6 +86,7 @@ __all__ = [
     "Overrides",
     "Report",
     "RingleaderError",
+    "TransferRefused",
     "TransportError",
     "UsageError",
     "__version__",

@@ -17,6 +17,7 @@ __all__ = [
     "ConfigError",
     "FrameRejected",
     "RingleaderError",
+    "TransferRefused",
     "TransportError",
     "UsageError",
     "WiringError",
@@ -25,3 +26,9 @@ __all__ = [
 
 class UsageError(RingleaderError):
     """The command line was used wrongly (an unknown option value, a bad override)."""
+
+
+class TransferRefused(RingleaderError):
+    """A leader would not hand over to the node asked for (``Node.resign(to=...)``,
+    ``ringleader transfer``): the message says why — it does not lead, or that node is
+    not a live member of the cluster."""

@@ -157,8 +157,9 @@ class Config:
             "keys": None if self.keys is None else str(self.keys.resolve()),
             "edges": None if self.edges is None else [list(e) for e in self.edges],
         }
-        if "quorum" in data:  # kept as 1.0 / 0.0 among the settings; a bool in TOML
-            data["quorum"] = bool(data["quorum"])
+        for flag in ("quorum", "preempt"):  # kept as 1.0 / 0.0 among the settings
+            if flag in data:  # a bool in TOML
+                data[flag] = bool(data[flag])
         data.update(_given(optional))
         data["nodes"] = [_given(asdict(node)) for node in self.nodes]
         if self.faults:

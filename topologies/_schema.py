@@ -44,6 +44,7 @@ KEYS = (
     "reelect_after",
     "lease",
     "quorum",
+    "preempt",
     "fast_failover",
     "mode",
     "run_for",

@@ -25,8 +25,22 @@ from ._view import Candidate, NodeView
 
 __all__ = ["Around", "Election", "NodeState"]
 
-#: Message kinds no algorithm may use: the failure detector's and the operator's.
-RESERVED_KINDS = frozenset({"ping", "pong", "status_query", "status_answer"})
+#: Message kinds no algorithm may use: the failure detector's, the steady rules' and the
+#: operator's.
+RESERVED_KINDS = frozenset(
+    {
+        "ping",
+        "pong",
+        "prevote",
+        "prevote_reply",
+        "handover",
+        "handover_request",
+        "status_query",
+        "status_answer",
+        "transfer_query",
+        "transfer_answer",
+    }
+)
 
 
 class NodeState(enum.StrEnum):

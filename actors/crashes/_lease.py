@@ -86,7 +86,17 @@ class Lease:
     granted in this epoch).
     """
 
-    __slots__ = ("_acked", "_answered", "_start", "basis", "epoch", "peers", "seq", "settings")
+    __slots__ = (
+        "_acked",
+        "_answered",
+        "_lapsed",
+        "_start",
+        "basis",
+        "epoch",
+        "peers",
+        "seq",
+        "settings",
+    )
 
     def __init__(self, settings: LeaseSettings, peers: Sequence[int]) -> None:
         self.settings = settings
@@ -97,6 +107,7 @@ class Lease:
         self._start = 0  # the last heartbeat before this leadership
         self._acked: dict[int, int] = {}  # follower → last heartbeat acknowledged
         self._answered: dict[int, int] = {}  # follower → last heartbeat answered at all
+        self._lapsed = False  # its host saw it run out (see lapse)
 
     @property
     def majority(self) -> int:
@@ -108,6 +119,7 @@ class Lease:
         self.epoch = epoch
         self.basis = None
         self._start = self.seq
+        self._lapsed = False
         self._acked.clear()  # (who answered at all, and when, is kept: a dead follower
         # stays out of the next leadership's count)
 
@@ -135,8 +147,20 @@ class Lease:
         basis = self._basis()
         if basis is not None and (self.basis is None or basis > self.basis):
             self.basis = basis
+            self._lapsed = False
             return True
         return False
+
+    def lapse(self) -> None:
+        """Its host saw the lease run out on its clock (the steady rules: the leader goes
+        on sending its heartbeat): not held again until a heartbeat sent from now on is
+        acknowledged."""
+        if self.epoch is None:
+            return
+        self.basis = None
+        self._start = self.seq
+        self._lapsed = True
+        self._acked.clear()
 
     def _basis(self) -> int | None:
         acked = self._acked
@@ -168,6 +192,29 @@ class Lease:
         basis = self._basis()
         if basis is not None and (self.basis is None or basis > self.basis):
             self.basis = basis
+            self._lapsed = False
+
+    def live(self, peer: int) -> bool:
+        """Whether ``peer`` acknowledged a heartbeat of this leadership within the last
+        lease (it is up, linked, and in this round)."""
+        if self.epoch is None:
+            return False
+        acked = self._acked.get(peer)
+        return acked is not None and self.seq - acked <= self.settings.silent_beats
+
+    @property
+    def held(self) -> bool:
+        """Whether this node holds its lease, counted in heartbeats (granted, and not run
+        out yet)."""
+        return self.basis is not None and not self.expired
+
+    @property
+    def claimed(self) -> bool:
+        """Whether its leadership still stands: it holds the lease, or it waits for the
+        first one of this round (and has not waited too long), not after a lapse."""
+        if self.epoch is None:
+            return False
+        return self.held or (self.basis is None and not self._lapsed and not self.expired)
 
     @property
     def expired(self) -> bool:

@@ -11,8 +11,9 @@ This is where the network stack comes in (Pykka, ZeroMQ, the codec); the electio
 - :class:`Leadership`: the node's leader, epoch and lease, published for other threads.
 - :class:`NodeEvent` (as it happens) and :class:`NodeStatus` (when asked): what a node
   reports.
-- :data:`OPERATOR`, :class:`StatusQuery`, :class:`StatusAnswer`: the operator's question
-  and its answer; :func:`wire_kinds`: every kind a node's codec must know.
+- :data:`OPERATOR`, :class:`StatusQuery`, :class:`StatusAnswer`, :class:`TransferQuery`,
+  :class:`TransferAnswer`: the operator's questions and their answers;
+  :func:`wire_kinds`: every kind a node's codec must know.
 """
 
 import logging
@@ -21,7 +22,14 @@ from ._control import Boot, Connect, Crash, GetStatus, Listen, Resign, Start
 from ._inbox import Inbox, TimerFired
 from ._leadership import Leadership
 from ._node_actor import NodeActor
-from ._queries import OPERATOR, StatusAnswer, StatusQuery, wire_kinds
+from ._queries import (
+    OPERATOR,
+    StatusAnswer,
+    StatusQuery,
+    TransferAnswer,
+    TransferQuery,
+    wire_kinds,
+)
 from ._signals import PROCESS_SIGNALS, leave_signals_to_main
 from ._status import NodeEvent, NodeStatus
 from ._tally import Tally
@@ -47,6 +55,8 @@ __all__ = [
     "StatusQuery",
     "Tally",
     "TimerFired",
+    "TransferAnswer",
+    "TransferQuery",
     "leave_signals_to_main",
     "wire_kinds",
 ]

@@ -1,8 +1,10 @@
-"""What an operator's tool (``ringleader status``) and a node say to each other.
+"""What an operator's tool (``ringleader status``, ``ringleader transfer``) and a node
+say to each other.
 
 The operator is not a member: it signs with the cluster secret as the reserved sender
-:data:`OPERATOR` and may ask one question, :class:`StatusQuery`; the node answers it
-itself, on a link of its own, and the election never sees either message.
+:data:`OPERATOR` and may ask a node for its status, :class:`StatusQuery`, or its leader
+to hand over to another node, :class:`TransferQuery`; the node answers itself, on a link
+of its own, and the election never sees these messages.
 """
 
 from __future__ import annotations
@@ -11,10 +13,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from ringleader.actors.core import Election, Message
-from ringleader.actors.crashes import DETECTOR_MESSAGES
+from ringleader.actors.crashes import DETECTOR_MESSAGES, STEADY_MESSAGES
 from ringleader.transport import OPERATOR
 
-__all__ = ["OPERATOR", "OPERATOR_KINDS", "StatusAnswer", "StatusQuery", "wire_kinds"]
+__all__ = [
+    "OPERATOR",
+    "OPERATOR_KINDS",
+    "StatusAnswer",
+    "StatusQuery",
+    "TransferAnswer",
+    "TransferQuery",
+    "wire_kinds",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,11 +43,39 @@ class StatusAnswer(Message):
     status: Any
 
 
-OPERATOR_MESSAGES: tuple[type[Message], ...] = (StatusQuery, StatusAnswer)
+@dataclass(frozen=True, slots=True)
+class TransferQuery(Message):
+    """An operator asks a leader to hand over to node ``to``; the answer goes to
+    ``reply_to``."""
+
+    kind = "transfer_query"
+    to: int
+    reply_to: str
+
+
+@dataclass(frozen=True, slots=True)
+class TransferAnswer(Message):
+    """A node's answer to a :class:`TransferQuery`: ``refused`` says why it did not hand
+    over (``None``: it did); ``leader`` and ``epoch`` its view when it answered."""
+
+    kind = "transfer_answer"
+    refused: str | None
+    leader: int | None
+    epoch: int
+
+
+OPERATOR_MESSAGES: tuple[type[Message], ...] = (
+    StatusQuery,
+    StatusAnswer,
+    TransferQuery,
+    TransferAnswer,
+)
 OPERATOR_KINDS = frozenset(m.kind for m in OPERATOR_MESSAGES)
 
 
 def wire_kinds(algorithm: type[Election]) -> dict[str, type[Message]]:
     """Every message kind a node running ``algorithm`` may find in a frame, by name: the
-    algorithm's, the failure detector's and the operator's (for the codec)."""
-    return {m.kind: m for m in (*algorithm.messages, *DETECTOR_MESSAGES, *OPERATOR_MESSAGES)}
+    algorithm's, the failure detector's, the steady rules' and the operator's (for the
+    codec)."""
+    kinds = (*algorithm.messages, *DETECTOR_MESSAGES, *STEADY_MESSAGES, *OPERATOR_MESSAGES)
+    return {m.kind: m for m in kinds}

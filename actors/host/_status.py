@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ringleader.actors.crashes import DETECTOR_KINDS
+from ringleader.actors.crashes import DETECTOR_KINDS, STEADY_KINDS
 
 __all__ = ["NodeEvent", "NodeStatus"]
 
@@ -20,7 +20,9 @@ class NodeEvent:
     by a newer round or another leader, ``lease expired``, ``paused`` (it stood still
     itself) or ``resigned`` — reported before the ``"state"`` that shows it; ``at`` is
     when its leadership ended, the end of its lease if that came first), ``"lease"`` (a
-    leader's lease begins in round ``epoch``; ``at`` read before it was published) or
+    leader's lease begins in round ``epoch``; ``at`` read before it was published;
+    ``since``, when known, is when the leadership before it ended: its own lease, or the
+    previous leader's last heartbeat heard here plus the lease, or its hand-over) or
     ``"rejected"`` (it dropped a frame; ``detail`` is the reason, e.g. ``bad_signature``,
     then what was wrong; ``address`` where it came from, when the transport says).
     """
@@ -35,6 +37,7 @@ class NodeEvent:
     subject: int | None = None
     detail: str = ""
     address: str | None = None
+    since: float | None = None
 
 
 @dataclass(frozen=True)
@@ -66,5 +69,5 @@ class NodeStatus:
 
     @property
     def election_sent(self) -> int:
-        """Messages sent but the failure detector's."""
-        return sum(n for kind, n in self.sent.items() if kind not in DETECTOR_KINDS)
+        """Messages sent but the failure detector's and the steady rules'."""
+        return sum(n for kind, n in self.sent.items() if kind not in DETECTOR_KINDS | STEADY_KINDS)

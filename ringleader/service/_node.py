@@ -46,7 +46,7 @@ from ringleader.actors.host import (
     Start,
     wire_kinds,
 )
-from ringleader.errors import ConfigError, TransportError
+from ringleader.errors import ConfigError, TransferRefused, TransportError
 from ringleader.topologies import Config, load_config, node_secret
 from ringleader.traces import PartWriter
 from ringleader.transport import BETWEEN_PROCESSES, Codec, SocketOptions, ZmqNetwork
@@ -151,10 +151,17 @@ class Node:
     one, see :attr:`metrics_address`).  ``secret``: the cluster's secret, instead of the
     one the config names.
 
+    A node follows the steady rules (``docs/steady-leader.md``): it never starts or
+    joins a round against a leader that still holds its lease, a restarted node follows
+    the leader it finds, :meth:`resign` and :meth:`stop` hand the leadership over to the
+    next node at once, and only the leader sends heartbeats.
+
     For ``ringleader node``: ``emit`` receives every event as the dict its ``--json``
     line shows; ``fresh`` makes it a member of a cluster started all at once (epoch 1,
     initiating only once told, :meth:`initiate`) rather than one that joins by itself;
-    ``trace`` writes its part of a trace.
+    ``trace`` writes its part of a trace; ``steady=False`` runs the notes' rules instead
+    of the steady ones (``ringleader run``'s processes mode, whose nodes count messages
+    as the slides do).
     """
 
     def __init__(
@@ -170,6 +177,7 @@ class Node:
         emit: Emit | None = None,
         fresh: bool = False,
         trace: PartWriter | None = None,
+        steady: bool = True,
     ) -> None:
         if isinstance(node_id, bool) or not isinstance(node_id, int):
             raise TypeError(f"node_id must be an int, one of the config's ids, not {node_id!r}")
@@ -196,6 +204,7 @@ class Node:
         self._on_leader_change = on_leader_change
         self._emit = emit
         self._fresh = fresh
+        self._steady = steady
         self._secret = secret
         self._trace = trace
         self._leadership = Leadership(node_id)
@@ -278,11 +287,24 @@ class Node:
         assert isinstance(status, NodeStatus)
         return status
 
-    def resign(self) -> None:
-        """Step down if this node leads: ``on_lost(epoch, "resigned")``, and it sits out
-        until another node leads (or ``reelect_after`` passes), so that the next one
-        takes over.  Nothing happens on a node that does not lead."""
-        self._tell(Resign())
+    def resign(self, to: int | None = None, *, timeout: float = 10.0) -> None:
+        """Hand the leadership over, if this node leads: ``on_lost(epoch, "resigned")``
+        at once, and the next node leads within about two heartbeats (the live node the
+        algorithm would elect next: the largest ``(capacity, id)``).  Nothing happens on
+        a node that does not lead.
+
+        ``to``: hand over to that node; raises :class:`~ringleader.TransferRefused`
+        saying why if this node does not lead, or that node is not a live member (it has
+        not answered this leader's heartbeat within the lease).  Waits up to ``timeout``
+        s for the node's answer."""
+        if to is None:
+            self._tell(Resign())
+            return
+        if isinstance(to, bool) or not isinstance(to, int):
+            raise TypeError(f"to must be a node id (an int), not {to!r}")
+        refused = self._ask(Resign(to), timeout)
+        if refused is not None:
+            raise TransferRefused(f"node {self.id} cannot hand over to node {to}: {refused}")
 
     async def changes(self) -> AsyncIterator[LeaderChange]:
         """Each change this node sees, in order, for ``async for`` in asyncio.
@@ -348,10 +370,12 @@ class Node:
         view = next(v for v in config.wiring.views(settings) if v.id == node_id)
         algorithm = config.algorithm_class
         policy = crash_policy(algorithm)
+        steady = self._steady
         if self._fresh:
-            member = Member(algorithm, view, initiator=node_id in config.initiators, policy=policy)
+            initiator = node_id in config.initiators
+            member = Member(algorithm, view, initiator=initiator, policy=policy, steady=steady)
         else:
-            member = Member(algorithm, view, recovering=True, policy=policy)
+            member = Member(algorithm, view, recovering=True, policy=policy, steady=steady)
         codec = Codec(self._secret or node_secret(config), config.cluster_id, wire_kinds(algorithm))
         self._network = ZmqNetwork(
             config.transport,
@@ -407,8 +431,9 @@ class Node:
 
     def stop(self) -> None:
         """Stop the node: its actor, sockets, metrics server and callbacks thread (after
-        the callbacks still waiting, and ``on_lost(epoch, "stopped")`` if it led).  Safe
-        to call twice, and from a callback (then it does not wait for that thread)."""
+        the callbacks still waiting, and ``on_lost(epoch, "stopped")`` if it led: it hands
+        the leadership over first, as :meth:`resign` does).  Safe to call twice, and from
+        a callback (then it does not wait for that thread)."""
         if threading.current_thread() is self._callbacks_thread:
             # Another thread's stop() may hold the lock while it waits for this thread
             # (on_lost(epoch, "stopped") calling stop()): then that stop is enough.
@@ -428,6 +453,8 @@ class Node:
         _started.discard(self)
         ref, self._ref = self._ref, None
         if ref is not None:
+            if self._steady and self._leadership.is_leader():
+                ref.tell(Resign(reason=STOPPED, alone=False))  # before its links close
             try:
                 ref.stop(timeout=STOP_TIMEOUT)
             except pykka.Timeout:

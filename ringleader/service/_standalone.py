@@ -131,6 +131,7 @@ def serve(
             fresh=fresh,
             trace=part,
             metrics=metrics,
+            steady=commands is None,  # supervised: ringleader run's teaching rules
         )
     except BaseException:
         if part is not None:
