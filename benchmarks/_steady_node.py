@@ -25,6 +25,20 @@ import ringleader
 POLL = 0.001
 
 
+def _failover(node: ringleader.Node) -> dict[str, float]:
+    """The failover histogram's count and sum, read from the node's registry."""
+    metrics = getattr(node, "_metrics", None)
+    count = total = 0.0
+    if metrics is not None:
+        for metric in metrics.failover.collect():
+            for sample in metric.samples:
+                if sample.name.endswith("_count"):
+                    count = sample.value
+                elif sample.name.endswith("_sum"):
+                    total = sample.value
+    return {"count": count, "sum": total}
+
+
 def main() -> None:
     config, node_id = sys.argv[1], int(sys.argv[2])
     lock = threading.Lock()
@@ -69,17 +83,7 @@ def main() -> None:
                 except Exception as exc:  # noqa: BLE001 -- reported to the harness
                     say(cb="refused", reason=str(exc))
             elif command == "metrics":
-                metrics = getattr(node, "_metrics", None)
-                failover = metrics.failover if metrics is not None else None
-                count = total = 0.0
-                if failover is not None:
-                    for metric in failover.collect():
-                        for sample in metric.samples:
-                            if sample.name.endswith("_count"):
-                                count = sample.value
-                            elif sample.name.endswith("_sum"):
-                                total = sample.value
-                say(cb="metrics", count=count, sum=total)
+                say(cb="metrics", **_failover(node))
             elif command == "stop":
                 break
     finally:

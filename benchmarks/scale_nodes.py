@@ -180,7 +180,8 @@ def main() -> int:
     print(json.dumps(result), flush=True)
     agreed = result["agreed_after_last_ready_s"]
     print(
-        f"{result['n']} nodes: agreement {agreed} s after the last ready (goal ≤ {GOAL_AGREE_S:g}), "
+        f"{result['n']} nodes: agreement {agreed} s after the last ready "
+        f"(goal ≤ {GOAL_AGREE_S:g}), "
         f"{result.get('lost_in_quiet')} leadership losses in {args.quiet:g} s of quiet (goal 0), "
         f"{result.get('rss_mb_median')} MB resident per node, max {result.get('rss_mb_max')} "
         f"(goal ≤ {GOAL_RSS_MB:g}), {result.get('cores_busy_at_rest')} cores busy at rest, "

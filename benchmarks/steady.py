@@ -40,7 +40,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -75,10 +75,8 @@ class Service:
     def _read(self) -> None:
         assert self.process.stdout is not None
         for line in self.process.stdout:
-            try:
+            with suppress(ValueError):
                 self._queue.put(json.loads(line))
-            except ValueError:
-                pass
         self._queue.put(None)
 
     def drain(self) -> list[Event]:
@@ -152,6 +150,12 @@ class Cluster:
     def count(self, cb: str, since: float, until: float = float("inf")) -> int:
         return sum(1 for e in self.events(since, until) if e.get("cb") == cb)
 
+    def losses(self, since: float, until: float = float("inf")) -> list[str]:
+        """Each ``on_lost`` in the window: ``node:reason``."""
+        return [
+            f"{e['node']}:{e['reason']}" for e in self.events(since, until) if e.get("cb") == "lost"
+        ]
+
     def leaderless(self, since: float, until: float) -> float:
         """Seconds within [since, until] when no process reported ``is_leader``."""
         flips = sorted(
@@ -186,9 +190,8 @@ class Cluster:
             views = {s.view() for s in self.current.values()}
             if len(views) == 1:
                 view = views.pop()
-                if view is not None and view[0] in self.current:
-                    if self.current[view[0]].leading():
-                        return view[0]
+                if view is not None and view[0] in self.current and self.current[view[0]].leading():
+                    return view[0]
             time.sleep(0.01)
         return None
 
@@ -260,6 +263,7 @@ def _cut(c: Cluster, hosts: list[int], seconds: float) -> dict[str, Any]:
         "losses": c.count("lost", t0, t1),
         "elected": c.count("elected", t0, t1),
         "losses_after_heal": c.count("lost", healed, t1),
+        "why": c.losses(t0, t1),
         "leaderless_ms": round(c.leaderless(t0, t1) * 1000),
         "leader": (before, after),
         "epoch": (epoch0 and epoch0[1], (c.current[1].view() or (0, 0))[1]),
@@ -291,6 +295,7 @@ def flapping(c: Cluster, trials: int) -> list[dict[str, Any]]:
         {
             "flapping": node,
             "losses": c.count("lost", t0, t1),
+            "why": c.losses(t0, t1),
             "elected": c.count("elected", t0, t1),
             "leaderless_ms": round(c.leaderless(t0, t1) * 1000),
         }
@@ -364,6 +369,7 @@ def rolling_restart(c: Cluster, trials: int) -> list[dict[str, Any]]:
                 "losses": c.count("lost", t0, t1),
                 "elected": c.count("elected", t0, t1),
                 "leaderless_ms": round(c.leaderless(t0, t1) * 1000),
+                "why": c.losses(t0, t1),
             }
         )
     return rows
@@ -384,7 +390,7 @@ def leader_cut(c: Cluster, trials: int) -> list[dict[str, Any]]:
         lost_at = next((e["mono"] for e in mine if e.get("cb") == "lost"), None)
         elected = next((e for e in others if e.get("cb") == "elected"), None)
 
-        def ms(at: float | None) -> int | None:
+        def ms(at: float | None, t0: float = t0) -> int | None:
             return None if at is None else round((at - t0) * 1000)
 
         rows.append(

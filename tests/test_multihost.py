@@ -222,11 +222,14 @@ def _config(lab: Lab, path: Path, body: str, secret: Path | None, ids: Sequence[
 
 
 def _start_all(lab: Lab, config: Path, ids: Sequence[int] = IDS) -> dict[int, NodeProcess]:
-    nodes = {node: lab.start(config, node) for node in ids}
-    for node, process in nodes.items():
+    """Start a node per host, the highest first, each once the one before listens: with
+    sticky leadership the first leader stays, and up first the top node is elected."""
+    nodes = {}
+    for node in sorted(ids, reverse=True):
+        nodes[node] = process = lab.start(config, node)
         listening = process.wait_for(lambda e: e["event"] == "listening", DEADLINE)
         assert listening["address"] == f"tcp://{lab.address(node)}:{PORT}"
-    return nodes
+    return dict(sorted(nodes.items()))
 
 
 def _views(nodes: dict[int, NodeProcess]) -> dict[int, tuple[int | None, int] | None]:

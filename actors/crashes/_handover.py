@@ -12,7 +12,8 @@ Who may be named (:func:`refusal` says why not): a member of the cluster, other 
 leader, that answered the leader's heartbeat in its round within the lease
 (:meth:`~ringleader.actors.Lease.live`).  Without a name, the leader hands over to the
 live member the notes' algorithms would elect: the largest ``(capacity, id)``
-(:func:`successor`).
+(:func:`successor`); a leader that stops, to the live member that joined last (in a
+rolling restart, one already restarted).
 
 With ``preempt = true`` a node above the leader that joins the cluster (restarted, or
 back after a partition) asks for the leadership, ``handover_request``; the leader hands
@@ -66,11 +67,19 @@ def refusal(view: NodeView, lease: Lease | None, leading: bool, to: int) -> str 
     return None
 
 
-def successor(view: NodeView, lease: Lease, among: Iterable[int] | None = None) -> int | None:
+def successor(
+    view: NodeView, lease: Lease, among: Iterable[int] | None = None, *, newest: bool = False
+) -> int | None:
     """The live member the notes' algorithms would elect next (largest ``(capacity, id)``)
-    — among ``among`` if given; ``None`` if there is none."""
+    — among ``among`` if given; ``None`` if there is none.
+
+    ``newest``: the live member that joined (or came back) last instead, the choice of a
+    leader that stops: in a rolling restart that is one already restarted, so that the
+    restart costs one change of leader, not one per node."""
     live = [p for p in (lease.peers if among is None else among) if lease.live(p)]
     if not live:
         return None
+    if newest:
+        return max(live, key=lambda p: (lease.joined(p), view.neighbour(p)))
     best: Candidate = max(view.neighbour(p) for p in live)
     return best.id

@@ -89,6 +89,7 @@ class Lease:
     __slots__ = (
         "_acked",
         "_answered",
+        "_joined",
         "_lapsed",
         "_start",
         "basis",
@@ -107,6 +108,7 @@ class Lease:
         self._start = 0  # the last heartbeat before this leadership
         self._acked: dict[int, int] = {}  # follower → last heartbeat acknowledged
         self._answered: dict[int, int] = {}  # follower → last heartbeat answered at all
+        self._joined: dict[int, int] = {}  # follower → first heartbeat of its answers now
         self._lapsed = False  # its host saw it run out (see lapse)
 
     @property
@@ -138,7 +140,10 @@ class Lease:
         moved."""
         if seq > self.seq:
             return False
-        if seq > self._answered.get(peer, 0):
+        last = self._answered.get(peer)
+        if last is None or seq - last > self.settings.silent_beats:
+            self._joined[peer] = seq  # answering (again) from here: it (re)joined
+        if seq > (last or 0):
             self._answered[peer] = seq
         if self.epoch is None or seq <= self._start:
             return False
@@ -201,6 +206,11 @@ class Lease:
             return False
         acked = self._acked.get(peer)
         return acked is not None and self.seq - acked <= self.settings.silent_beats
+
+    def joined(self, peer: int) -> int:
+        """The heartbeat from which ``peer`` has been answering without a break (the
+        larger, the later it joined or came back)."""
+        return self._joined.get(peer, 0)
 
     @property
     def held(self) -> bool:

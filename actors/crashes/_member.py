@@ -686,6 +686,11 @@ class Member:
     def _steady_message(self, sender: int, message: Message, epoch: int) -> None:
         steady = self.steady
         assert steady is not None
+        recovery = self.recovery
+        if recovery is not None and isinstance(message, PreVote | PreVoteReply):
+            # The asker's round, or the one this node asks for, comes above this epoch:
+            # a round it may join (0: the asker knows no epoch either, nor does anyone).
+            recovery.learn(epoch)
         if isinstance(message, PreVote):
             granted = not self._held(sender)
             self._out.append(Send(sender, PreVoteReply(message.attempt, granted), self.epoch))
@@ -749,20 +754,22 @@ class Member:
         return refusal(self.view, self.lease, self.state is NodeState.LEADER, to)
 
     def hand_over(
-        self, to: int | None = None, reason: str = "resigned", *, alone: bool = True
+        self, to: int | None = None, reason: str = "resigned", *, stopping: bool = False
     ) -> list[Action]:
         """Under the steady rules: the leader ends its lease and names its successor,
-        ``to`` or the live member the notes' algorithms would elect (see
-        ``_handover.py``); with nobody live to name, it just steps down (``alone``) or
-        does nothing.  Not leading, it does nothing.  Ask :meth:`refuse_hand_over` first
-        for a chosen ``to``."""
+        ``to``, or the live member the notes' algorithms would elect; with nobody live to
+        name, it just steps down.  ``stopping``: the node is about to stop: it names the
+        live member that joined last (in a rolling restart, one already restarted; see
+        ``_handover.py``), and with nobody live it does nothing (its stop reports the
+        loss).  Not leading, it does nothing.  Ask :meth:`refuse_hand_over` first for a
+        chosen ``to``."""
         if self.steady is None or self.state is not NodeState.LEADER:
             return self.flush()
         assert self.lease is not None
         if to is None:
-            to = successor(self.view, self.lease)
+            to = successor(self.view, self.lease, newest=stopping)
         if to is None or self.refuse_hand_over(to) is not None:
-            if alone:
+            if not stopping:
                 self._demote(reason)
                 self.steady.resigned = True
         else:

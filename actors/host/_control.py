@@ -57,8 +57,8 @@ class Resign:
 
     to: int | None = None
     reason: str = "resigned"
-    #: Without ``to`` and with nobody live to take over: step down all the same.
-    alone: bool = True
+    #: The node is about to stop (``Member.hand_over``).
+    stopping: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -366,7 +366,13 @@ class NodeActor(pykka.ThreadingActor):
     def _transfer(self, to: int) -> TransferAnswer:
         """An operator's ``ringleader transfer``: hand over to ``to`` if this node leads."""
         member = self.member
-        refused = self._resign(Resign(to))
+        steady = member.steady
+        if (steady is not None and steady.handed_to == to) or (
+            member.state is not NodeState.UNDECIDED and member.elected == to
+        ):
+            refused = None  # a question asked again: it has handed over already
+        else:
+            refused = self._resign(Resign(to))
         leader = None if member.state is NodeState.UNDECIDED else member.elected
         return TransferAnswer(refused, leader, member.epoch)
 
@@ -590,7 +596,7 @@ class NodeActor(pykka.ThreadingActor):
             if resign.to is None:
                 steady = member.steady is not None
                 if steady:
-                    self._after(member.hand_over(reason=resign.reason, alone=resign.alone))
+                    self._after(member.hand_over(reason=resign.reason, stopping=resign.stopping))
                 else:
                     self._after(member.resign())
                 return None

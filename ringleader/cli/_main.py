@@ -19,7 +19,7 @@ from rich.console import Console
 from ringleader import __version__
 from ringleader.actors import ALGORITHMS
 from ringleader.cluster import run
-from ringleader.errors import ConfigError, TransportError, UsageError
+from ringleader.errors import ConfigError, TransferRefused, TransportError, UsageError
 from ringleader.service import (
     EventWriter,
     ask_status,
@@ -28,6 +28,7 @@ from ringleader.service import (
     parse_address,
     serve,
     status_summary,
+    transfer,
 )
 from ringleader.topologies import (
     MAX_SETTING,
@@ -240,6 +241,24 @@ def build_parser() -> argparse.ArgumentParser:
     status_parser.add_argument(
         "--timeout", type=_positive_float, default=2.0, metavar="S", help="wait S s for answers"
     )
+    transfer_parser = commands.add_parser(
+        "transfer",
+        help="have the leader of CONFIG hand the leadership over to node N",
+        description="Find the leader of CONFIG's running cluster (as ringleader status "
+        "does) and ask it, over the cluster's authenticated wire, to hand over to node N at "
+        "once; wait until N leads.  The leader refuses if N is not a live member (it has "
+        "not answered the leader's heartbeat within the lease).",
+        epilog="Exit status: 0 node N leads; 1 refused (the reason on stderr), or N did not "
+        "lead within the timeout.",
+    )
+    transfer_parser.add_argument("config", metavar="CONFIG", help="the cluster's TOML config")
+    transfer_parser.add_argument(
+        "--to", dest="to", type=int, required=True, metavar="N", help="the node to lead next"
+    )
+    transfer_parser.add_argument("--json", action="store_true", help="print one JSON object")
+    transfer_parser.add_argument(
+        "--timeout", type=_positive_float, default=5.0, metavar="S", help="give up after S s"
+    )
     keys_parser = commands.add_parser(
         "keys",
         help="make a cluster secret (and CURVE key pairs) to copy to every machine",
@@ -252,7 +271,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--ids", type=_node_ids, metavar="IDS", help="node ids for CURVE key pairs, e.g. 1,2,3"
     )
     views = _add_view_commands(commands)
-    for sub in (run_parser, check_parser, node_parser, status_parser, keys_parser, *views):
+    subs = (run_parser, check_parser, node_parser, status_parser, transfer_parser, keys_parser)
+    for sub in (*subs, *views):
         # SUPPRESS: a -v before the command is not reset by the subcommand's default.
         sub.add_argument(
             "-v",
@@ -416,6 +436,33 @@ def _status(args: argparse.Namespace, out: Console) -> int:
     return EXIT_OK if summary["agreed"] else EXIT_FAILED
 
 
+def _transfer(args: argparse.Namespace, out: Console) -> int:
+    config = load_config(args.config)
+    try:
+        done = transfer(config, args.to, timeout=args.timeout)
+    except TransferRefused as refused:
+        if args.json:
+            _print_json({"transferred": False, "to": args.to, "refused": str(refused)})
+        sys.stderr.write(f"ringleader transfer: refused: {refused}\n")
+        return EXIT_FAILED
+    if args.json:
+        _print_json(
+            {
+                "transferred": True,
+                "from": done.previous,
+                "to": done.leader,
+                "epoch": done.epoch,
+                "took_s": round(done.took_s, 6),
+            }
+        )
+    else:
+        out.print(
+            f"Node {done.leader} leads (epoch {done.epoch}), handed over by node "
+            f"{done.previous} in {done.took_s * 1000:.0f} ms"
+        )
+    return EXIT_OK
+
+
 def _keys(args: argparse.Namespace, out: Console) -> int:
     try:
         made = make_keys(Path(args.directory), args.ids or [])
@@ -456,6 +503,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "node": lambda: _node(args),
         "keys": lambda: _keys(args, out),
         "status": lambda: _status(args, out),
+        "transfer": lambda: _transfer(args, out),
         "diagram": lambda: _diagram(args, out),
         "replay": lambda: _replay(args),
     }

@@ -5,7 +5,8 @@
 - :func:`serve` is what ``ringleader node`` runs (its events written out by an
   :class:`EventWriter`); ``_protocol.py`` is that node's protocol with a parent that
   supervises it.
-- :func:`ask_status` is ``ringleader status``: the operator asks every node.
+- :func:`ask_status` is ``ringleader status``: the operator asks every node;
+  :func:`transfer` is ``ringleader transfer``: it asks the leader to hand over.
 - :class:`NodeMetrics` serves a node's Prometheus metrics.
 """
 
@@ -31,6 +32,7 @@ from ._standalone import (
     die_with_parent,
     serve,
 )
+from ._transfer import Transfer, transfer
 
 __all__ = [
     "BAD_SIGNATURE_EVERY",
@@ -44,6 +46,7 @@ __all__ = [
     "Node",
     "NodeMetrics",
     "RejectionThrottle",
+    "Transfer",
     "ask_status",
     "check_standalone",
     "command_line",
@@ -57,4 +60,5 @@ __all__ = [
     "status_dict",
     "status_from_dict",
     "status_summary",
+    "transfer",
 ]

@@ -454,7 +454,7 @@ class Node:
         ref, self._ref = self._ref, None
         if ref is not None:
             if self._steady and self._leadership.is_leader():
-                ref.tell(Resign(reason=STOPPED, alone=False))  # before its links close
+                ref.tell(Resign(reason=STOPPED, stopping=True))  # before its links close
             try:
                 ref.stop(timeout=STOP_TIMEOUT)
             except pykka.Timeout:
