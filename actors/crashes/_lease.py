@@ -72,9 +72,10 @@ class LeaseSettings:
 
     @property
     def silent_beats(self) -> int:
-        """Heartbeats after which an unanswering follower stops counting: a lease's, so
-        that a crashed follower is left out before the lease would run out."""
-        return self.beats
+        """Heartbeats after which an unanswering follower stops counting: one fewer than
+        a lease's, so that a crashed follower is left out before the lease would run
+        out (the leader's lease goes on without a gap)."""
+        return max(1, self.beats - 1)
 
 
 class Lease:
@@ -219,12 +220,10 @@ class Lease:
         return self.basis is not None and not self.expired
 
     @property
-    def claimed(self) -> bool:
-        """Whether its leadership still stands: it holds the lease, or it waits for the
-        first one of this round (and has not waited too long), not after a lapse."""
-        if self.epoch is None:
-            return False
-        return self.held or (self.basis is None and not self._lapsed and not self.expired)
+    def granted(self) -> bool:
+        """Whether this leadership was granted a lease in its round (it may have lapsed
+        since)."""
+        return self.basis is not None or self._lapsed
 
     @property
     def expired(self) -> bool:

@@ -426,7 +426,9 @@ class Member:
         lease = self.lease
         if lease is not None and lease.epoch is not None:
             lease.refresh()
-            if lease.expired and steady is None:
+            # Steady rules: a lease that ran out comes back with the answers (rule 5),
+            # but a leadership never granted one in its round is given up.
+            if lease.expired and (steady is None or not lease.granted):
                 self._demote("lease expired")
             else:
                 ping -= self._beat(lease)
@@ -468,7 +470,7 @@ class Member:
             self._sitting_out = False
             self._out.append(CancelTimer(SIT_OUT))
         elif self.steady is not None:
-            self.steady.heard_leader()
+            self.steady.heard_leader(leader, epoch)
             self._preempt(leader)
         elif self.view.candidate > self.view.neighbour(leader):
             self.new_round(f"above leader {leader}", leader)
@@ -582,8 +584,8 @@ class Member:
         steady = self.steady
         assert steady is not None
         election = self.election
-        if election.state is NodeState.LEADER:
-            return self.lease is not None and self.lease.claimed
+        if election.state is NodeState.LEADER:  # a leader just elected yields, as in the notes
+            return self.lease is not None and self.lease.held
         if election.state is NodeState.NOT_LEADER:
             return (
                 sender != election.elected
@@ -609,10 +611,7 @@ class Member:
     def _steady_tick(self, steady: Steady) -> None:
         """A heartbeat of this node: count the leader's silence, ask again if due."""
         election = self.election
-        following = (election.elected, election.epoch)
-        if following != steady.following:  # a new leader (or round): it counts from now
-            steady.following = following
-            steady.quiet = 0
+        steady.follows(election.elected, election.epoch)  # a new one counts from now
         steady.quiet += 1
         leader = election.elected
         detector = self.detector
@@ -651,7 +650,7 @@ class Member:
         election = self.election
         if epoch == election.epoch and sender == election.elected:
             if election.state is NodeState.NOT_LEADER:
-                steady.heard_leader()
+                steady.heard_leader(sender, epoch)
                 self._preempt(sender)
             return
         if epoch == election.epoch and election.state is NodeState.UNDECIDED:
@@ -659,8 +658,13 @@ class Member:
             # with a crashed node): one leader per epoch, so follow it.
             election.cancel_timers()
             election.follow(sender)
-            steady.heard_leader()
+            steady.heard_leader(sender, epoch)
             self._rewatch()
+            return
+        if epoch < election.epoch and election.state is NodeState.UNDECIDED and steady.idle:
+            # Waiting, in a round nobody joined (its own, whose leadership never got a
+            # lease): the leader that speaks is the one to follow, newer or not.
+            self._adopt(sender, epoch)
             return
         if epoch <= election.epoch:
             return  # an older round's leader: this node's pong (its epoch) tells it

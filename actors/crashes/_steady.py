@@ -104,7 +104,9 @@ class Steady:
     """One node's state under the steady rules.
 
     :attr:`quiet` counts this node's heartbeats since the leader it follows was last heard
-    as leader (its numbered heartbeat in this round); :attr:`handed_to` is the node its
+    as leader (its numbered heartbeat in this round), or since it began to follow it;
+    :attr:`vouched`: that heartbeat came at all (a leader just elected is not defended
+    before it has said so itself); :attr:`handed_to` is the node its
     leader handed over to (followed as soon as its heartbeat comes); :attr:`idle`: no round
     is under way here (the node waits for a leader, or for its pre-vote);
     :attr:`waiting` is a newer leader's heartbeat dropped while the old one was live, to
@@ -120,6 +122,7 @@ class Steady:
         "quiet",
         "resigned",
         "settings",
+        "vouched",
         "waiting",
     )
 
@@ -133,6 +136,7 @@ class Steady:
         )
         self.quiet = settings.live_beats  # nobody heard yet
         self.following: tuple[int | None, int] = (None, 0)  # (leader, epoch) counted for
+        self.vouched = False
         self.handed_to: int | None = None
         self.waiting: tuple[int, int, int] | None = None  # (leader, epoch, heartbeat)
         self.idle = True
@@ -143,18 +147,28 @@ class Steady:
 
     @property
     def leader_live(self) -> bool:
-        return self.quiet < self.settings.live_beats
+        return self.vouched and self.quiet < self.settings.live_beats
 
     @property
     def leader_silent(self) -> bool:
         """The followed leader's heartbeat has not come for ``suspect_after``."""
         return self.quiet >= self.settings.suspect_beats
 
-    def heard_leader(self) -> None:
+    def follows(self, leader: int | None, epoch: int) -> None:
+        """This node follows ``leader`` in ``epoch`` now: counted from here if new."""
+        if (leader, epoch) != self.following:
+            self.following = (leader, epoch)
+            self.quiet = 0
+            self.vouched = False
+
+    def heard_leader(self, leader: int, epoch: int) -> None:
+        """The heartbeat of the leader it follows came."""
+        self.follows(leader, epoch)
         self.quiet = 0
+        self.vouched = True
         self.prevoting.drop()
 
     def forget_leader(self) -> None:
         """The followed leader can no longer be vouched for (this node stood still, or
         its leader handed over)."""
-        self.quiet = max(self.quiet, self.settings.live_beats)
+        self.vouched = False
