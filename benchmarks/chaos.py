@@ -3,6 +3,7 @@
     python benchmarks/chaos.py                    # 60 s per cluster, seed 1
     python benchmarks/chaos.py --duration 20 --seed 7 --clusters bully
     python benchmarks/chaos.py --lease            # also assert: never two is_leader
+    sudo python benchmarks/chaos.py --hosts       # nodes on hosts of their own: link flaps too
 
 The harness is ``tests/chaos.py`` (the CI test runs it for about 16 s per cluster): for
 Bully on a full mesh, Chang–Roberts on a ring and Hirschberg–Sinclair on a two-way ring,
@@ -10,7 +11,10 @@ it prints the faults injected, the failover after a leader's SIGKILL (fault → 
 running node agrees; the refused connection is proof of death, so no ``suspect_after``
 wait) and after a pause (SIGSTOP: only silence tells), the epochs with two leaders
 (must be 0), the overlaps of two processes reporting ``is_leader`` (0 once the lease is
-on), and the slowest exit on SIGTERM; and exits 1 if any check failed.
+on), the slowest exit on SIGTERM, and the leader changes each kind of fault cost (a
+steady leader: one per fault on the leader, none for a fault elsewhere); and exits 1 if
+any check failed.  ``--hosts`` (root: network namespaces) adds a flapping follower link
+to the faults.
 """
 
 from __future__ import annotations
@@ -34,6 +38,10 @@ def main() -> int:
     parser.add_argument(
         "--no-fast-path", action="store_true", help="fast_failover = false: silence only"
     )
+    parser.add_argument(
+        "--hosts", action="store_true", help="each node on a host of its own (root): flaps too"
+    )
+    parser.add_argument("--quorum", choices=["on", "off"], default="on")
     args = parser.parse_args()
     failed = False
     for cluster in args.clusters.split(","):
@@ -43,6 +51,8 @@ def main() -> int:
             duration=args.duration,
             lease=args.lease,
             fast_failover=not args.no_fast_path,
+            hosts=args.hosts,
+            quorum=args.quorum == "on",
         )
         with tempfile.TemporaryDirectory() as tmp:
             result = run_chaos(settings, Path(tmp))

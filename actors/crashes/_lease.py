@@ -72,10 +72,11 @@ class LeaseSettings:
 
     @property
     def silent_beats(self) -> int:
-        """Heartbeats after which an unanswering follower stops counting: one fewer than
-        a lease's, so that a crashed follower is left out before the lease would run
-        out (the leader's lease goes on without a gap)."""
-        return max(1, self.beats - 1)
+        """Heartbeats after which an unanswering follower stops counting: two fewer than
+        a lease's, so that a crashed follower is left out (at the heartbeat before the
+        one that would end the lease) before the lease would run out: the leader's lease
+        goes on without a gap."""
+        return max(1, self.beats - 2)
 
 
 class Lease:
