@@ -57,15 +57,20 @@ def transfer(config: Config, to: int, *, timeout: float = 5.0) -> Transfer:
         raise TransferRefused(f"node {to} already leads")
     _ask(config, leader, to, deadline)
     while (left := deadline.left()) > 0:
-        status = ask_status(config, timeout=min(left, 1.0)).get(to)
+        status = ask_status(config, timeout=min(left, STATUS_WAIT)).get(to)
         if status is not None and status.state == "leader":
             return Transfer(leader, to, status.epoch, time.monotonic() - began)
         time.sleep(min(LOOK_AGAIN, max(0.0, deadline.left())))
     raise TransferRefused(f"node {leader} handed over, but node {to} did not lead in {timeout} s")
 
 
+#: How long the tool waits for every node's status at a time: a node that has not
+#: answered by then is likely down, and need not hold up a hand-over between others.
+STATUS_WAIT = 1.0
+
+
 def _leader(config: Config, deadline: Deadline) -> int:
-    answers = ask_status(config, timeout=max(0.1, deadline.left()))
+    answers = ask_status(config, timeout=max(0.1, min(STATUS_WAIT, deadline.left() / 2)))
     leaders = sorted(n for n, s in answers.items() if s is not None and s.state == "leader")
     if not leaders:
         silent = sorted(n for n, s in answers.items() if s is None)
