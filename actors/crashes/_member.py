@@ -11,6 +11,12 @@ the part it belongs to, in this order for a message: the detector hears the send
 detector's own ``ping``/``pong`` stop there, recovery and the epoch fence drop what must
 not be acted on, a newer epoch starts a new round, and the election handles the rest.
 
+In the service modes (``steady=True``) it applies the steady rules too
+(``_steady.py``): a round it wants is asked for first (``_prevote.py``), a round or a
+leader against a live leader is not joined, a restarted node follows the leader it
+hears, a leader hands over (``_handover.py``), and only the leader pings.  Their
+messages (``prevote``, ``handover`` …) stop at the member, as the detector's do.
+
 Timers have two name spaces: an algorithm's own (``answer``) and the parts' (with a
 colon: ``detector:heartbeat``, ``detector:suspect:7``, ``rounds:stall``,
 ``rounds:behind``, ``recovery:rejoin``).

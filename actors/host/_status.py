@@ -22,7 +22,10 @@ class NodeEvent:
     when its leadership ended, the end of its lease if that came first), ``"lease"`` (a
     leader's lease begins in round ``epoch``; ``at`` read before it was published;
     ``since``, when known, is when the leadership before it ended: its own lease, or the
-    previous leader's last heartbeat heard here plus the lease, or its hand-over) or
+    previous leader's last heartbeat heard here plus the lease, or its hand-over),
+    ``"prevote"`` (under the steady rules it asks the others for a round; ``detail`` says
+    why, ``subject`` whose silence set it off), ``"handover"`` (a leader hands over to
+    ``subject``; ``detail``: ``resigned``, ``stopped``, ``preempted``) or
     ``"rejected"`` (it dropped a frame; ``detail`` is the reason, e.g. ``bad_signature``,
     then what was wrong; ``address`` where it came from, when the transport says).
     """

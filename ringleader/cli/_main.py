@@ -203,7 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
         "secret is required when any address is not on this machine.",
         epilog="With --json, one JSON object per line on stdout: listening, ready, "
         "leader (whenever this node's view of the leader changes), election, suspect, "
-        "recovered, lost, rejected_frame, stopped.",
+        "recovered, lease, lost, prevote, handover, rejected_frame, stopped.",
     )
     node_parser.add_argument("config", metavar="CONFIG", help="the cluster's TOML config")
     node_parser.add_argument(
