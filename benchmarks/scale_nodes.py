@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -53,6 +54,17 @@ def _proc(pid: int) -> tuple[float, float, int]:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     cpu = (int(fields[11]) + int(fields[12])) / TICK
     return rss, cpu, threads
+
+
+def import_footprint() -> float:
+    """Resident MB of a fresh interpreter that imports what ``ringleader node`` imports
+    (and nothing else): the part of a node's memory that is its code, not its run."""
+    code = (
+        "import re, ringleader.cli._main\n"
+        "print(re.search(r'VmRSS:\\s+(\\d+)', open('/proc/self/status').read())[1])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return int(out.stdout.split()[-1]) / 1024
 
 
 def _agreed(nodes: dict[int, NodeProcess], lease: bool) -> tuple[int, int] | None:
@@ -131,9 +143,11 @@ def run(n: int, quiet: float, settings: list[str], workdir: Path) -> dict[str, o
         quiet_until = time.monotonic()
         frames_after = _detector_frames(config)
         lost = leader_changes = 0
+        reasons: list[str] = []
         for p in nodes.values():
             events = [e for e in p.drain() if quiet_from <= e["mono"] <= quiet_until]
             lost += sum(1 for e in events if e["event"] == "lost")
+            reasons += [f"{e['node']}: {e['reason']}" for e in events if e["event"] == "lost"]
             leader_changes += sum(1 for e in events if e["event"] == "leader")
         figures = [_proc(p.process.pid) for p in nodes.values()]
         rss = [f[0] for f in figures]
@@ -146,10 +160,12 @@ def run(n: int, quiet: float, settings: list[str], workdir: Path) -> dict[str, o
             {
                 "quiet_s": quiet,
                 "lost_in_quiet": lost,
+                "lost_why": reasons,
                 "leader_lines_in_quiet": leader_changes,
                 "rss_mb_median": round(statistics.median(rss), 1),
                 "rss_mb_max": round(max(rss), 1),
                 "rss_mb_total": round(sum(rss)),
+                "of_which_imports_mb": round(import_footprint(), 1),
                 "threads": sorted({f[2] for f in figures}),
                 "cores_busy_at_rest": round(
                     (cpu_after - cpu_before) / (quiet_until - quiet_from), 2
@@ -184,7 +200,8 @@ def main() -> int:
         f"(goal ≤ {GOAL_AGREE_S:g}), "
         f"{result.get('lost_in_quiet')} leadership losses in {args.quiet:g} s of quiet (goal 0), "
         f"{result.get('rss_mb_median')} MB resident per node, max {result.get('rss_mb_max')} "
-        f"(goal ≤ {GOAL_RSS_MB:g}), {result.get('cores_busy_at_rest')} cores busy at rest, "
+        f"(goal ≤ {GOAL_RSS_MB:g}; {result.get('of_which_imports_mb')} MB of it the imports), "
+        f"{result.get('cores_busy_at_rest')} cores busy at rest, "
         f"{result.get('detector_frames_per_node_s_median')} detector frames per node and second"
     )
     print(f"load after: {os.getloadavg()[0]:.1f}", flush=True)
