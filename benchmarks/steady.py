@@ -254,7 +254,9 @@ def _cut(c: Cluster, hosts: list[int], seconds: float) -> dict[str, Any]:
     for host in hosts:
         c.lab.cable(host, up=True)
     healed = time.monotonic()
-    quiet(3.0)
+    # TCP's retransmission timer backed off during the cut: what waited gets through up to
+    # a few seconds later (before that, a cut node still misses its leader).
+    quiet(6.0)
     after = c.stable()
     t1 = time.monotonic()
     return {

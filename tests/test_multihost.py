@@ -660,12 +660,23 @@ def test_followers_cut_off_and_healed_change_nothing(
     # of asking with nobody saying no: cuts shorter than that change nothing either.
     cuts = [([1, 2], 1.0), ([1, 2], 3.0), ([3], 3.0)] if quorum else [([1, 2], 1.0), ([3], 1.5)]
     for hosts, seconds in cuts:
+        seen = {n: len(nodes[n].drain()) for n in hosts}
         for host in hosts:
             lab5.cable(host, up=False)
         let_pass(seconds)  # the cut's own length
         for host in hosts:
             lab5.cable(host, up=True)
-        let_pass(2.0)  # TCP retransmits what waited: a window in which nothing may change
+        for host in hosts:  # it hears its leader again (TCP retransmits, backed off)
+            nodes[host].wait_for(
+                lambda e, h=host: (
+                    e["event"] == "recovered"
+                    and e["peer"] == 5
+                    and nodes[h].events.index(e) >= seen[h]
+                ),
+                DEADLINE,
+            )
+        # And the leader hears it: before the next cut, its majority is whole again.
+        let_pass(2.0)  # a window in which nothing may change
     assert _changes_since(list(nodes.values()), since) == []
     assert wait_agreement(nodes, list(nodes), 5, DEADLINE) == epoch
     asked = {e["node"] for p in nodes.values() for e in p.drain() if e["event"] == "prevote"}
