@@ -667,11 +667,12 @@ def test_followers_cut_off_and_healed_change_nothing(
         for host in hosts:
             lab5.cable(host, up=True)
         for host in hosts:  # it hears its leader again (TCP retransmits, backed off)
+            after = seen[host]
             nodes[host].wait_for(
-                lambda e, h=host: (
+                lambda e, h=host, after=after: (
                     e["event"] == "recovered"
                     and e["peer"] == 5
-                    and nodes[h].events.index(e) >= seen[h]
+                    and nodes[h].events.index(e) >= after
                 ),
                 DEADLINE,
             )
