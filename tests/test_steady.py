@@ -85,16 +85,20 @@ def test_followers_cut_off_and_healed_change_nothing(
     assert set(asked) == set(cut)
 
 
-def test_without_a_quorum_a_long_cut_elects_on_the_small_side_and_the_newer_round_stays() -> None:
+@pytest.mark.parametrize("cut", [(1, 2), (3,)])
+def test_without_a_quorum_a_long_cut_elects_on_the_small_side_and_the_majority_stays(
+    cut: tuple[int, ...],
+) -> None:
     world = started(quorum=False)
-    t0 = world.now
-    world.isolated = {1, 2}
+    before, t0 = world.agreed(), world.now
+    world.isolated = set(cut)
     world.run(5.0)  # longer than reelect_after: nobody said no, so they elect
-    assert world.views()[1] == world.views()[2] and world.views()[1][0] == 2
+    small = max(cut)
+    assert {world.views()[n] for n in cut} == {(small, world.views()[small][1])}
     world.isolated = set()
-    leader, epoch = settled(world)
-    assert (leader, epoch) == world.views()[1]  # the newer round's leader stays
-    assert [(c.node, c.kind) for c in world.since(t0)] == [(2, "led"), (5, "lost")]
+    world.run(1.0)
+    assert settled(world) == before  # the majority's leader stays; the small side follows
+    assert [(c.node, c.kind) for c in world.since(t0)] == [(small, "led"), (small, "lost")]
 
 
 def test_with_a_quorum_the_small_side_never_elects() -> None:

@@ -667,20 +667,38 @@ class Member:
             steady.heard_leader(sender, epoch)
             self._rewatch()
             return
-        if epoch < election.epoch and election.state is NodeState.UNDECIDED and steady.idle:
-            # Waiting, in a round nobody joined (its own, whose leadership never got a
-            # lease): the leader that speaks is the one to follow, newer or not.
+        if epoch < election.epoch and (
+            (election.state is NodeState.UNDECIDED and steady.idle)
+            or (
+                election.state is NodeState.NOT_LEADER
+                and steady.quiet >= steady.settings.live_beats
+            )
+        ):
+            # Waiting with no round under way, or following a leader silent for the
+            # lease (it led a minority, and yielded): the leader that speaks is the one
+            # to follow, newer or not.
             self._adopt(sender, epoch)
+            return
+        if election.state is NodeState.LEADER and epoch != election.epoch:
+            self._met(sender, epoch)
             return
         if epoch <= election.epoch:
             return  # an older round's leader: this node's pong (its epoch) tells it
-        held = self._held(sender)
-        if held and election.state is NodeState.LEADER and not steady.settings.quorum:
-            held = False  # without a quorum two leaders may meet: the newer round wins
-        if held:
+        if self._held(sender):
             steady.waiting = (sender, epoch, seq)
             return
         self._adopt(sender, epoch)
+
+    def _met(self, other: int, epoch: int) -> None:
+        """This leader hears the heartbeat of ``other``, leader of round ``epoch`` (two
+        sides of a partition meet — without a quorum —, or a node led alone for a while):
+        a leader that a majority answers stays, and the other, which no majority can
+        answer, follows it, whichever round is newer."""
+        lease = self.lease
+        assert lease is not None
+        answering = sum(1 for peer in lease.peers if lease.live(peer))
+        if answering + 1 < lease.majority:
+            self._adopt(other, epoch)
 
     def _preempt(self, leader: int) -> None:
         """With ``preempt``: a node above the leader asks it for the leadership."""
