@@ -462,11 +462,8 @@ def test_bully_partition_two_against_two_then_healing(
 
     lab.split([3, 4], apart=False)
     healed = time.monotonic()
-    # Neither side has a majority: one leader follows the other (whichever hears the
-    # other first), or both do and the cluster elects again; one leader in the end.
-    eventually(lambda: len({p.leader() for p in nodes.values()}) == 1, DEADLINE)
-    (leader, _), *_ = {p.leader() for p in nodes.values()}
-    wait_agreement(nodes, IDS, leader, DEADLINE)
+    # Neither side has a majority: the newer round's leader, 2, stays.
+    wait_agreement(nodes, IDS, 2, DEADLINE)
     _report(record_property, "2|2: healed", (_views(nodes), time.monotonic() - healed))
     _report(record_property, "2|2: leaders by epoch", _leaders_by_epoch(nodes))
     _all_running(nodes)
@@ -680,9 +677,15 @@ def test_followers_cut_off_and_healed_change_nothing(
                 ),
                 DEADLINE,
             )
-        # And the leader hears it: before the next cut, its majority is whole again.
-        let_pass(2.0)  # a window in which nothing may change
-    assert _changes_since(list(nodes.values()), since) == []
+        # And the leader hears it (the other way's retransmission timer backed off too):
+        # before the next cut, its majority is whole again.
+        let_pass(4.0)  # a window in which nothing may change
+    changes = _changes_since(list(nodes.values()), since)
+    if quorum:
+        assert changes == []
+    else:  # TCP's backoff can stretch a cut past reelect_after: a cut node may have led
+        # itself meanwhile (without a quorum a minority may), and follows 5 again
+        assert [c for c in changes if c[0] == 5] == [], changes
     assert wait_agreement(nodes, list(nodes), 5, DEADLINE) == epoch
     asked = {e["node"] for p in nodes.values() for e in p.drain() if e["event"] == "prevote"}
     assert asked and asked <= {1, 2, 3}  # they asked for a round, and were told no
@@ -703,7 +706,11 @@ def test_a_flapping_follower_changes_nothing(
         lab5.cable(3, up=True)
         let_pass(0.6)
     let_pass(1.0)
-    assert _changes_since(list(nodes.values()), since) == []
+    changes = _changes_since(list(nodes.values()), since)
+    if quorum:
+        assert changes == []
+    else:  # TCP's backoff can stretch the cuts past reelect_after (see above)
+        assert [c for c in changes if c[0] == 5] == [], changes
     assert wait_agreement(nodes, list(nodes), 5, DEADLINE) == epoch
     _all_running(nodes)
 

@@ -113,6 +113,19 @@ def test_with_a_quorum_the_small_side_never_elects() -> None:
     assert world.agreed() == before and world.since(t0) == []
 
 
+def test_without_a_quorum_two_halves_meet_and_the_newer_round_stays() -> None:
+    world = World(ids=(1, 2, 3, 4), quorum=False)
+    world.boot()
+    first = settled(world)
+    world.isolated = {1, 2}  # 2|2: no side has a majority
+    world.run(5.0)
+    low = world.views()[1]
+    assert low[0] == 2 and low[1] > first[1] and world.views()[4] == first
+    world.isolated = set()
+    world.run(1.0)
+    assert settled(world) == low  # the newer round's leader stays; 4 follows it
+
+
 @pytest.mark.parametrize("quorum", [True, False], ids=["quorum", "no-quorum"])
 def test_a_flapping_follower_changes_nothing(quorum: bool) -> None:
     world = started(quorum=quorum)

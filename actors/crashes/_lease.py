@@ -209,6 +209,16 @@ class Lease:
         acked = self._acked.get(peer)
         return acked is not None and self.seq - acked <= self.settings.silent_beats
 
+    def elsewhere(self, peer: int) -> bool:
+        """Whether ``peer`` answers this leader's heartbeat lately, but from another round
+        (it follows another leader)."""
+        answered = self._answered.get(peer)
+        return (
+            answered is not None
+            and self.seq - answered <= self.settings.silent_beats
+            and not self.live(peer)
+        )
+
     def joined(self, peer: int) -> int:
         """The heartbeat from which ``peer`` has been answering without a break (the
         larger, the later it joined or came back)."""

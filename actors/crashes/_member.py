@@ -691,13 +691,17 @@ class Member:
 
     def _met(self, other: int, epoch: int) -> None:
         """This leader hears the heartbeat of ``other``, leader of round ``epoch`` (two
-        sides of a partition meet — without a quorum —, or a node led alone for a while):
-        a leader that a majority answers stays, and the other, which no majority can
-        answer, follows it, whichever round is newer."""
+        sides of a partition meet — without a quorum —, or a node led alone for a while).
+        A leader that a majority answers stays.  The other follows it, whichever round
+        is newer, if nobody answers it, or a majority answers it from another round;
+        between two leaders without a majority, the newer round's stays."""
         lease = self.lease
         assert lease is not None
-        answering = sum(1 for peer in lease.peers if lease.live(peer))
-        if answering + 1 < lease.majority:
+        mine = sum(1 for peer in lease.peers if lease.live(peer))
+        if mine + 1 >= lease.majority:
+            return
+        elsewhere = sum(1 for peer in lease.peers if lease.elsewhere(peer))
+        if epoch > self.epoch or mine == 0 or elsewhere >= lease.majority:
             self._adopt(other, epoch)
 
     def _preempt(self, leader: int) -> None:
