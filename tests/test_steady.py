@@ -6,11 +6,14 @@ shows the difference.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from ringleader.actors import NewRound, NodeState
-from ringleader.actors.crashes import PreVoteReply
+from ringleader.actors.crashes import PreVoteReply, SteadySettings
 from ringleader.actors.crashes._prevote import PreVoting
+from ringleader.topologies import ConfigError, load_config
 from tests.steady_world import HEARTBEAT, SUSPECT_AFTER, World
 
 
@@ -278,3 +281,25 @@ def test_in_the_teaching_runs_a_restarted_top_node_takes_over_by_an_election() -
     assert world.agreed() is not None and world.agreed()[0] == 5  # type: ignore[index]
     assert any("above leader" in why or "recovery" in why for _, why in world.elections(t0))
     assert world.members[5].state is NodeState.LEADER
+
+
+# -- the config ----------------------------------------------------------------------------
+
+
+def test_preempt_is_a_config_key_off_by_default(tmp_path: Path) -> None:
+    path = tmp_path / "p.toml"
+    path.write_text('topology = "full_mesh"\nnodes = 3\n')
+    settings = SteadySettings.of(load_config(path).node_settings())
+    assert settings is not None and not settings.preempt and not settings.quorum
+    path.write_text('topology = "full_mesh"\nnodes = 3\npreempt = true\nquorum = true\n')
+    config = load_config(path)
+    settings = SteadySettings.of(config.node_settings())
+    assert settings is not None and settings.preempt and settings.quorum
+    again = tmp_path / "again.toml"
+    again.write_text(config.to_toml())
+    assert load_config(again).node_settings()["preempt"] == 1.0
+    path.write_text('topology = "full_mesh"\nnodes = 3\npreempt = "yes"\n')
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    message = str(caught.value)
+    assert "\n" not in message and "p.toml" in message and "preempt" in message
