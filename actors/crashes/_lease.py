@@ -25,7 +25,7 @@ the answers) has lost its followers: the member demotes it ("lease expired").
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ._detector import DetectorSettings
@@ -89,6 +89,7 @@ class Lease:
     """
 
     __slots__ = (
+        "_absent",
         "_acked",
         "_answered",
         "_joined",
@@ -112,15 +113,18 @@ class Lease:
         self._answered: dict[int, int] = {}  # follower → last heartbeat answered at all
         self._joined: dict[int, int] = {}  # follower → first heartbeat of its answers now
         self._lapsed = False  # its host saw it run out (see lapse)
+        self._absent: frozenset[int] = frozenset()  # left out until they answer (begin)
 
     @property
     def majority(self) -> int:
         """How many members make a majority of the cluster (the leader included)."""
         return (len(self.peers) + 1) // 2 + 1
 
-    def begin(self, epoch: int) -> None:
-        """This node leads round ``epoch`` from now on: no lease yet."""
+    def begin(self, epoch: int, absent: Iterable[int] = ()) -> None:
+        """This node leads round ``epoch`` from now on: no lease yet.  ``absent``: peers
+        known to be down (suspected) now, which hold no lease back until they answer."""
         self.epoch = epoch
+        self._absent = frozenset(absent)
         self.basis = None
         self._start = self.seq
         self._lapsed = False
@@ -183,8 +187,9 @@ class Lease:
         horizon = self.seq - self.settings.silent_beats
         start = self._start
         basis: int | None = self.seq
+        absent = self._absent
         for peer in self.peers:
-            if self._answered.get(peer, start) < horizon:
+            if self._answered.get(peer, -1 if peer in absent else start) < horizon:
                 continue
             seq = acked.get(peer)
             if seq is None:

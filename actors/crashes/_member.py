@@ -332,7 +332,9 @@ class Member:
         if lease is not None:
             if self.election.state is NodeState.LEADER:
                 if lease.epoch != self.election.epoch:  # from its next heartbeat on
-                    lease.begin(self.election.epoch)
+                    # (Steady rules: a peer known to be down holds no first lease back.)
+                    absent = self.suspected if self.steady is not None else ()
+                    lease.begin(self.election.epoch, absent)
             elif lease.epoch is not None:
                 lease.end()
         out = self._out[:]
@@ -568,6 +570,7 @@ class Member:
             return
         if self.state is NodeState.LEADER or (wish.subject != self.elected and self._held(None)):
             return  # (a node wants no round while its live leader is not the reason)
+        self._regrant()
         prevoting = steady.prevoting
         if prevoting.majority <= 1:
             self.new_round(wish.why, wish.subject)
@@ -576,6 +579,16 @@ class Member:
         if ask is not None:
             self._out.append(Notice("prevote", wish.subject, self.epoch, wish.why))
             self._ask(ask)
+
+    def _regrant(self) -> None:
+        """This node no longer vouches for its leader: the askers it told no since it
+        last heard that leader get a yes now (failover need not wait for their retry)."""
+        steady = self.steady
+        assert steady is not None
+        refused, steady.refused = steady.refused, {}
+        for asker, attempt in sorted(refused.items()):
+            if not self._held(asker):
+                self._out.append(Send(asker, PreVoteReply(attempt, True), self.epoch))
 
     def _ask(self, ask: PreVote) -> None:
         epoch = self.epoch
@@ -726,6 +739,8 @@ class Member:
         if isinstance(message, PreVote):
             granted = not self._held(sender)
             self._out.append(Send(sender, PreVoteReply(message.attempt, granted), self.epoch))
+            if not granted:  # said yes later if this node stops vouching meanwhile
+                steady.refused[sender] = message.attempt
         elif isinstance(message, PreVoteReply):
             if steady.prevoting.reply(sender, message):
                 self._granted()
@@ -762,7 +777,7 @@ class Member:
         self._out.append(Notice("election", previous, self.epoch, f"handed over by {previous}"))
         self.election.follow(self.id)
         steady.resigned = False
-        self.lease.begin(self.epoch)
+        self.lease.begin(self.epoch, self.suspected)
         self._tick()
 
     def _asked_for_leadership(self, sender: int) -> None:

@@ -120,6 +120,7 @@ class Steady:
         "idle",
         "prevoting",
         "quiet",
+        "refused",
         "resigned",
         "settings",
         "vouched",
@@ -144,6 +145,8 @@ class Steady:
         #: then); the host reads it and sets it back to ``None``.
         self.handed_over_by: int | None = None
         self.resigned = False  # this node handed over: it asks for nothing back
+        #: Askers told no since the leader was last heard: asker → its attempt.
+        self.refused: dict[int, int] = {}
 
     @property
     def leader_live(self) -> bool:
@@ -167,6 +170,7 @@ class Steady:
         self.quiet = 0
         self.vouched = True
         self.prevoting.drop()
+        self.refused.clear()
 
     def forget_leader(self) -> None:
         """The followed leader can no longer be vouched for (this node stood still, or
