@@ -332,9 +332,13 @@ class Member:
         if lease is not None:
             if self.election.state is NodeState.LEADER:
                 if lease.epoch != self.election.epoch:  # from its next heartbeat on
-                    # (Steady rules: a peer known to be down holds no first lease back.)
-                    absent = self.suspected if self.steady is not None else ()
-                    lease.begin(self.election.epoch, absent)
+                    if self.steady is None:
+                        lease.begin(self.election.epoch)
+                    else:
+                        # Steady rules: a peer known to be down holds no first lease
+                        # back, and the first heartbeat goes now, not at the next tick.
+                        lease.begin(self.election.epoch, self.suspected)
+                        self._tick()
             elif lease.epoch is not None:
                 lease.end()
         out = self._out[:]
