@@ -5,6 +5,7 @@ restarts of five ``ringleader node`` processes.
     python benchmarks/chaos.py --duration 20 --seed 7 --clusters bully
     python benchmarks/chaos.py --lease            # also assert: never two is_leader
     python benchmarks/chaos.py --faults "full restart,kill"
+    sudo python benchmarks/chaos.py --hosts       # nodes on hosts of their own: link flaps too
 
 The harness is ``tests/chaos.py`` (the CI test runs it for about 16 s per cluster): for
 Bully on a full mesh, Chang–Roberts on a ring and Hirschberg–Sinclair on a two-way ring,
@@ -13,8 +14,10 @@ running node agrees; the refused connection is proof of death, so no ``suspect_a
 wait) and after a pause (SIGSTOP: only silence tells), the epochs with two leaders
 (must be 0), the overlaps of two processes reporting ``is_leader`` (0 once the lease is
 on), each full restart's epoch before and first lease after (it must grow), the leases
-not above the one before (must be 0), and the slowest exit on SIGTERM; and exits 1 if
-any check failed.
+not above the one before (must be 0), the slowest exit on SIGTERM, and the leader
+changes each kind of fault cost (a steady leader: one per fault on the leader, none for
+a fault elsewhere); and exits 1 if any check failed.  ``--hosts`` (root: network
+namespaces) adds a flapping follower link to the faults.
 """
 
 from __future__ import annotations
@@ -41,8 +44,12 @@ def main() -> int:
     parser.add_argument(
         "--faults",
         default=",".join(ChaosSettings.faults),
-        help="the faults drawn from, comma-separated",
+        help="the faults drawn from, comma-separated (flap: with --hosts)",
     )
+    parser.add_argument(
+        "--hosts", action="store_true", help="each node on a host of its own (root): flaps too"
+    )
+    parser.add_argument("--quorum", choices=["on", "off"], default="on")
     args = parser.parse_args()
     failed = False
     for cluster in args.clusters.split(","):
@@ -52,7 +59,9 @@ def main() -> int:
             duration=args.duration,
             lease=args.lease,
             fast_failover=not args.no_fast_path,
-            faults=tuple(args.faults.split(",")),
+            faults=tuple(args.faults.split(",")) + (("flap",) if args.hosts else ()),
+            hosts=args.hosts,
+            quorum=args.quorum == "on",
         )
         with tempfile.TemporaryDirectory() as tmp:
             result = run_chaos(settings, Path(tmp))

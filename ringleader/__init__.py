@@ -45,6 +45,7 @@ if TYPE_CHECKING:
         RingleaderError,
         SetupError,
         StateError,
+        TransferRefused,
         TransportError,
         UsageError,
     )
@@ -69,6 +70,7 @@ _HOMES = {
     "RingleaderError": "ringleader.errors",
     "SetupError": "ringleader.errors",
     "StateError": "ringleader.errors",
+    "TransferRefused": "ringleader.errors",
     "TransportError": "ringleader.errors",
     "UsageError": "ringleader.errors",
     "__version__": "ringleader.transport",
@@ -90,6 +92,7 @@ __all__ = [
     "RingleaderError",
     "SetupError",
     "StateError",
+    "TransferRefused",
     "TransportError",
     "UsageError",
     "__version__",

@@ -19,6 +19,7 @@ __all__ = [
     "RingleaderError",
     "SetupError",
     "StateError",
+    "TransferRefused",
     "TransportError",
     "UsageError",
     "WiringError",
@@ -37,3 +38,9 @@ class SetupError(TransportError):
         self.node = node
         self.reason = reason
         super().__init__(reason if node is None else f"node {node}: {reason}")
+
+
+class TransferRefused(RingleaderError):
+    """A leader would not hand over to the node asked for (``Node.resign(to=...)``,
+    ``ringleader transfer``): the message says why — it does not lead, or that node is
+    not a live member of the cluster."""

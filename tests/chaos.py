@@ -15,6 +15,8 @@ draws one fault after another from a seeded :class:`random.Random`:
 - ``wrong member list``: a follower restarted with a config that lists one node more
   (a cluster of its own), for 1–2 s, then with the right one again: the others go on
   agreeing without it, and it never holds a lease;
+- ``flap`` (with ``hosts``: each node on a host of its own, Linux network namespaces,
+  root only): a random follower's link down 0.4 s of every second, for 2–4 s;
 
 and after each fault is undone, a quiet spell: every running node must agree on one
 running leader in one epoch within :attr:`ChaosSettings.agree_within` s (2 s).  At the
@@ -38,6 +40,10 @@ clock, comparable across its processes, and the harness's own ``time.monotonic()
 - agreement within 2 s of every quiet spell; every node exiting on SIGTERM within 1 s;
   no traceback on any node's stderr.
 
+It also counts the leader changes each fault cost (leases granted to a node other than
+the leader before it, from the fault to the agreement after it): a steady leader changes
+once per fault on the leader and never for a fault elsewhere.
+
 Everything has a deadline, and every process is killed in ``finally``.
 """
 
@@ -46,7 +52,10 @@ from __future__ import annotations
 import itertools
 import random
 import signal
+import subprocess
+import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,7 +95,7 @@ class ChaosSettings:
     # A round that stalls (its messages died with a node killed during it) starts again
     # after this: under the quiet spell's 2 s, so that a stalled round cannot outlast it.
     reelect_after: float = 0.8
-    #: The faults drawn from (each as likely).
+    #: The faults drawn from (each as likely); ``flap`` needs ``hosts``.
     faults: tuple[str, ...] = (
         "kill",
         "pause",
@@ -94,6 +103,9 @@ class ChaosSettings:
         "full restart",
         "wrong member list",
     )
+    #: Each node on a host of its own (network namespaces: root only), for ``flap``.
+    hosts: bool = False
+    quorum: bool = True  # (the service modes' default)
 
 
 @dataclass
@@ -109,6 +121,8 @@ class ChaosResult:
     exits: list[float] = field(default_factory=list)  # s from SIGTERM to exit
     restarts: list[tuple[int, int]] = field(default_factory=list)  # (epoch before, after)
     handed_back: list[str] = field(default_factory=list)  # leases not above the last one
+    #: Each fault's kind → the leader changes each such fault cost.
+    changes: dict[str, list[int]] = field(default_factory=dict)
 
     def failures(self) -> list[str]:
         """Everything the run must not show (overlaps only with the lease on)."""
@@ -122,12 +136,14 @@ class ChaosResult:
 
 
 class _Cluster:
-    """The running processes (one per node id) and every process that ever ran."""
+    """The running processes (one per node id) and every process that ever ran; with a
+    ``lab``, each node runs on its host there."""
 
-    def __init__(self, config: Path, ids: list[int], wrong: Path) -> None:
+    def __init__(self, config: Path, ids: list[int], wrong: Path, lab: Any = None) -> None:
         self.config = config
         self.wrong = wrong  # the config with one node too many
         self.ids = ids
+        self.lab = lab
         self.current: dict[int, NodeProcess] = {}
         self.history: list[NodeProcess] = []
         self.ended: dict[int, float] = {}  # id(process) → when it was killed or exited
@@ -136,7 +152,8 @@ class _Cluster:
         self.misfit_processes: set[int] = set()  # id() of every process that ran it
 
     def start(self, node: int, *, wrong: bool = False) -> None:
-        process = NodeProcess(self.wrong if wrong else self.config, node)
+        path = self.wrong if wrong else self.config
+        process = self.lab.start(path, node) if self.lab is not None else NodeProcess(path, node)
         self.current[node] = process
         self.history.append(process)
         if wrong:
@@ -144,6 +161,16 @@ class _Cluster:
             self.misfit_processes.add(id(process))
         else:
             self.misfits.discard(node)
+
+    def leases(self, since: float) -> list[tuple[float, int]]:
+        """Every lease granted after ``since``: (when, node), in order."""
+        found = [
+            (e["mono"], p.node)
+            for p in self.history
+            for e in p.drain()
+            if e["event"] == "lease" and e["mono"] >= since
+        ]
+        return sorted(found)
 
     def kill(self, node: int) -> None:
         process = self.current.pop(node)
@@ -224,10 +251,35 @@ def _check(cluster: _Cluster, result: ChaosResult, now: float) -> None:
             )
 
 
+def hosts_unavailable() -> str | None:
+    """Why nodes cannot run on hosts of their own here (``None``: they can)."""
+    from tests.test_multihost import _unavailable
+
+    return _unavailable()
+
+
+def _hosts_config(lab: Any, body: str, ids: Sequence[int], workdir: Path) -> Path:
+    """``body`` with every node at its host's address, and a cluster secret."""
+    from tests.test_multihost import PORT
+
+    keys = workdir / "keys"
+    subprocess.run(
+        [sys.executable, "-m", "ringleader", "keys", str(keys)],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    text = body + f'secret_file = "{keys / "secret"}"\n'
+    for node in ids:
+        text += f'\n[[nodes]]\nid = {node}\naddress = "tcp://{lab.address(node)}:{PORT}"\n'
+    config = workdir / "chaos-hosts.toml"
+    config.write_text(text, encoding="utf-8")
+    return config
+
+
 def run_chaos(settings: ChaosSettings, workdir: Path) -> ChaosResult:
     """Run the chaos of ``settings`` in ``workdir``; every process is gone afterwards."""
     topology, algorithm = CLUSTERS[settings.cluster]
-    rng = random.Random(settings.seed)
     ids = list(range(1, settings.nodes + 1))
     body = (
         f'topology = "{topology}"\nalgorithm = "{algorithm}"\ntransport = "tcp"\n'
@@ -235,15 +287,38 @@ def run_chaos(settings: ChaosSettings, workdir: Path) -> ChaosResult:
         f"reelect_after = {settings.reelect_after}\n"
         f"fast_failover = {str(settings.fast_failover).lower()}\n"
         f'state_dir = "{workdir / "state"}"\n'  # each node's highest epoch, for this run only
+        f"quorum = {str(settings.quorum).lower()}\n"
     )
-    config = write_config(workdir / f"chaos-{settings.seed}.toml", body, ids)
+    if not settings.hosts:
+        config = write_config(workdir / f"chaos-{settings.seed}.toml", body, ids)
+        return _run(settings, _Cluster(config, ids, _wrong(config, workdir, settings)))
+    from tests.test_multihost import Lab
+
+    lab = Lab(len(ids))
+    try:
+        lab.build()
+        config = _hosts_config(lab, body, ids, workdir)
+        return _run(settings, _Cluster(config, ids, _wrong(config, workdir, settings), lab))
+    finally:
+        lab.destroy()
+
+
+def _wrong(config: Path, workdir: Path, settings: ChaosSettings) -> Path:
+    """``config`` with one node too many (for ``wrong member list``)."""
     wrong = workdir / f"chaos-{settings.seed}-wrong.toml"
-    extra = f'\n[[nodes]]\nid = {len(ids) + 1}\naddress = "tcp://127.0.0.1:{free_ports(1)[0]}"\n'
+    extra = (
+        f'\n[[nodes]]\nid = {settings.nodes + 1}\naddress = "tcp://127.0.0.1:{free_ports(1)[0]}"\n'
+    )
     wrong.write_text(config.read_text(encoding="utf-8") + extra, encoding="utf-8")
-    cluster = _Cluster(config, ids, wrong)
+    return wrong
+
+
+def _run(settings: ChaosSettings, cluster: _Cluster) -> ChaosResult:
+    rng = random.Random(settings.seed)
+    ids = cluster.ids
     result = ChaosResult(settings)
     try:
-        for node in ids:
+        for node in sorted(ids, reverse=True):  # the top first: it leads the first round
             cluster.start(node)
         for node in ids:
             cluster.wait_ready(node)
@@ -265,7 +340,9 @@ def run_chaos(settings: ChaosSettings, workdir: Path) -> ChaosResult:
 
 def _one_fault(cluster: _Cluster, rng: random.Random, result: ChaosResult) -> None:
     leader = cluster.leader()
-    kind = rng.choice(result.settings.faults)
+    faults = result.settings.faults
+    kind = rng.choice([f for f in faults if f != "flap" or cluster.lab is not None])
+    began = time.monotonic()
     if kind == "full restart":
         _full_restart(cluster, rng, result)
     elif leader is None or kind == "kill":
@@ -274,6 +351,8 @@ def _one_fault(cluster: _Cluster, rng: random.Random, result: ChaosResult) -> No
         _pause(cluster, rng, result, leader)
     elif kind == "wrong member list":
         _wrong_member_list(cluster, rng, result, leader)
+    elif kind == "flap":
+        _flap(cluster, rng, result, leader)
     else:
         _kill_in_election(cluster, rng, result, leader)
     settings = result.settings
@@ -285,6 +364,17 @@ def _one_fault(cluster: _Cluster, rng: random.Random, result: ChaosResult) -> No
         )
     else:
         result.agreements.append(took)
+    # The changes it cost: leases granted to another node than the one before.
+    holders = [leader] + [node for _, node in cluster.leases(began)]
+    changes = sum(1 for a, b in itertools.pairwise(holders) if a != b)
+    fault = result.faults[-1]
+    if fault.startswith("kill") and "election" not in fault:
+        kind = "kill leader" if fault == f"kill {leader}" else "kill follower"
+    elif fault.startswith("pause"):
+        kind = "pause leader"
+    elif kind == "flap":
+        kind = "flap follower"
+    result.changes.setdefault(kind, []).append(changes)
 
 
 def _failover(cluster: _Cluster, result: ChaosResult, at: float, dead: list[int]) -> None:
@@ -320,6 +410,18 @@ def _pause(cluster: _Cluster, rng: random.Random, result: ChaosResult, leader: i
     let_pass(at + pause - time.monotonic())
     cluster.signal(leader, signal.SIGCONT)
     cluster.paused.discard(leader)
+
+
+def _flap(cluster: _Cluster, rng: random.Random, result: ChaosResult, leader: int) -> None:
+    """A follower's link down 0.4 s of every second, for 2–4 s."""
+    node = rng.choice([n for n in cluster.running() if n != leader])
+    seconds = rng.randint(2, 4)
+    result.faults.append(f"flap {node} {seconds} s")
+    for _ in range(seconds):
+        cluster.lab.cable(node, up=False)
+        let_pass(0.4)  # the link's own down time
+        cluster.lab.cable(node, up=True)
+        let_pass(0.6)
 
 
 def _kill_in_election(
@@ -442,6 +544,10 @@ def summary(result: ChaosResult) -> str:
     ms = [x * 1000 for x in result.failovers]
     paused = [x * 1000 for x in result.takeovers]
     overlap = sum(o[2] for o in result.overlaps)
+    changes = ", ".join(
+        f"{kind} {sum(counts) / len(counts):.1f} ({len(counts)})"
+        for kind, counts in sorted(result.changes.items())
+    )
     return (
         f"{result.settings.cluster}: {len(result.faults)} faults, "
         f"failover after a kill p50 {percentile(ms, 0.5):.0f} ms "
@@ -451,5 +557,6 @@ def summary(result: ChaosResult) -> str:
         f"is_leader overlaps {len(result.overlaps)} ({overlap * 1000:.0f} ms in all), "
         f"full restarts (epoch before → first lease) {result.restarts}, "
         f"leases not above the last {len(result.handed_back)}, "
-        f"slowest exit {max(result.exits, default=0.0):.2f} s"
+        f"slowest exit {max(result.exits, default=0.0):.2f} s; "
+        f"leader changes per fault: {changes or 'none'}"
     )

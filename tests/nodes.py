@@ -176,11 +176,19 @@ class NodeProcess:
 
 @contextmanager
 def running(config: Path, ids: Sequence[int], **kw: Any) -> Iterator[dict[int, NodeProcess]]:
-    """Start a node process per id; kill every one of them afterwards, whatever happens."""
+    """Start a node process per id, the highest first, each once the one before listens;
+    kill every one of them afterwards, whatever happens.
+
+    Leadership is sticky (docs/steady-leader.md): the first leader stays when a higher
+    node comes later.  Up first, the highest node takes part in the first election, and
+    Bully (as every algorithm here) elects it.
+    """
     nodes: dict[int, NodeProcess] = {}
     try:
-        for node in ids:
+        for node in sorted(ids, reverse=True):
             nodes[node] = NodeProcess(config, node, **kw)
+            nodes[node].wait_for(lambda e: e["event"] in ("listening", "stopped"), 60.0)
+        nodes = dict(sorted(nodes.items()))
         yield nodes
     finally:
         for process in nodes.values():

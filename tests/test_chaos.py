@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.chaos import CLUSTERS, ChaosSettings, run_chaos, summary
+from tests.chaos import CLUSTERS, ChaosSettings, hosts_unavailable, run_chaos, summary
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="process tests use Linux /proc")
 
@@ -22,11 +22,16 @@ DURATION = 16.0
 @pytest.mark.timeout(90)
 @pytest.mark.parametrize("cluster", sorted(CLUSTERS))
 def test_chaos_keeps_one_leader_per_epoch_and_agreement(tmp_path: Path, cluster: str) -> None:
-    settings = ChaosSettings(cluster=cluster, seed=13, duration=DURATION, lease=LEASE)
+    # With root, each node on a host of its own, and a flapping link among the faults.
+    hosts = hosts_unavailable() is None
+    settings = ChaosSettings(cluster=cluster, seed=13, duration=DURATION, lease=LEASE, hosts=hosts)
     result = run_chaos(settings, tmp_path)
     print(summary(result))
     assert result.faults, "no fault was injected"
     assert result.failures() == [], (summary(result), result.faults)
+    # A steady leader: a fault away from the leader changes nothing.
+    for kind in ("kill follower", "flap follower"):
+        assert set(result.changes.get(kind, [0])) == {0}, (kind, result.changes)
 
 
 @pytest.mark.timeout(90)

@@ -194,8 +194,9 @@ class Config:
             "state_dir": None if self.state_dir is None else str(self.state_dir.resolve()),
             "edges": None if self.edges is None else [list(e) for e in self.edges],
         }
-        if "quorum" in data:  # kept as 1.0 / 0.0 among the settings (when given); a bool
-            data["quorum"] = bool(data["quorum"])
+        for flag in ("quorum", "preempt"):  # kept as 1.0 / 0.0 among the settings
+            if flag in data:  # a bool in TOML
+                data[flag] = bool(data[flag])
         data.update(_given(optional))
         data["nodes"] = [_given(asdict(node)) for node in self.nodes]
         if self.faults or self.network:

@@ -45,6 +45,7 @@ KEYS = (
     "reelect_after",
     "lease",
     "quorum",
+    "preempt",
     "fast_failover",
     "mode",
     "run_for",

@@ -142,6 +142,7 @@ class _Validator:
         settings = self.settings()
         detector = self.detector()
         detector.update(self.lease(detector, nodes))
+        detector.update(self.preempt())
         if faults or run_for is not None:
             settings.update(detector)
         config = Config(
@@ -286,6 +287,14 @@ class _Validator:
         if "quorum" not in self.data:
             return {"lease": lease}
         return {"lease": lease, "quorum": 1.0 if quorum else 0.0}
+
+    def preempt(self) -> dict[str, float]:
+        """``preempt`` (the service modes: a node above the leader takes the leadership
+        over, by hand-over), kept as 1.0 among the settings when true."""
+        preempt = self.data.get("preempt", False)
+        if not isinstance(preempt, bool | int | float) or preempt not in (0, 1):
+            raise self.error("preempt", f"{preempt!r} is not true or false", "preempt = true")
+        return {"preempt": 1.0} if preempt else {}
 
     def faults(
         self, nodes: tuple[NodeSpec, ...], topology: str

@@ -20,7 +20,9 @@ skipping to a node that is dead too).
 
 One :class:`LinkMonitor` thread per network watches the monitor sockets of every link
 that asked for it; it calls the link's callback from its own thread (the node's actor
-turns it into a message to itself).
+turns it into a message to itself).  It sleeps until an event comes, or a link is added,
+or it is stopped (a pipe wakes it): an idle node's monitor costs nothing, however many
+links it watches.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import logging
+import os
 import socket
 import struct
 import threading
@@ -54,7 +57,6 @@ def _monitor_event(monitor: zmq.Socket[bytes]) -> int:
 # monitor started a moment after the TCP connection did).
 _CONNECTED = zmq.EVENT_CONNECTED | zmq.EVENT_HANDSHAKE_SUCCEEDED
 _EVENTS = _CONNECTED | zmq.EVENT_DISCONNECTED | zmq.EVENT_CLOSED | zmq.EVENT_MONITOR_STOPPED
-_POLL_MS = 20  # how soon a new link is picked up (its events queue meanwhile)
 # A dying process's connections may be reset a moment before its listening socket is
 # closed: after a disconnect that is not (yet) refused, probe again every millisecond
 # for a while rather than wait for ZeroMQ's next reconnect.
@@ -130,6 +132,12 @@ class LinkMonitor:
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._started = False
+        self._wake_r = self._wake_w = -1  # a pipe, once started: a byte for new links, or stop
+
+    def _wake(self) -> None:
+        if self._wake_w >= 0:
+            with contextlib.suppress(OSError):  # full (BlockingIOError): it wakes anyway
+                os.write(self._wake_w, b"!")
 
     def watch(
         self,
@@ -160,7 +168,10 @@ class LinkMonitor:
             self._pending.append((monitor, entry))
             if not self._started:
                 self._started = True
+                self._wake_r, self._wake_w = os.pipe()
+                os.set_blocking(self._wake_w, False)
                 self._thread.start()
+        self._wake()
         return entry
 
     @staticmethod
@@ -177,11 +188,17 @@ class LinkMonitor:
         with self._lock:
             self._stopping.set()
             started = self._started
+        self._wake()
         if started:
             self._thread.join(5.0)
+            if not self._thread.is_alive() and self._wake_r >= 0:  # (else: left open)
+                os.close(self._wake_r)
+                os.close(self._wake_w)
+                self._wake_r = self._wake_w = -1
 
     def _run(self) -> None:
         poller = zmq.Poller()
+        poller.register(self._wake_r, zmq.POLLIN)
         watches = self._watches
         try:
             while not self._stopping.is_set():
@@ -191,7 +208,11 @@ class LinkMonitor:
                     watches[monitor] = entry
                     poller.register(monitor, zmq.POLLIN)
                 probing = [w for w in watches.values() if w.probe_until]
-                for monitor, _ in poller.poll(_RETRY_MS if probing else _POLL_MS):
+                for monitor, _ in poller.poll(_RETRY_MS if probing else None):
+                    if monitor == self._wake_r:
+                        with contextlib.suppress(BlockingIOError, OSError):
+                            os.read(self._wake_r, 4096)
+                        continue
                     if not self._read(monitor, watches[monitor]):
                         poller.unregister(monitor)
                         del watches[monitor]

@@ -25,9 +25,23 @@ from ._view import Candidate, NodeView
 
 __all__ = ["Around", "Election", "NodeState", "frozen"]
 
-#: Message kinds no algorithm may use: the failure detector's, the operator's and the
-#: cluster identity's.
-RESERVED_KINDS = frozenset({"ping", "pong", "status_query", "status_answer", "cluster_notice"})
+#: Message kinds no algorithm may use: the failure detector's, the steady rules', the
+#: operator's and the cluster identity's.
+RESERVED_KINDS = frozenset(
+    {
+        "ping",
+        "pong",
+        "prevote",
+        "prevote_reply",
+        "handover",
+        "handover_request",
+        "status_query",
+        "status_answer",
+        "transfer_query",
+        "transfer_answer",
+        "cluster_notice",
+    }
+)
 
 
 class NodeState(enum.StrEnum):

@@ -10,6 +10,9 @@ survive them.
   002's repaired ring) and :class:`BullyCrashes` (Bully's watch and proclamation rule)
   are the algorithms' own.  Which algorithm has which policy is declared with the
   algorithms (:data:`ringleader.actors.CRASH_POLICIES`).
+- The service modes add the steady rules (:class:`SteadySettings`, ``_steady.py``): a
+  pre-vote before any round (:class:`PreVote`), no round against a live leader, the
+  hand-over (:class:`HandOver`), and heartbeats from the leader only.
 """
 
 from ._bully_crashes import BullyCrashes, proclaim_in_own_round
@@ -24,9 +27,12 @@ from ._detector import (
     Ping,
     Pong,
 )
+from ._handover import HandOver, HandOverRequest
 from ._lease import Lease, LeaseSettings
 from ._member import PROOF_OF_DEATH, Member
+from ._prevote import PreVote, PreVoteReply
 from ._ring_repair import RingRepair
+from ._steady import STEADY_KINDS, STEADY_MESSAGES, SteadySettings
 
 __all__ = [
     "DETECTOR_DEFAULTS",
@@ -34,10 +40,14 @@ __all__ = [
     "DETECTOR_MESSAGES",
     "HEARTBEAT",
     "PROOF_OF_DEATH",
+    "STEADY_KINDS",
+    "STEADY_MESSAGES",
     "SUSPECT",
     "BullyCrashes",
     "CrashPolicy",
     "DetectorSettings",
+    "HandOver",
+    "HandOverRequest",
     "Intent",
     "Lease",
     "LeaseSettings",
@@ -45,8 +55,11 @@ __all__ = [
     "NewRound",
     "Ping",
     "Pong",
+    "PreVote",
+    "PreVoteReply",
     "Retry",
     "RingRepair",
     "Situation",
+    "SteadySettings",
     "proclaim_in_own_round",
 ]

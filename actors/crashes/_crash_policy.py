@@ -122,6 +122,13 @@ class CrashPolicy:
         """The nodes ``node``'s failure detector watches now."""
         return set(node.view.out)
 
+    def steady_watch(self, node: Situation) -> set[int]:
+        """Under the service modes' steady rules (``_steady.py``), while a leader leads:
+        the nodes ``node`` watches besides the leader it follows.  By default none: the
+        leader's heartbeat reaches every member and their answers are its lease, so the
+        detector's traffic grows with n, not n²."""
+        return set()
+
     def ping(self, node: Situation, watched: set[int]) -> set[int]:
         """The nodes to ping each heartbeat, given the ones watched (default: those).
 

@@ -32,7 +32,7 @@ the answers) has lost its followers: the member demotes it ("lease expired").
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence, Set
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
 
 from ._detector import DetectorSettings
@@ -79,9 +79,11 @@ class LeaseSettings:
 
     @property
     def silent_beats(self) -> int:
-        """Heartbeats after which an unanswering follower stops counting: a lease's, so
-        that a crashed follower is left out before the lease would run out."""
-        return self.beats
+        """Heartbeats after which an unanswering follower stops counting: two fewer than
+        a lease's, so that a crashed follower is left out (at the heartbeat before the
+        one that would end the lease) before the lease would run out: the leader's lease
+        goes on without a gap."""
+        return max(1, self.beats - 2)
 
 
 class Lease:
@@ -94,9 +96,12 @@ class Lease:
     """
 
     __slots__ = (
+        "_absent",
         "_acked",
         "_answered",
         "_dead",
+        "_joined",
+        "_lapsed",
         "_start",
         "basis",
         "epoch",
@@ -117,17 +122,23 @@ class Lease:
         self._start = 0  # the last heartbeat before this leadership
         self._acked: dict[int, int] = {}  # follower → last heartbeat acknowledged
         self._answered: dict[int, int] = {}  # follower → last heartbeat answered at all
+        self._joined: dict[int, int] = {}  # follower → first heartbeat of its answers now
+        self._lapsed = False  # its host saw it run out (see lapse)
+        self._absent: frozenset[int] = frozenset()  # left out until they answer (begin)
 
     @property
     def majority(self) -> int:
         """How many members make a majority of the cluster (the leader included)."""
         return (len(self.peers) + 1) // 2 + 1
 
-    def begin(self, epoch: int) -> None:
-        """This node leads round ``epoch`` from now on: no lease yet."""
+    def begin(self, epoch: int, absent: Iterable[int] = ()) -> None:
+        """This node leads round ``epoch`` from now on: no lease yet.  ``absent``: peers
+        known to be down (suspected) now, which hold no lease back until they answer."""
         self.epoch = epoch
+        self._absent = frozenset(absent)
         self.basis = None
         self._start = self.seq
+        self._lapsed = False
         self._acked.clear()  # (who answered at all, and when, is kept: a dead follower
         # stays out of the next leadership's count)
 
@@ -157,7 +168,10 @@ class Lease:
         moved."""
         if seq > self.seq:
             return False
-        if seq > self._answered.get(peer, 0):
+        last = self._answered.get(peer)
+        if last is None or seq - last > self.settings.silent_beats:
+            self._joined[peer] = seq  # answering (again) from here: it (re)joined
+        if seq > (last or 0):
             self._answered[peer] = seq
         if self.epoch is None or seq <= self._start:
             return False
@@ -166,8 +180,20 @@ class Lease:
         basis = self._basis()
         if basis is not None and (self.basis is None or basis > self.basis):
             self.basis = basis
+            self._lapsed = False
             return True
         return False
+
+    def lapse(self) -> None:
+        """Its host saw the lease run out on its clock (the steady rules: the leader goes
+        on sending its heartbeat): not held again until a heartbeat sent from now on is
+        acknowledged."""
+        if self.epoch is None:
+            return
+        self.basis = None
+        self._start = self.seq
+        self._lapsed = True
+        self._acked.clear()
 
     def _basis(self) -> int | None:
         answering = self._answering()
@@ -189,9 +215,11 @@ class Lease:
         horizon = self.seq - self.settings.silent_beats
         start = self._start
         basis: int | None = self.seq
+        absent = self._absent
         dead = self._dead
         for peer in self.peers:
-            if self._answered.get(peer, start) < horizon or peer in dead:
+            start_or_never = -1 if peer in absent else start
+            if self._answered.get(peer, start_or_never) < horizon or peer in dead:
                 continue
             seq = acked.get(peer)
             if seq is None:
@@ -206,6 +234,42 @@ class Lease:
         basis = self._basis()
         if basis is not None and (self.basis is None or basis > self.basis):
             self.basis = basis
+            self._lapsed = False
+
+    def live(self, peer: int) -> bool:
+        """Whether ``peer`` acknowledged a heartbeat of this leadership within the last
+        lease (it is up, linked, and in this round)."""
+        if self.epoch is None:
+            return False
+        acked = self._acked.get(peer)
+        return acked is not None and self.seq - acked <= self.settings.silent_beats
+
+    def elsewhere(self, peer: int) -> bool:
+        """Whether ``peer`` answers this leader's heartbeat lately, but from another round
+        (it follows another leader)."""
+        answered = self._answered.get(peer)
+        return (
+            answered is not None
+            and self.seq - answered <= self.settings.silent_beats
+            and not self.live(peer)
+        )
+
+    def joined(self, peer: int) -> int:
+        """The heartbeat from which ``peer`` has been answering without a break (the
+        larger, the later it joined or came back)."""
+        return self._joined.get(peer, 0)
+
+    @property
+    def held(self) -> bool:
+        """Whether this node holds its lease, counted in heartbeats (granted, and not run
+        out yet)."""
+        return self.basis is not None and not self.expired
+
+    @property
+    def granted(self) -> bool:
+        """Whether this leadership was granted a lease in its round (it may have lapsed
+        since)."""
+        return self.basis is not None or self._lapsed
 
     @property
     def expired(self) -> bool:

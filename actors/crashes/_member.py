@@ -11,6 +11,12 @@ the part it belongs to, in this order for a message: the detector hears the send
 detector's own ``ping``/``pong`` stop there, recovery and the epoch fence drop what must
 not be acted on, a newer epoch starts a new round, and the election handles the rest.
 
+In the service modes (``steady=True``) it applies the steady rules too
+(``_steady.py``): a round it wants is asked for first (``_prevote.py``), a round or a
+leader against a live leader is not joined, a restarted node follows the leader it
+hears, a leader hands over (``_handover.py``), and only the leader pings.  Their
+messages (``prevote``, ``handover`` …) stop at the member, as the detector's do.
+
 Timers have two name spaces: an algorithm's own (``answer``) and the parts' (with a
 colon: ``detector:heartbeat``, ``detector:suspect:7``, ``rounds:stall``,
 ``rounds:behind``, ``recovery:rejoin``).
@@ -44,9 +50,12 @@ from ._detector import (
     Ping,
     Pong,
 )
+from ._handover import HandOver, HandOverRequest, refusal, successor
 from ._lease import Lease, LeaseSettings
+from ._prevote import PreVote, PreVoteReply
 from ._recovery import REJOIN, Recovery
 from ._rounds import BEHIND, STALL, Rounds
+from ._steady import STEADY_KINDS, Steady, SteadySettings
 
 __all__ = ["PROOF_OF_DEATH", "Member"]
 
@@ -92,6 +101,7 @@ class Member:
         "recovery",
         "rounds",
         "settings",
+        "steady",
         "suspected",
         "view",
     )
@@ -105,6 +115,7 @@ class Member:
         recovering: bool = False,
         floor: int = 0,
         policy: CrashPolicy,
+        steady: bool = False,
     ) -> None:
         self.algorithm = algorithm
         self.view = view
@@ -134,6 +145,12 @@ class Member:
         self._sitting_out = False  # resigned: silent until a new leader is heard
         self._above: Set[int] | None = None  # looked up when first asked for
         self._below: Set[int] = _EMPTY
+        #: The service modes' steady rules (``_steady.py``), when ``steady`` and the
+        #: detector and a lease are on; ``None`` in the notes' teaching runs.
+        self.steady: Steady | None = None
+        rules = SteadySettings.of(view.settings) if steady else None
+        if rules is not None and self.lease is not None:
+            self.steady = Steady(rules, max(1, len(view.members)))
         self.election = self._election(self.rounds.epoch, initiator)
         #: No failure detector and never restarted: nobody is ever suspected, and a
         #: message of the current round is the election's business alone.
@@ -275,16 +292,19 @@ class Member:
         if message.kind in DETECTOR_KINDS:
             self._detector_message(sender, message, epoch)
             return self.flush()
-        if self._sitting_out:
-            rounds.stale += 1  # resigned: out of this round
+        if message.kind in STEADY_KINDS:
+            if self.steady is not None:
+                self._steady_message(sender, message, epoch)
             return self.flush()
-        if self.recovery is not None and not self.recovery.admits(epoch):
-            rounds.stale += 1  # perhaps meant for this node's previous life
+        if self._sitting_out or (self.recovery is not None and not self.recovery.admits(epoch)):
+            # Resigned, so out of this round; or perhaps meant for this node's previous life.
+            rounds.stale += 1
             return self.flush()
         election = self.election
         if epoch != election.epoch:
-            if epoch < election.epoch:
-                rounds.stale += 1  # fenced off: an older round
+            # Fenced off: an older round, or (steady rules) a round against a live leader.
+            if epoch < election.epoch or (self.steady is not None and self._held(sender)):
+                rounds.stale += 1
                 return self.flush()
             self._enter(epoch)
             election = self.election
@@ -312,7 +332,7 @@ class Member:
         elif name == BEHIND:
             self._behind = False
             if self.epoch < self.rounds.seen and self.recovery is None and not self._sitting_out:
-                self.new_round(f"behind epoch {self.rounds.seen}")
+                self._round(NewRound(f"behind epoch {self.rounds.seen}"))
                 self._rewatch()
         elif name == REJOIN:
             self._rejoined()
@@ -342,7 +362,13 @@ class Member:
         if lease is not None:
             if self.election.state is NodeState.LEADER:
                 if lease.epoch != self.election.epoch:  # from its next heartbeat on
-                    lease.begin(self.election.epoch)
+                    if self.steady is None:
+                        lease.begin(self.election.epoch)
+                    else:
+                        # Steady rules: a peer known to be down holds no first lease
+                        # back, and the first heartbeat goes now, not at the next tick.
+                        lease.begin(self.election.epoch, self.suspected)
+                        self._tick()
             elif lease.epoch is not None:
                 lease.end()
         out = self._out[:]
@@ -360,7 +386,15 @@ class Member:
         if detector is None:
             return self.flush()
         detector.fresh()
-        if self.state is NodeState.LEADER:
+        steady = self.steady
+        if steady is not None:
+            # It cannot vouch for its leader (it was not listening), and a leader keeps
+            # its round: its lease ran out meanwhile, and its host reports that.
+            steady.forget_leader()
+            if self.lease is not None and self.state is NodeState.LEADER:
+                self.lease.lapse()
+                self.demoted = "paused"
+        elif self.state is NodeState.LEADER:
             self._demote("paused")
         if not self._sitting_out:
             self._tick()
@@ -370,7 +404,11 @@ class Member:
         """The leader steps down at once ("resigned") and sits out: it answers nothing
         and sends nothing, so its followers suspect it and elect another without it,
         until a new leader's heartbeat reaches it (it follows that one) or
-        ``reelect_after`` has passed.  Not leading, it does nothing."""
+        ``reelect_after`` has passed.  Not leading, it does nothing.
+
+        Under the steady rules it hands over instead (:meth:`hand_over`)."""
+        if self.steady is not None:
+            return self.hand_over()
         if self.state is NodeState.LEADER:
             self._demote("resigned", rejoin=False)
             if self.settings is not None:
@@ -390,6 +428,11 @@ class Member:
         self.election = self._election(epoch, initiator)
         if self.settings is not None:
             self._arm_stall()
+        steady = self.steady
+        if steady is not None:  # a round is under way: nothing to ask for, nobody to wait on
+            steady.idle = False
+            steady.prevoting.drop()
+            steady.handed_to = steady.waiting = None
 
     def _arm_stall(self) -> None:
         self._stalling = True
@@ -401,7 +444,7 @@ class Member:
         if self.state is not NodeState.UNDECIDED or self.recovery is not None:
             return
         stall = self._stall
-        self.new_round(f"no leader after {stall:g} s")
+        self._round(NewRound(f"no leader after {stall:g} s"))
         self._stall = stall * 2
         self._arm_stall()
         self._rewatch()
@@ -414,13 +457,20 @@ class Member:
         if self._sitting_out:
             self._out.append(SetTimer(HEARTBEAT, detector.settings.heartbeat))
             return
+        steady = self.steady
+        if steady is not None:
+            self._steady_tick(steady)
         self._rewatch()
         policy = self.policy
         ping = policy.ping(self, detector.watched) | (policy.probe(self) & detector.suspected)
+        if steady is not None and self.elected is not None and self.state is NodeState.NOT_LEADER:
+            ping.discard(self.elected)  # its leader's heartbeat is answered: no ping to it
         lease = self.lease
         if lease is not None and lease.epoch is not None:
             lease.refresh()
-            if lease.expired:
+            # Steady rules: a lease that ran out comes back with the answers (rule 5),
+            # but a leadership never granted one in its round is given up.
+            if lease.expired and (steady is None or not lease.granted):
                 self._demote("lease expired")
             else:
                 ping -= self._beat(lease)
@@ -443,6 +493,8 @@ class Member:
         self.demoted = reason
         if self.lease is not None:
             self.lease.end()
+        if self.steady is not None:
+            self.steady.idle = True
         if rejoin and self.settings is not None:
             self._stall = self.settings.suspect_after
             self._arm_stall()
@@ -459,6 +511,9 @@ class Member:
         if resigned:
             self._sitting_out = False
             self._out.append(CancelTimer(SIT_OUT))
+        elif self.steady is not None:
+            self.steady.heard_leader(leader, epoch)
+            self._preempt(leader)
         elif self.view.candidate > self.view.neighbour(leader):
             self.new_round(f"above leader {leader}", leader)
         self._rewatch()
@@ -478,7 +533,7 @@ class Member:
     def _rewatch(self) -> None:
         detector = self.detector
         assert detector is not None
-        watch = self.policy.watch(self)
+        watch = self.policy.watch(self) if self.steady is None else self._steady_watch()
         watch.discard(self.id)
         detector.watch(watch)
 
@@ -500,13 +555,17 @@ class Member:
     def _carry_out(self, intent: Intent) -> None:
         """Do what the crash policy asked for."""
         if isinstance(intent, NewRound):
-            self.new_round(intent.why, intent.subject)
+            self._round(intent)
         elif intent is not None:  # Retry
             self.election.retry()
 
     def _detector_message(self, sender: int, message: Message, epoch: int) -> None:
         kind = message.kind
         seq = message.seq if isinstance(message, Ping | Pong) else 0
+        if seq > 0 and kind == "ping" and self.steady is not None:  # a leader's heartbeat
+            self._heartbeat(sender, epoch, seq)
+            self._out.append(Send(sender, Pong(seq), self._answering_epoch()))
+            return
         if seq > 0 and kind == "ping" and self.recovery is None:  # a leader's heartbeat
             if epoch > self.epoch:
                 self._adopt(sender, epoch)
@@ -523,7 +582,8 @@ class Member:
         recovery = self.recovery
         if recovery is not None and epoch > 0:  # not another restarted node's
             recovery.learn(epoch)
-            if not self.policy.rejoin_by_neighbour:
+            # (Under the steady rules it waits for the leader's heartbeat: REJOIN.)
+            if not self.policy.rejoin_by_neighbour and self.steady is None:
                 self._rejoined()
         elif epoch > self.epoch and not self._behind:
             # A round took place that this node has not heard of (yet: its messages may
@@ -542,6 +602,293 @@ class Member:
             return self.epoch
         return max(self.epoch, self.rounds.seen)
 
+    # -- the steady rules (``_steady.py``) -------------------------------------------------
+
+    def _round(self, wish: NewRound) -> None:
+        """A round is wanted: started at once in the teaching runs; under the steady rules
+        asked for first (the pre-vote), and never by a leader or a node whose leader is
+        live."""
+        steady = self.steady
+        if steady is None:
+            self.new_round(wish.why, wish.subject)
+            return
+        if self.state is NodeState.LEADER or (wish.subject != self.elected and self._held(None)):
+            return  # (a node wants no round while its live leader is not the reason)
+        self._regrant()
+        prevoting = steady.prevoting
+        if prevoting.majority <= 1:
+            self.new_round(wish.why, wish.subject)
+            return
+        ask = prevoting.want(wish)
+        if ask is not None:
+            self._out.append(Notice("prevote", wish.subject, self.epoch, wish.why))
+            self._ask(ask)
+
+    def _regrant(self) -> None:
+        """This node no longer vouches for its leader: the askers it told no since it
+        last heard that leader get a yes now (failover need not wait for their retry)."""
+        steady = self.steady
+        assert steady is not None
+        refused, steady.refused = steady.refused, {}
+        for asker, attempt in sorted(refused.items()):
+            if not self._held(asker):
+                self._out.append(Send(asker, PreVoteReply(attempt, True), self.epoch))
+
+    def _ask(self, ask: PreVote) -> None:
+        epoch = self.epoch
+        for peer in self.view.members:
+            if peer != self.id:
+                self._out.append(Send(peer, ask, epoch))
+
+    def _held(self, sender: int | None) -> bool:
+        """Rule 2: whether this node stands by a live leader against ``sender``: it leads
+        and its leadership stands, or it follows a leader other than ``sender`` whose
+        heartbeat came within the lease (and that did not hand over to ``sender``)."""
+        steady = self.steady
+        assert steady is not None
+        election = self.election
+        if election.state is NodeState.LEADER:  # a leader just elected yields, as in the notes
+            return self.lease is not None and self.lease.held
+        if election.state is NodeState.NOT_LEADER:
+            return (
+                sender != election.elected
+                and (sender is None or sender != steady.handed_to)
+                and steady.leader_live
+                and election.elected not in self.suspected  # (its process is gone)
+            )
+        return False
+
+    def _steady_watch(self) -> set[int]:
+        """Rule 6: who this node watches (its crash policy says who while a round is
+        under way)."""
+        steady = self.steady
+        assert steady is not None
+        state = self.election.state
+        if state is NodeState.UNDECIDED and not steady.idle and self.recovery is None:
+            return self.policy.watch(self)
+        watch = self.policy.steady_watch(self)
+        if state is NodeState.NOT_LEADER and self.elected is not None:
+            watch.add(self.elected)
+        return watch
+
+    def _steady_tick(self, steady: Steady) -> None:
+        """A heartbeat of this node: count the leader's silence, ask again if due."""
+        election = self.election
+        steady.follows(election.elected, election.epoch)  # a new one counts from now
+        steady.quiet += 1
+        leader = election.elected
+        detector = self.detector
+        assert detector is not None
+        if (
+            election.state is NodeState.NOT_LEADER
+            and leader is not None
+            and steady.leader_silent
+            and detector.dead(leader)  # watched, and now suspected
+        ):
+            # Its frames may still come (it stepped down, or restarted): its heartbeat
+            # as leader does not.  Silence, as the detector's own suspicion.
+            self._out.append(Notice("suspect", leader, self.epoch))
+            self._carry_out(self.policy.on_suspect(self, leader))
+        ask, anyway = steady.prevoting.tick()
+        if ask is not None:
+            self._ask(ask)
+        elif anyway:
+            self._granted()
+
+    def _granted(self) -> None:
+        """The pre-vote is won (or, without a quorum, nobody said no for long enough)."""
+        steady = self.steady
+        assert steady is not None
+        wish = steady.prevoting.wish
+        if wish is None or self.state is NodeState.LEADER:
+            steady.prevoting.drop()
+            return
+        self.new_round(wish.why, wish.subject)
+        self._rewatch()
+
+    def _heartbeat(self, sender: int, epoch: int, seq: int) -> None:
+        """A leader's numbered heartbeat, under the steady rules (rules 2, 3)."""
+        steady = self.steady
+        assert steady is not None
+        election = self.election
+        if epoch == election.epoch and sender == election.elected:
+            if election.state is NodeState.NOT_LEADER:
+                steady.heard_leader(sender, epoch)
+                self._preempt(sender)
+            return
+        if epoch == election.epoch and election.state is NodeState.UNDECIDED:
+            # The leader of this very round (its announcement has not come, or was lost
+            # with a crashed node): one leader per epoch, so follow it.
+            election.cancel_timers()
+            election.follow(sender)
+            steady.heard_leader(sender, epoch)
+            self._rewatch()
+            return
+        if epoch < election.epoch and (
+            (election.state is NodeState.UNDECIDED and steady.idle)
+            or (
+                election.state is NodeState.NOT_LEADER
+                and steady.quiet >= steady.settings.live_beats
+            )
+        ):
+            # Waiting with no round under way, or following a leader silent for the
+            # lease (it led a minority, and yielded): the leader that speaks is the one
+            # to follow, newer or not.
+            self._adopt(sender, epoch)
+            return
+        if election.state is NodeState.LEADER and epoch != election.epoch:
+            self._met(sender, epoch)
+            return
+        if epoch <= election.epoch:
+            return  # an older round's leader: this node's pong (its epoch) tells it
+        if self._held(sender):
+            steady.waiting = (sender, epoch, seq)
+            return
+        self._adopt(sender, epoch)
+
+    def _met(self, other: int, epoch: int) -> None:
+        """This leader hears the heartbeat of ``other``, leader of round ``epoch`` (two
+        sides of a partition meet — without a quorum —, or a node led alone for a while).
+        A leader that a majority answers stays.  The other follows it, whichever round
+        is newer, if nobody answers it, or a majority answers it from another round;
+        between two leaders without a majority, the newer round's stays."""
+        lease = self.lease
+        assert lease is not None
+        mine = sum(1 for peer in lease.peers if lease.live(peer))
+        if mine + 1 >= lease.majority:
+            return
+        elsewhere = sum(1 for peer in lease.peers if lease.elsewhere(peer))
+        if epoch > self.epoch or mine == 0 or elsewhere >= lease.majority:
+            self._adopt(other, epoch)
+
+    def _preempt(self, leader: int) -> None:
+        """With ``preempt``: a node above the leader asks it for the leadership."""
+        steady = self.steady
+        assert steady is not None
+        if (
+            steady.settings.preempt
+            and not steady.resigned
+            and self.view.candidate > self.view.neighbour(leader)
+        ):
+            self._out.append(Send(leader, HandOverRequest(), self.epoch))
+
+    def _steady_message(self, sender: int, message: Message, epoch: int) -> None:
+        steady = self.steady
+        assert steady is not None
+        recovery = self.recovery
+        if recovery is not None and isinstance(message, PreVote | PreVoteReply):
+            # The asker's round, or the one this node asks for, comes above this epoch:
+            # a round it may join (0: the asker knows no epoch either, nor does anyone).
+            recovery.learn(epoch)
+        if isinstance(message, PreVote):
+            granted = not self._held(sender)
+            self._out.append(Send(sender, PreVoteReply(message.attempt, granted), self.epoch))
+            if not granted:  # said yes later if this node stops vouching meanwhile
+                steady.refused[sender] = message.attempt
+        elif isinstance(message, PreVoteReply):
+            if steady.prevoting.reply(sender, message):
+                self._granted()
+        elif isinstance(message, HandOver):
+            self._handed_over(sender, message.to, epoch)
+        elif isinstance(message, HandOverRequest):
+            self._asked_for_leadership(sender)
+
+    def _handed_over(self, sender: int, to: int, epoch: int) -> None:
+        """The leader this node follows hands over to ``to``."""
+        steady = self.steady
+        assert steady is not None
+        election = self.election
+        if epoch != election.epoch or sender != election.elected or sender == self.id:
+            return  # not from the leader this node follows
+        steady.handed_over_by = sender
+        if to == self.id:
+            self._take_over(sender)
+            return
+        steady.handed_to = to
+        steady.forget_leader()
+        waiting = steady.waiting
+        if waiting is not None and waiting[0] == to:  # its heartbeat came first: answer it
+            leader, newer, seq = waiting
+            self._adopt(leader, newer)
+            self._out.append(Send(leader, Pong(seq), self.epoch))
+
+    def _take_over(self, previous: int) -> None:
+        """Lead now, in a round of this node's own (nobody else leads its epoch), and say
+        so with a heartbeat at once."""
+        steady = self.steady
+        assert steady is not None and self.lease is not None
+        self._enter(self.rounds.next_epoch(), initiator=True)
+        self._out.append(Notice("election", previous, self.epoch, f"handed over by {previous}"))
+        self.election.follow(self.id)
+        steady.resigned = False
+        self.lease.begin(self.epoch, self.suspected)
+        self._tick()
+
+    def _asked_for_leadership(self, sender: int) -> None:
+        steady = self.steady
+        assert steady is not None and self.lease is not None
+        view = self.view
+        if not steady.settings.preempt or self.state is not NodeState.LEADER:
+            return
+        if view.neighbour(sender) <= view.candidate:
+            return
+        above = [p for p in self.lease.peers if view.neighbour(p) > view.candidate]
+        to = successor(view, self.lease, above)
+        if to is not None:
+            self._hand_over(to, "preempted")
+
+    def refuse_hand_over(self, to: int) -> str | None:
+        """Why this node cannot hand over to ``to`` now (see ``_handover.py``), or
+        ``None``."""
+        if self.steady is None:
+            return "a hand-over needs the service modes' steady rules (and a lease)"
+        return refusal(self.view, self.lease, self.state is NodeState.LEADER, to)
+
+    def hand_over(
+        self, to: int | None = None, reason: str = "resigned", *, stopping: bool = False
+    ) -> list[Action]:
+        """Under the steady rules: the leader ends its lease and names its successor,
+        ``to``, or the live member the notes' algorithms would elect; with nobody live to
+        name, it just steps down.  ``stopping``: the node is about to stop: it names the
+        live member that joined last (in a rolling restart, one already restarted; see
+        ``_handover.py``), and with nobody live it does nothing (its stop reports the
+        loss).  Not leading, it does nothing.  Ask :meth:`refuse_hand_over` first for a
+        chosen ``to``."""
+        if self.steady is None or self.state is not NodeState.LEADER:
+            return self.flush()
+        assert self.lease is not None
+        if to is None:
+            to = successor(self.view, self.lease, newest=stopping)
+        if to is None or self.refuse_hand_over(to) is not None:
+            if not stopping:
+                self._demote(reason)
+                self.steady.resigned = True
+        else:
+            self._hand_over(to, reason)
+        return self.flush()
+
+    def _hand_over(self, to: int, reason: str) -> None:
+        steady = self.steady
+        assert steady is not None
+        epoch = self.epoch
+        self._demote(reason)  # its lease ends here, before anyone hears of the next
+        steady.resigned = True
+        steady.handed_to = to
+        self._out.append(Notice("handover", to, epoch, reason))
+        message = HandOver(to)
+        for peer in self.view.members:
+            if peer != self.id:
+                self._out.append(Send(peer, message, epoch))
+        self._rewatch()
+
+    def lease_ran_out(self) -> list[Action]:
+        """Its host saw this leader's lease run out on its clock.  Under the steady rules
+        it keeps its round and its heartbeat, and leads again if a majority answers
+        (rule 5); otherwise the next heartbeat demotes it ("lease expired")."""
+        if self.steady is not None and self.lease is not None:
+            self.lease.lapse()
+        return self.flush()
+
     # -- recovery ------------------------------------------------------------------------
 
     def _rejoined(self) -> None:
@@ -549,6 +896,13 @@ class Member:
         if recovery is None:
             return
         self.rounds.heard_of(recovery.learned or 0)
+        if self.steady is not None:  # no leader's heartbeat came: ask for a round
+            if recovery.learned is None:
+                self._round(NewRound("start"))
+            else:
+                self._round(NewRound(f"recovery of {self.id}", self.id))
+            self._rewatch()
+            return
         # Nobody answered with an epoch: there is no cluster yet (or no live one).
         if recovery.learned is None:
             self.new_round("start")

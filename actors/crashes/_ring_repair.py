@@ -47,6 +47,10 @@ class RingRepair(CrashPolicy):
             return {self.successor(node), self.predecessor(node)}
         return {self.successor(node)}
 
+    def steady_watch(self, node: Situation) -> set[int]:
+        # The ring's own watch stays on (a node per neighbour): its repair needs it.
+        return self.watch(node)
+
     def probe(self, node: Situation) -> set[int]:
         if not node.suspected:
             return set()

@@ -12,8 +12,9 @@ This is where the network stack comes in (Pykka, ZeroMQ, the codec); the electio
 - :class:`Durable`: where a node's state survives it, made durable before it acts.
 - :class:`NodeEvent` (as it happens) and :class:`NodeStatus` (when asked): what a node
   reports.
-- :data:`OPERATOR`, :class:`StatusQuery`, :class:`StatusAnswer`: the operator's question
-  and its answer; :func:`wire_kinds`: every kind a node's codec must know.
+- :data:`OPERATOR`, :class:`StatusQuery`, :class:`StatusAnswer`, :class:`TransferQuery`,
+  :class:`TransferAnswer`: the operator's questions and their answers;
+  :func:`wire_kinds`: every kind a node's codec must know.
 - :class:`Identity`, :class:`ClusterNotice`: a service node's cluster identity, and the
   notice with which it tells a node of another cluster how the two differ.
 """
@@ -26,7 +27,14 @@ from ._identity import ClusterNotice, Identity
 from ._inbox import Inbox, TimerFired
 from ._leadership import Leadership
 from ._node_actor import NodeActor
-from ._queries import OPERATOR, StatusAnswer, StatusQuery, wire_kinds
+from ._queries import (
+    OPERATOR,
+    StatusAnswer,
+    StatusQuery,
+    TransferAnswer,
+    TransferQuery,
+    wire_kinds,
+)
 from ._signals import PROCESS_SIGNALS, leave_signals_to_main
 from ._status import NodeEvent, NodeStatus
 from ._tally import Tally
@@ -56,6 +64,8 @@ __all__ = [
     "StatusQuery",
     "Tally",
     "TimerFired",
+    "TransferAnswer",
+    "TransferQuery",
     "leave_signals_to_main",
     "wire_kinds",
 ]

@@ -59,7 +59,16 @@ class GetStatus:
 @dataclass(frozen=True, slots=True)
 class Resign:
     """Tell: if this node leads, step down at once (a ``lost`` event, reason
-    ``resigned``) and sit out until another leads (see ``Member.resign``)."""
+    ``reason``) and sit out until another leads (see ``Member.resign``); under the steady
+    rules, hand over to the next (``Member.hand_over``).
+
+    Ask, with ``to``: hand over to node ``to``; returns why it cannot (a sentence), or
+    ``None`` once it has handed over."""
+
+    to: int | None = None
+    reason: str = "resigned"
+    #: The node is about to stop (``Member.hand_over``).
+    stopping: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,7 +38,7 @@ from typing import Any
 import pykka
 
 from ringleader.actors.core import Action, CancelTimer, NodeState, NodeView, Notice, Send, SetTimer
-from ringleader.actors.crashes import DETECTOR_KINDS, HEARTBEAT, SUSPECT, Member
+from ringleader.actors.crashes import DETECTOR_KINDS, HEARTBEAT, STEADY_KINDS, SUSPECT, Member
 from ringleader.actors.faults import Misbehaving
 from ringleader.actors.tracing import NodeTrace
 from ringleader.transport import (
@@ -56,7 +56,14 @@ from ._durable import Durable
 from ._identity import HELLO, ClusterNotice, Identity
 from ._inbox import Inbox, TimerFired
 from ._leadership import Leadership
-from ._queries import HOST_KINDS, OPERATOR, StatusAnswer, StatusQuery
+from ._queries import (
+    HOST_KINDS,
+    OPERATOR,
+    StatusAnswer,
+    StatusQuery,
+    TransferAnswer,
+    TransferQuery,
+)
 from ._signals import leave_signals_to_main
 from ._status import NodeEvent, NodeStatus
 from ._tally import Tally
@@ -78,6 +85,12 @@ OTHER_ADDRESSES = "other addresses"
 
 
 EventSink = Callable[[NodeEvent], None]
+
+#: Frames that are not election messages (neither counted nor waited on): the failure
+#: detector's and the steady rules'.
+CONTROL_KINDS = DETECTOR_KINDS | STEADY_KINDS
+#: The host's own timer: the end of this leader's lease on its clock (steady rules).
+LEASE_END = "host:lease_end"
 
 #: Clusters whose senders' set is kept, shared by their nodes (see _senders).
 SENDER_SETS_KEPT = 8
@@ -143,7 +156,7 @@ class NodeActor(pykka.ThreadingActor):
         self._links: Links | None = None
         self._mailbox: Mailbox | None = None
         self._sent: Counter[str] = Counter()
-        self._lost: Counter[str] = Counter()  # election messages the links would not take
+        self._lost_sends: Counter[str] = Counter()  # election messages the links would not take
         self._received = 0
         self._rejected: Counter[str] = Counter()
         self._bad_signatures: Counter[str] = Counter()  # address → frames
@@ -183,6 +196,9 @@ class NodeActor(pykka.ThreadingActor):
     actor_inbox: Inbox
     _beat_due: float | None  # when the next heartbeat is due (see _lease_init)
     _leased_epoch: int | None
+    _lost_epoch: int | None
+    _previous: tuple[int, float] | None
+    _published_at: float
 
     @staticmethod
     def _create_actor_inbox() -> Inbox:
@@ -210,8 +226,7 @@ class NodeActor(pykka.ThreadingActor):
             self._crash()
             return None
         if isinstance(message, Resign):
-            self._guarded(self._resign)
-            return None
+            return self._resign(message)
         if isinstance(message, Pause):
             self._pause(message.seconds)
             return None
@@ -307,7 +322,7 @@ class NodeActor(pykka.ThreadingActor):
             incarnation=self._session.incarnation,
             address=self._mailbox.address if self._mailbox else None,
             sent=dict(self._sent),
-            lost=dict(self._lost),
+            lost=dict(self._lost_sends),
             received=self._received,
             rejected=self._rejections(),
             send_failures=self._send_failures,
@@ -360,23 +375,25 @@ class NodeActor(pykka.ThreadingActor):
         self._after(self.member.handle_message(sender, message, epoch))
 
     def _operator(self, sender: int, incarnation: int, message: object) -> None:
-        """Answer an operator's :class:`StatusQuery` on a link of its own.
+        """Answer an operator's :class:`StatusQuery` or :class:`TransferQuery` on a link
+        of its own.
 
         Only the operator may ask, and it may only ask; neither the question nor the
         answer counts as election traffic.
         """
         if sender != OPERATOR and type(message) is ClusterNotice:
             return  # of this very cluster: a peer that has not heard from this node yet
-        if sender != OPERATOR or type(message) is not StatusQuery:
+        answer: StatusAnswer | TransferAnswer
+        if sender == OPERATOR and type(message) is StatusQuery:
+            answer = StatusAnswer(self.status())
+        elif sender == OPERATOR and type(message) is TransferQuery:
+            answer = self._transfer(message.to)
+        else:
             what = f"{type(message).__name__} from node {sender}"
             self._reject(FrameRejected("unknown_sender", what, authentic=True))
             return
         frame = self._session.seal(
-            OPERATOR,
-            StatusAnswer.kind,
-            self.member.epoch,
-            StatusAnswer(self.status()),
-            to_incarnation=incarnation,
+            OPERATOR, answer.kind, self.member.epoch, answer, to_incarnation=incarnation
         )
         links = self._reply_link(OPERATOR, message.reply_to)
         # Never wait: a link still connecting drops the answer, and the operator, who
@@ -399,6 +416,19 @@ class NodeActor(pykka.ThreadingActor):
         while len(self._reply_links) > REPLY_LINKS:
             self._reply_links.pop(next(iter(self._reply_links))).close(abrupt=True)
         return links
+
+    def _transfer(self, to: int) -> TransferAnswer:
+        """An operator's ``ringleader transfer``: hand over to ``to`` if this node leads."""
+        member = self.member
+        steady = member.steady
+        if (steady is not None and steady.handed_to == to) or (
+            member.state is not NodeState.UNDECIDED and member.elected == to
+        ):
+            refused = None  # a question asked again: it has handed over already
+        else:
+            refused = self._resign(Resign(to))
+        leader = None if member.state is NodeState.UNDECIDED else member.elected
+        return TransferAnswer(refused, leader, member.epoch)
 
     def _reject(self, rejected: FrameRejected, address: str | None = None) -> None:
         reason = rejected.reason
@@ -492,6 +522,10 @@ class NodeActor(pykka.ThreadingActor):
         if name == HELLO:
             self._hello()
             return
+        if name == LEASE_END:
+            if time.monotonic() >= self._lease_until > 0:
+                self._after(self.member.lease_ran_out())
+            return
         if self.trace is not None:
             self.trace.timer(name)
         self._after(self.member.handle_timer(name))
@@ -534,8 +568,7 @@ class NodeActor(pykka.ThreadingActor):
                     events(self._event(action.kind, action.node, action.detail, action.epoch))
         if untraced:
             self._trace_state()
-        if changed:
-            self._changed(now, held)
+        self._report(now if changed else None, held, at)
         if leased and events is not None and self._lease_until > at:
             self._leasing(at)
 
@@ -554,6 +587,23 @@ class NodeActor(pykka.ThreadingActor):
             return False
         return True
 
+    def _report(
+        self, changed: tuple[NodeState, int | None, int] | None, held: float, at: float
+    ) -> None:
+        """Report a change of state (``changed``: the new one) or of leadership (``held``:
+        the end of the lease before)."""
+        member = self.member
+        steady = member.steady
+        if steady is not None and steady.handed_over_by is not None:
+            self._gone(steady.handed_over_by, at)  # its lease ended before it said so
+            steady.handed_over_by = None
+        if changed is not None:
+            self._changed(changed, held)
+        elif held > 0 and self._lease_until == 0 and steady is not None:
+            # Steady rules: the lease ran out (or the node stood still), the round goes on.
+            self._lost(member.epoch, member.demoted or "lease expired", held)
+            member.demoted = None
+
     def _changed(self, now: tuple[NodeState, int | None, int], held: float) -> None:
         """Report a change of state (``held``: the end of the lease before it)."""
         member, events = self.member, self._events
@@ -563,22 +613,47 @@ class NodeActor(pykka.ThreadingActor):
             self._publish()
         reason = member.demoted or "superseded"
         member.demoted = None
-        if events is None:
-            return
+        if was[0] is NodeState.NOT_LEADER and was[1] is not None and now[1] != was[1]:
+            self._gone(was[1], self._heard_at.get(was[1], math.inf) + self._lease_s)
+        if now[0] is NodeState.NOT_LEADER:
+            self._previous = None  # another leads: the failover is its to measure
         if was[0] is NodeState.LEADER and (now[0] is not NodeState.LEADER or now[2] != was[2]):
             # Its leadership ended when this was published, or when its lease ran out if
             # that was earlier (a pause ends it then, not when the node wakes).
-            clock = time.monotonic()
-            end = min(clock, held) if held > 0 else clock  # (0: it never held a lease)
-            events(self._event("lost", detail=reason, epoch=was[2], at=end))
-        events(self._event("state"))
+            self._lost(was[2], reason, held)
+        if events is not None:
+            events(self._event("state"))
+
+    def _lost(self, epoch: int, reason: str, held: float) -> None:
+        """A ``lost`` event for ``epoch`` (once), at the end of its lease (``held``) if
+        that came before the moment its end was published."""
+        if self._lost_epoch == epoch:
+            return
+        self._lost_epoch = epoch
+        self._leased_epoch = None  # a lease regained in this epoch is reported again
+        published = self._published_at
+        end = min(published, held) if held > 0 else published  # (0: it never held a lease)
+        self._gone(self.id, end)
+        if self._events is not None:
+            self._events(self._event("lost", detail=reason, epoch=epoch, at=end))
+
+    def _gone(self, leader: int, end: float) -> None:
+        """The leadership of ``leader`` ended at ``end`` (as far as this node can tell):
+        the start of the failover this node measures if it leads next."""
+        if self._previous is None or self._previous[0] != leader:
+            self._previous = (leader, min(end, time.monotonic()))
 
     def _leasing(self, at: float) -> None:
-        """A ``lease`` event, at ``at`` (before its publication), once per epoch led."""
+        """A ``lease`` event, at ``at`` (before its publication), once per epoch led;
+        ``since``: when the leadership before it ended (this node's own, or the one it
+        followed: its last heartbeat plus the lease, or when it handed over)."""
         epoch = self.member.epoch
         if self._leased_epoch != epoch and self._events is not None:
             self._leased_epoch = epoch
-            self._events(self._event("lease", at=at))
+            self._lost_epoch = None
+            previous, self._previous = self._previous, None
+            since = None if previous is None else min(previous[1], at)
+            self._events(self._event("lease", at=at, since=since))
 
     # -- the lease and the node's own stalls ---------------------------------------------
 
@@ -588,7 +663,12 @@ class NodeActor(pykka.ThreadingActor):
         self._beats: dict[int, float] = {}  # heartbeat number → a moment before it left
         self._beat_seq = 0  # the last heartbeat number recorded
         self._lease_until = 0.0 if self._lease is not None else math.inf
+        self._lease_s = 0.0 if self._lease is None else self._lease.settings.lease
         self._leased_epoch = None  # the last epoch a "lease" event was for
+        self._lost_epoch = None  # the last epoch a "lost" event was for
+        self._published_at = 0.0  # when the leadership was last published
+        # The leadership before this node's own, and when it ended: (leader, end).
+        self._previous = None
         settings = member.settings
         #: When the next heartbeat is due (once the detector runs): a timer that fires
         #: far later than that means this node itself stood still.
@@ -624,6 +704,12 @@ class NodeActor(pykka.ThreadingActor):
         self._lease_until = until
         if moved or changed:
             self._publish()
+            if moved and self.member.steady is not None:
+                # Steady rules: the lease ends on its own clock, not at the next heartbeat.
+                if until > at:
+                    self.actor_inbox.schedule(LEASE_END, until - at)
+                else:
+                    self.actor_inbox.cancel(LEASE_END)
         return moved
 
     def _check_stall(self, message: Any) -> bool:
@@ -645,8 +731,25 @@ class NodeActor(pykka.ThreadingActor):
     def _stalled(self, late: float) -> None:
         self._after(self.member.handle_stall(late))
 
-    def _resign(self) -> None:
-        self._after(self.member.resign())
+    def _resign(self, resign: Resign) -> str | None:
+        """Resign, or hand over to ``resign.to``: the reason it cannot, or ``None``."""
+        try:
+            member = self.member
+            if resign.to is None:
+                steady = member.steady is not None
+                if steady:
+                    self._after(member.hand_over(reason=resign.reason, stopping=resign.stopping))
+                else:
+                    self._after(member.resign())
+                return None
+            refused = member.refuse_hand_over(resign.to)
+            if refused is None:
+                self._after(member.hand_over(resign.to, resign.reason))
+            return refused
+        except Exception:
+            self._errors += 1
+            log.exception("%s: error while resigning; the node carries on", self)
+            return "the node failed to hand over (see its log)"
 
     def _publish(self) -> None:
         """Publish the node's leader, epoch and lease (the leader ``None`` while
@@ -655,6 +758,7 @@ class NodeActor(pykka.ThreadingActor):
             member = self.member
             leader = None if member.state is NodeState.UNDECIDED else member.elected
             self.leadership.publish(leader, member.epoch, self._lease_until)
+        self._published_at = time.monotonic()
 
     def _trace_state(self) -> bool:
         """Record the node's state in its trace; ``False`` (done)."""
@@ -672,6 +776,7 @@ class NodeActor(pykka.ThreadingActor):
         address: str | None = None,
         *,
         at: float | None = None,
+        since: float | None = None,
     ) -> NodeEvent:
         member = self.member
         return NodeEvent(
@@ -685,6 +790,7 @@ class NodeActor(pykka.ThreadingActor):
             subject,
             detail,
             address,
+            since=since,
         )
 
     def _may_wait(self, peer: int) -> bool:
@@ -783,7 +889,7 @@ class NodeActor(pykka.ThreadingActor):
         if new:  # a link made now (a ring repaired round a crash): let it connect
             links.add(to, self._directory[to])
         kind = message.kind
-        detector = kind in DETECTOR_KINDS
+        detector = kind in CONTROL_KINDS
         session = self._session
         # A ping asks whoever is there; anything else is for the life last heard from.
         to_life = 0 if kind == "ping" else session.known(to)
@@ -805,7 +911,7 @@ class NodeActor(pykka.ThreadingActor):
             log.log(level, "%s could not send %s to node %s; frame dropped", self, kind, to)
         if not detector:  # an election message: the notes count it, whether it left or not
             if not sent:
-                self._lost[kind] += 1
+                self._lost_sends[kind] += 1
             if self._tally is not None:
                 self._tally.counts[self._slot] += 1  # this node's slot: only it writes
             by_epoch = self._sent_by_epoch

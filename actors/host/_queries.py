@@ -1,8 +1,10 @@
-"""What an operator's tool (``ringleader status``) and a node say to each other.
+"""What an operator's tool (``ringleader status``, ``ringleader transfer``) and a node
+say to each other.
 
 The operator is not a member: it signs with the cluster secret as the reserved sender
-:data:`OPERATOR` and may ask one question, :class:`StatusQuery`; the node answers it
-itself, on a link of its own, and the election never sees either message.
+:data:`OPERATOR` and may ask a node for its status, :class:`StatusQuery`, or its leader
+to hand over to another node, :class:`TransferQuery`; the node answers itself, on a link
+of its own, and the election never sees these messages.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ringleader.actors.core import Election, Message
-from ringleader.actors.crashes import DETECTOR_MESSAGES
+from ringleader.actors.crashes import DETECTOR_MESSAGES, STEADY_MESSAGES
 from ringleader.transport import OPERATOR
 
 from ._identity import ClusterNotice
@@ -22,6 +24,8 @@ __all__ = [
     "OPERATOR_KINDS",
     "StatusAnswer",
     "StatusQuery",
+    "TransferAnswer",
+    "TransferQuery",
     "wire_kinds",
 ]
 
@@ -42,7 +46,33 @@ class StatusAnswer(Message):
     status: NodeStatus
 
 
-OPERATOR_MESSAGES: tuple[type[Message], ...] = (StatusQuery, StatusAnswer)
+@dataclass(frozen=True, slots=True)
+class TransferQuery(Message):
+    """An operator asks a leader to hand over to node ``to``; the answer goes to
+    ``reply_to``."""
+
+    kind = "transfer_query"
+    to: int
+    reply_to: str
+
+
+@dataclass(frozen=True, slots=True)
+class TransferAnswer(Message):
+    """A node's answer to a :class:`TransferQuery`: ``refused`` says why it did not hand
+    over (``None``: it did); ``leader`` and ``epoch`` its view when it answered."""
+
+    kind = "transfer_answer"
+    refused: str | None
+    leader: int | None
+    epoch: int
+
+
+OPERATOR_MESSAGES: tuple[type[Message], ...] = (
+    StatusQuery,
+    StatusAnswer,
+    TransferQuery,
+    TransferAnswer,
+)
 OPERATOR_KINDS = frozenset(m.kind for m in OPERATOR_MESSAGES)
 #: The kinds the host answers itself, never the election: the operator's and the notice.
 HOST_KINDS = OPERATOR_KINDS | {ClusterNotice.kind}
@@ -51,8 +81,13 @@ HOST_KINDS = OPERATOR_KINDS | {ClusterNotice.kind}
 def wire_kinds(algorithm: type[Election]) -> dict[str, type[Message]]:
     """Every message kind a node running ``algorithm`` may find in a frame, by name, in
     the order of the codec's table (a kind's index is its byte on the wire): the
-    framework's first — the failure detector's, the operator's, the cluster notice — so
-    that they have the same index in every cluster, then the algorithm's, as it
-    declares them."""
-    framework: tuple[type[Message], ...] = (*DETECTOR_MESSAGES, *OPERATOR_MESSAGES, ClusterNotice)
+    framework's first — the failure detector's, the operator's, the cluster notice, the
+    steady rules' — so that they have the same index in every cluster, then the
+    algorithm's, as it declares them."""
+    framework: tuple[type[Message], ...] = (
+        *DETECTOR_MESSAGES,
+        *OPERATOR_MESSAGES,
+        ClusterNotice,
+        *STEADY_MESSAGES,
+    )
     return {m.kind: m for m in (*framework, *algorithm.messages)}

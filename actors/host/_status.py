@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ringleader.actors.core import Difference
-from ringleader.actors.crashes import DETECTOR_KINDS
+from ringleader.actors.crashes import DETECTOR_KINDS, STEADY_KINDS
 
 __all__ = ["NodeEvent", "NodeStatus"]
 
@@ -21,11 +21,16 @@ class NodeEvent:
     by a newer round or another leader, ``lease expired``, ``paused`` (it stood still
     itself) or ``resigned`` — reported before the ``"state"`` that shows it; ``at`` is
     when its leadership ended, the end of its lease if that came first), ``"lease"`` (a
-    leader's lease begins in round ``epoch``; ``at`` read before it was published),
+    leader's lease begins in round ``epoch``; ``at`` read before it was published;
+    ``since``, when known, is when the leadership before it ended: its own lease, or the
+    previous leader's last heartbeat heard here plus the lease, or its hand-over),
+    ``"prevote"`` (under the steady rules it asks the others for a round; ``detail`` says
+    why, ``subject`` whose silence set it off), ``"handover"`` (a leader hands over to
+    ``subject``; ``detail``: ``resigned``, ``stopped``, ``preempted``),
     ``"rejected"`` (it dropped a frame; ``detail`` is the reason, e.g. ``bad_signature``,
-    then what was wrong; ``address`` where it came from, when the transport says) or
+    then what was wrong; ``address`` where it came from, when the transport says),
     ``"other_cluster"`` (node ``subject``, at ``address``, runs a cluster defined
-    otherwise: ``detail`` names the difference in a line, ``differences`` one by one).
+    otherwise: ``detail`` names the difference in a line, ``differences`` one by one) or
     ``"failed"`` (it could not keep its state, and stops; ``detail`` is one line naming
     the file).
     """
@@ -41,6 +46,7 @@ class NodeEvent:
     detail: str = ""
     address: str | None = None
     differences: tuple[Difference, ...] = ()
+    since: float | None = None
 
 
 @dataclass(frozen=True)
@@ -77,5 +83,5 @@ class NodeStatus:
 
     @property
     def election_sent(self) -> int:
-        """Messages sent but the failure detector's."""
-        return sum(n for kind, n in self.sent.items() if kind not in DETECTOR_KINDS)
+        """Messages sent but the failure detector's and the steady rules'."""
+        return sum(n for kind, n in self.sent.items() if kind not in DETECTOR_KINDS | STEADY_KINDS)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from ringleader.actors import ALGORITHMS
-from ringleader.errors import ConfigError, SetupError, TransportError, UsageError
+from ringleader.errors import ConfigError, SetupError, TransferRefused, TransportError, UsageError
 from ringleader.topologies import (
     MAX_SETTING,
     TOPOLOGIES,
@@ -213,10 +213,10 @@ def build_parser() -> argparse.ArgumentParser:
         "secret is required when any address is not on this machine.",
         epilog="With --json, one JSON object per line on stdout: listening, ready, "
         "leader (whenever this node's view of the leader changes), election, suspect, "
-        "recovered, lost, lease, rejected_frame, failed, stopped. The node keeps the "
-        "highest epoch it saw and its incarnation in a state file (state_dir in CONFIG, "
-        "default $XDG_STATE_HOME/ringleader); a missing, corrupt or unwritable one is an "
-        "error (exit 2) unless --fresh-state.",
+        "recovered, lease, lost, prevote, handover, rejected_frame, failed, stopped. The "
+        "node keeps the highest epoch it saw and its incarnation in a state file (state_dir "
+        "in CONFIG, default $XDG_STATE_HOME/ringleader); a missing, corrupt or unwritable "
+        "one is an error (exit 2) unless --fresh-state.",
     )
     node_parser.add_argument("config", metavar="CONFIG", help="the cluster's TOML config")
     node_parser.add_argument(
@@ -268,6 +268,24 @@ def build_parser() -> argparse.ArgumentParser:
     status_parser.add_argument(
         "--timeout", type=_positive_float, default=2.0, metavar="S", help="wait S s for answers"
     )
+    transfer_parser = commands.add_parser(
+        "transfer",
+        help="have the leader of CONFIG hand the leadership over to node N",
+        description="Find the leader of CONFIG's running cluster (as ringleader status "
+        "does) and ask it, over the cluster's authenticated wire, to hand over to node N at "
+        "once; wait until N leads.  The leader refuses if N is not a live member (it has "
+        "not answered the leader's heartbeat within the lease).",
+        epilog="Exit status: 0 node N leads; 1 refused (the reason on stderr), or N did not "
+        "lead within the timeout.",
+    )
+    transfer_parser.add_argument("config", metavar="CONFIG", help="the cluster's TOML config")
+    transfer_parser.add_argument(
+        "--to", dest="to", type=int, required=True, metavar="N", help="the node to lead next"
+    )
+    transfer_parser.add_argument("--json", action="store_true", help="print one JSON object")
+    transfer_parser.add_argument(
+        "--timeout", type=_positive_float, default=5.0, metavar="S", help="give up after S s"
+    )
     keys_parser = commands.add_parser(
         "keys",
         help="make a cluster secret (and CURVE key pairs) to copy to every machine",
@@ -281,7 +299,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     explore_parser = add_explore_command(commands, _add_config_arguments)
     views = _add_view_commands(commands)
-    subs = (run_parser, check_parser, explore_parser, node_parser, status_parser, keys_parser)
+    subs = (
+        run_parser,
+        check_parser,
+        explore_parser,
+        node_parser,
+        status_parser,
+        transfer_parser,
+        keys_parser,
+    )
     for sub in (*subs, *views):
         # SUPPRESS: a -v before the command is not reset by the subcommand's default.
         sub.add_argument(
@@ -537,6 +563,35 @@ def _status(args: argparse.Namespace) -> int:
     return EXIT_OK if summary["agreed"] else EXIT_FAILED
 
 
+def _transfer(args: argparse.Namespace) -> int:
+    from ringleader.service import transfer  # noqa: PLC0415
+
+    config = load_config(args.config)
+    try:
+        done = transfer(config, args.to, timeout=args.timeout)
+    except TransferRefused as refused:
+        if args.json:
+            _print_json({"transferred": False, "to": args.to, "refused": str(refused)})
+        sys.stderr.write(f"ringleader transfer: refused: {refused}\n")
+        return EXIT_FAILED
+    if args.json:
+        _print_json(
+            {
+                "transferred": True,
+                "from": done.previous,
+                "to": done.leader,
+                "epoch": done.epoch,
+                "took_s": round(done.took_s, 6),
+            }
+        )
+    else:
+        _out().print(
+            f"Node {done.leader} leads (epoch {done.epoch}), handed over by node "
+            f"{done.previous} in {done.took_s * 1000:.0f} ms"
+        )
+    return EXIT_OK
+
+
 def _keys(args: argparse.Namespace) -> int:
     from ringleader.topologies import make_keys  # noqa: PLC0415
 
@@ -577,6 +632,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "node": _node,
         "keys": _keys,
         "status": _status,
+        "transfer": _transfer,
         "diagram": _diagram,
         "replay": _replay,
     }

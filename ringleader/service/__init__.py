@@ -5,7 +5,8 @@
 - :func:`serve` is what ``ringleader node`` runs (its events written out by an
   :class:`EventWriter`); ``_protocol.py`` is that node's protocol with a parent that
   supervises it.
-- :func:`ask_status` is ``ringleader status``: the operator asks every node.
+- :func:`ask_status` is ``ringleader status``: the operator asks every node;
+  :func:`transfer` is ``ringleader transfer``: it asks the leader to hand over.
 - :class:`NodeMetrics` serves a node's Prometheus metrics.
 - :class:`StateFile`: what must survive a node of a service (the highest epoch it saw,
   its incarnation counter), under :func:`default_state_dir` or the config's
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
         serve,
     )
     from ._state_file import StateFile, default_state_dir, state_path
+    from ._transfer import Transfer, transfer
 
 #: Each name, and the module it comes from.
 _HOMES = {
@@ -83,6 +85,8 @@ _HOMES = {
     "status_dict": "._protocol",
     "status_from_dict": "._protocol",
     "status_summary": "._operator",
+    "Transfer": "._transfer",
+    "transfer": "._transfer",
 }
 
 __all__ = [
@@ -99,6 +103,7 @@ __all__ = [
     "NodeMetrics",
     "RejectionThrottle",
     "StateFile",
+    "Transfer",
     "ask_status",
     "check_standalone",
     "command_line",
@@ -118,6 +123,7 @@ __all__ = [
     "status_dict",
     "status_from_dict",
     "status_summary",
+    "transfer",
 ]
 
 

@@ -8,13 +8,20 @@ ran out), its epoch, and its message and rejection counters (asked of its actor,
 keeps them).  What happens once is counted as it happens, from the node's events, on its
 actor's thread: elections, changes of leader, failover times and suspected peers.
 
+The failover time is what a service sees: from the end of the old leader's last lease to
+the start of the new leader's first, measured by the new leader when its lease begins
+(one observation per failover, cluster-wide).  The old leader's end is its own lease's
+end when the new leader is the same node (a lease regained), the moment it handed over,
+or else its last heartbeat heard here plus the lease (after which it could not count
+itself leader any more).
+
 ======================================  =========  =======================================
 ``ringleader_is_leader``                gauge      1 while this node leads, else 0
 ``ringleader_epoch``                    gauge      the epoch (fencing token) it knows
 ``ringleader_elections_total``          counter    election rounds this node started
 ``ringleader_leader_changes_total``     counter    times its view of the leader changed
-``ringleader_failover_seconds``         histogram  first suspicion (or loss) of the leader
-                                                   to the next leader decided here
+``ringleader_failover_seconds``         histogram  end of the old leader's last lease to the
+                                                   start of this node's first, as leader
 ``ringleader_messages_total{kind}``     counter    messages sent, by kind
 ``ringleader_rejected_frames_total``    counter    frames dropped, by ``reason``
 ``ringleader_peers_suspected``          gauge      peers its failure detector suspects now
@@ -80,7 +87,8 @@ class NodeMetrics:
         )
         self.failover = Histogram(
             "ringleader_failover_seconds",
-            "From the first suspicion or loss of the leader to the next leader decided here",
+            "From the end of the old leader's last lease to the new leader's first (observed "
+            "by the new leader)",
             buckets=FAILOVER_BUCKETS,
             registry=registry,
         )
@@ -92,7 +100,6 @@ class NodeMetrics:
         registry.register(_Counters(status))
         self._suspects: set[int] = set()
         self._leader: int | None = None
-        self._since: float | None = None  # when the leader was first suspected or lost
         self._server: WSGIServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -134,18 +141,13 @@ class NodeMetrics:
             self.elections.inc()
         elif kind in ("suspect", "recovered"):
             self._suspected(event)
-        elif kind == "lost":
-            self._lost_leader(event.at)
+        elif kind == "lease":
+            if event.since is not None:
+                self.failover.observe(max(0.0, event.at - event.since))
         elif kind == "state":
             leader = None if event.state == "undecided" else event.elected
-            if leader is None and self._leader is not None:
-                self._lost_leader(event.at)
-            elif leader is not None:
-                if self._since is not None:
-                    self.failover.observe(max(0.0, event.at - self._since))
-                    self._since = None
-                if leader != self._leader:
-                    self.leader_changes.inc()
+            if leader is not None and leader != self._leader:
+                self.leader_changes.inc()
             self._leader = leader
 
     def _suspected(self, event: NodeEvent) -> None:
@@ -154,17 +156,9 @@ class NodeMetrics:
             return
         if event.kind == "suspect":
             self._suspects.add(peer)
-            if peer == self._leader:
-                self._lost_leader(event.at)
         else:
             self._suspects.discard(peer)
-            if peer == self._leader:  # a false alarm: the leader it suspected is back
-                self._since = None
         self.suspected.set(len(self._suspects))
-
-    def _lost_leader(self, at: float) -> None:
-        if self._since is None:
-            self._since = at
 
 
 class _Counters(Collector):

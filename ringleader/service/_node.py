@@ -54,7 +54,7 @@ from ringleader.actors.host import (
     Start,
     wire_kinds,
 )
-from ringleader.errors import ConfigError, RingleaderError, TransportError
+from ringleader.errors import ConfigError, RingleaderError, TransferRefused, TransportError
 from ringleader.topologies import Config, cluster_codec, load_config, node_secret
 from ringleader.transport import BETWEEN_PROCESSES, SocketOptions, ZmqNetwork
 
@@ -212,6 +212,13 @@ class Node:
     one, see :attr:`metrics_address`).  ``secret``: the cluster's secret, instead of the
     one the config names.
 
+    A node follows the steady rules (``docs/steady-leader.md``): it never starts or
+    joins a round against a leader that still holds its lease, a restarted node follows
+    the leader it finds, :meth:`resign` and :meth:`stop` hand the leadership over to the
+    next node at once, and only the leader sends heartbeats.  ``steady=False`` runs the
+    notes' rules instead (``ringleader run``'s processes mode, whose nodes count messages
+    as the slides do).
+
     The node keeps its state (the highest epoch it has seen, its incarnation counter) in
     a file under the config's ``state_dir`` (see ``docs/service-guarantees.md``);
     :meth:`start` raises :class:`~ringleader.StateError` if that file is missing after the
@@ -248,6 +255,7 @@ class Node:
         trace: PartWriter | None = None,
         fresh_state: bool = False,
         incarnation: int | None = None,
+        steady: bool = True,
     ) -> None:
         _check_arguments(node_id, metrics, fresh, fresh_state, incarnation)
         if not isinstance(config, Config):
@@ -281,6 +289,7 @@ class Node:
         self._on_leader_change = on_leader_change
         self._emit = emit
         self._fresh = fresh
+        self._steady = steady
         self._secret = secret
         self._trace = trace
         self._leadership = Leadership(node_id)
@@ -371,11 +380,24 @@ class Node:
         assert isinstance(status, NodeStatus)
         return status
 
-    def resign(self) -> None:
-        """Step down if this node leads: ``on_lost(epoch, "resigned")``, and it sits out
-        until another node leads (or ``reelect_after`` passes), so that the next one
-        takes over.  Nothing happens on a node that does not lead."""
-        self._tell(Resign())
+    def resign(self, to: int | None = None, *, timeout: float = 10.0) -> None:
+        """Hand the leadership over, if this node leads: ``on_lost(epoch, "resigned")``
+        at once, and the next node leads within about two heartbeats (the live node the
+        algorithm would elect next: the largest ``(capacity, id)``).  Nothing happens on
+        a node that does not lead.
+
+        ``to``: hand over to that node; raises :class:`~ringleader.TransferRefused`
+        saying why if this node does not lead, or that node is not a live member (it has
+        not answered this leader's heartbeat within the lease).  Waits up to ``timeout``
+        s for the node's answer."""
+        if to is None:
+            self._tell(Resign())
+            return
+        if isinstance(to, bool) or not isinstance(to, int):
+            raise TypeError(f"to must be a node id (an int), not {to!r}")
+        refused = self._ask(Resign(to), timeout)
+        if refused is not None:
+            raise TransferRefused(f"node {self.id} cannot hand over to node {to}: {refused}")
 
     async def changes(self) -> AsyncIterator[LeaderChange]:
         """Each change this node sees, in order, for ``async for`` in asyncio.
@@ -449,10 +471,14 @@ class Node:
         algorithm = config.algorithm_class
         policy = crash_policy(algorithm)
         floor = 0 if state is None else state.epoch  # (before the node can raise it)
+        steady = self._steady
         if self._fresh:
-            member = Member(algorithm, view, initiator=node_id in config.initiators, policy=policy)
+            initiator = node_id in config.initiators
+            member = Member(algorithm, view, initiator=initiator, policy=policy, steady=steady)
         else:
-            member = Member(algorithm, view, recovering=True, floor=floor, policy=policy)
+            member = Member(
+                algorithm, view, recovering=True, floor=floor, policy=policy, steady=steady
+            )
         secret = self._secret or node_secret(config)
         codec = cluster_codec(config, secret, config.cluster_id, wire_kinds(algorithm))
         self._network = ZmqNetwork(
@@ -536,8 +562,9 @@ class Node:
 
     def stop(self) -> None:
         """Stop the node: its actor, sockets, metrics server and callbacks thread (after
-        the callbacks still waiting, and ``on_lost(epoch, "stopped")`` if it led).  Safe
-        to call twice, and from a callback (then it does not wait for that thread)."""
+        the callbacks still waiting, and ``on_lost(epoch, "stopped")`` if it led: it hands
+        the leadership over first, as :meth:`resign` does).  Safe to call twice, and from
+        a callback (then it does not wait for that thread)."""
         if threading.current_thread() is self._callbacks_thread:
             # Another thread's stop() may hold the lock while it waits for this thread
             # (on_lost(epoch, "stopped") calling stop()): then that stop is enough.
@@ -557,6 +584,8 @@ class Node:
         _started.discard(self)
         ref, self._ref = self._ref, None
         if ref is not None:
+            if self._steady and self._leadership.is_leader():
+                ref.tell(Resign(reason=STOPPED, stopping=True))  # before its links close
             try:
                 ref.stop(timeout=STOP_TIMEOUT)
             except pykka.Timeout:

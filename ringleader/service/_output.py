@@ -100,7 +100,13 @@ def describe(data: dict[str, Any]) -> str:  # noqa: PLR0911, PLR0912 -- one case
     if event == "lost":
         return f"{head}  no longer leads epoch {data['epoch']}: {data['reason']}"
     if event == "lease":
-        return f"{head}  holds the leader's lease of epoch {data['epoch']}"
+        gap = data.get("failover_s")
+        after = "" if gap is None else f" ({gap * 1000:.0f} ms after the last one ended)"
+        return f"{head}  holds the leader's lease of epoch {data['epoch']}{after}"
+    if event == "prevote":
+        return f"{head}  asks the others for a round: {data['reason']}"
+    if event == "handover":
+        return f"{head}  hands the leadership over to node {data['peer']}: {data['reason']}"
     if event == "election":
         return f"{head}  starts election {data['epoch']}: {data['trigger']}"
     if event == "rejected_frame" and data["reason"] == "bad_signature":

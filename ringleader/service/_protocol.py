@@ -78,6 +78,13 @@ def event_dict(event: NodeEvent) -> dict[str, Any]:
             data["peer"] = event.subject
     elif event.kind in ("lost", "failed"):
         data["reason"] = event.detail
+    elif event.kind == "lease" and event.since is not None:
+        # From the end of the leadership before it (see NodeEvent.since).
+        data["failover_s"] = round(event.at - event.since, 6)
+    elif event.kind in ("prevote", "handover"):
+        data["reason"] = event.detail
+        if event.subject is not None:  # the node whose silence set it off; the successor
+            data["peer"] = event.subject
     elif event.kind == "rejected":
         reason, _, detail = event.detail.partition(": ")
         data["reason"] = reason
@@ -97,7 +104,7 @@ def node_event(data: dict[str, Any]) -> NodeEvent:
     """The inverse of :func:`event_dict`: a line back into the event it came from."""
     kind = _KINDS.get(data["event"], data["event"])
     detail = data.get("trigger", "")
-    if kind in ("lost", "suspect", "recovered", "failed"):
+    if kind in ("lost", "suspect", "recovered", "failed", "prevote", "handover"):
         detail = data.get("reason", "")
     elif kind == "rejected":
         detail = f"{data['reason']}: {data['detail']}"
@@ -119,6 +126,7 @@ def node_event(data: dict[str, Any]) -> NodeEvent:
         detail=detail,
         address=data.get("address"),
         differences=differences,
+        since=None if "failover_s" not in data else data["mono"] - data["failover_s"],
     )
 
 

@@ -203,6 +203,7 @@ def serve(
             metrics=metrics,
             fresh_state=fresh_state,
             incarnation=incarnation,
+            steady=commands is None,  # supervised: ringleader run's teaching rules
         )
     except BaseException:
         if part is not None:

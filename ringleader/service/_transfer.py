@@ -1,0 +1,128 @@
+"""``ringleader transfer CONFIG --to N``: ask the leader, over the authenticated wire, to
+hand the leadership over to node N.
+
+Like ``ringleader status`` the tool is an operator, not a member: it asks every node for
+its status (:func:`~ringleader.service.ask_status`) to find the leader, sends that node a
+:class:`~ringleader.actors.host.TransferQuery`, and waits for its
+:class:`~ringleader.actors.host.TransferAnswer`: the leader refuses, saying why (it does
+not lead any more, N is not a member, or N has not answered its heartbeat within the
+lease), or hands over at once (``Node.resign(to=N)``).  Then it waits until N's own status
+says it leads.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import zmq
+
+from ringleader.actors.host import OPERATOR, TransferAnswer, TransferQuery, wire_kinds
+from ringleader.errors import FrameRejected, TransferRefused
+from ringleader.topologies import Config, node_secret
+from ringleader.transport import Codec, Deadline, Session, SocketOptions, ZmqNetwork
+
+from ._operator import ASK_AGAIN, _reply_address, ask_status
+from ._standalone import check_standalone
+
+__all__ = ["Transfer", "transfer"]
+
+#: How often the tool looks whether the new leader leads (s).
+LOOK_AGAIN = 0.05
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """A hand-over done: from ``previous`` to ``leader``, which leads ``epoch``;
+    ``took_s`` from the question to the new leader's own status saying so."""
+
+    previous: int
+    leader: int
+    epoch: int
+    took_s: float
+
+
+def transfer(config: Config, to: int, *, timeout: float = 5.0) -> Transfer:
+    """Have the leader of ``config``'s cluster hand over to node ``to``; raises
+    :class:`~ringleader.TransferRefused` saying why if it does not (or no node leads, or
+    ``to`` does not lead within ``timeout`` s)."""
+    check_standalone(config)
+    if to not in config.addresses:
+        ids = ", ".join(str(n.id) for n in config.nodes[:12])
+        raise TransferRefused(f"node {to} is not a member of the cluster (ids: {ids})")
+    began = time.monotonic()
+    deadline = Deadline(timeout)
+    leader = _leader(config, deadline)
+    if leader == to:
+        raise TransferRefused(f"node {to} already leads")
+    _ask(config, leader, to, deadline)
+    while (left := deadline.left()) > 0:
+        status = ask_status(config, timeout=min(left, STATUS_WAIT)).get(to)
+        if status is not None and status.state == "leader":
+            return Transfer(leader, to, status.epoch, time.monotonic() - began)
+        time.sleep(min(LOOK_AGAIN, max(0.0, deadline.left())))
+    raise TransferRefused(f"node {leader} handed over, but node {to} did not lead in {timeout} s")
+
+
+#: How long the tool waits for every node's status at a time: a node that has not
+#: answered by then is likely down, and need not hold up a hand-over between others.
+STATUS_WAIT = 1.0
+
+
+def _leader(config: Config, deadline: Deadline) -> int:
+    answers = ask_status(config, timeout=max(0.1, min(STATUS_WAIT, deadline.left() / 2)))
+    leaders = sorted(n for n, s in answers.items() if s is not None and s.state == "leader")
+    if not leaders:
+        silent = sorted(n for n, s in answers.items() if s is None)
+        also = f" (no answer from {', '.join(map(str, silent))})" if silent else ""
+        raise TransferRefused(f"no node leads now{also}: try again once one does")
+    # Two self-proclaimed leaders (a stale one, before it learns of the newer round):
+    # the one of the newer epoch leads.
+    return max(leaders, key=lambda n: answers[n].epoch)  # type: ignore[union-attr]
+
+
+def _ask(config: Config, leader: int, to: int, deadline: Deadline) -> None:
+    """Send the question to ``leader`` until it answers; raise if it refuses."""
+    codec = Codec(node_secret(config), config.cluster_id, wire_kinds(config.algorithm_class))
+    session = Session(codec, OPERATOR, time.time_ns())
+    network = ZmqNetwork(
+        config.transport,
+        nodes=1,
+        links=1,
+        options=SocketOptions(send_timeout=max(0.1, deadline.left())),
+        curve=config.curve_keys([OPERATOR]),
+    )
+    try:
+        mailbox = network.listen(OPERATOR, _reply_address(config))
+        try:
+            links = network.connect({leader: config.addresses[leader]}, node=OPERATOR)
+            try:
+                query = TransferQuery(to, mailbox.address)
+                poller = zmq.Poller()
+                poller.register(mailbox.waitable, zmq.POLLIN)
+                asked = -ASK_AGAIN
+                while (left := deadline.left()) > 0:
+                    now = time.monotonic()
+                    # Again until answered: the first answer is lost if the node's link
+                    # back here is still connecting (it answers a repeat the same way).
+                    if now - asked >= ASK_AGAIN and links.send(
+                        leader, session.seal(leader, query.kind, 0, query), wait=False
+                    ):
+                        asked = now
+                    poller.poll(round(min(left, 0.02) * 1000))
+                    while (frame := mailbox.receive()) is not None:
+                        try:
+                            header, message = session.open(frame)
+                        except FrameRejected:
+                            continue
+                        if type(message) is TransferAnswer and header.sender == leader:
+                            if message.refused is not None:
+                                raise TransferRefused(message.refused)
+                            return
+            finally:
+                links.close(abrupt=True)
+        finally:
+            mailbox.close()
+    finally:
+        network.close()
+    raise TransferRefused(f"node {leader} did not answer within the time given")
