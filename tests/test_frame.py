@@ -105,7 +105,15 @@ def sample(cls: type, status: NodeStatus) -> object:
         return StatusAnswer(status)
     if cls is ClusterNotice:
         return ClusterNotice(DEFINITION, "tcp://127.0.0.1:7001")
-    values = {int: 7, float: 2.5, str: "tcp://127.0.0.1:7001", Candidate: Candidate(3.5, 3)}
+    values = {
+        int: 7,
+        float: 2.5,
+        bool: True,
+        str: "tcp://127.0.0.1:7001",
+        str | None: "not a live member",
+        int | None: 3,
+        Candidate: Candidate(3.5, 3),
+    }
     hints = typing.get_type_hints(cls)
     return cls(*(values[hints[f.name]] for f in dataclasses.fields(cls)))
 
@@ -145,7 +153,20 @@ def test_every_declared_message_of_every_algorithm_goes_compact_and_back(algorit
     kinds = wire_kinds(ALGORITHMS[algorithm])
     c = Codec(SECRET, 7, kinds)
     assert not c.pickled
-    assert list(kinds)[:5] == ["ping", "pong", "status_query", "status_answer", "cluster_notice"]
+    # The framework's kinds first, each at the index it had when it came: never moved.
+    assert list(kinds)[:11] == [
+        "ping",
+        "pong",
+        "status_query",
+        "status_answer",
+        "cluster_notice",
+        "prevote",
+        "prevote_reply",
+        "handover",
+        "handover_request",
+        "transfer_query",
+        "transfer_answer",
+    ]
     for kind, cls in kinds.items():
         message = sample(cls, STATUS)
         got, payload = c.open(c.seal(header(kind=kind), message))

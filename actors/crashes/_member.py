@@ -564,7 +564,9 @@ class Member:
         seq = message.seq if isinstance(message, Ping | Pong) else 0
         if seq > 0 and kind == "ping" and self.steady is not None:  # a leader's heartbeat
             self._heartbeat(sender, epoch, seq)
-            self._out.append(Send(sender, Pong(seq), self._answering_epoch()))
+            # (In the epoch it follows: a node that stands by its live leader acknowledges
+            # it even after hearing of a newer round, which gets no majority from it.)
+            self._out.append(Send(sender, Pong(seq), self.epoch))
             return
         if seq > 0 and kind == "ping" and self.recovery is None:  # a leader's heartbeat
             if epoch > self.epoch:

@@ -81,13 +81,17 @@ HOST_KINDS = OPERATOR_KINDS | {ClusterNotice.kind}
 def wire_kinds(algorithm: type[Election]) -> dict[str, type[Message]]:
     """Every message kind a node running ``algorithm`` may find in a frame, by name, in
     the order of the codec's table (a kind's index is its byte on the wire): the
-    framework's first — the failure detector's, the operator's, the cluster notice, the
-    steady rules' — so that they have the same index in every cluster, then the
-    algorithm's, as it declares them."""
+    framework's first, so that they have the same index in every cluster, in the order
+    they came (an index never changes) — the failure detector's, the status question and
+    answer, the cluster notice, the steady rules', the transfer question and answer —
+    then the algorithm's, as it declares them."""
     framework: tuple[type[Message], ...] = (
         *DETECTOR_MESSAGES,
-        *OPERATOR_MESSAGES,
+        StatusQuery,
+        StatusAnswer,
         ClusterNotice,
         *STEADY_MESSAGES,
+        TransferQuery,
+        TransferAnswer,
     )
     return {m.kind: m for m in (*framework, *algorithm.messages)}
