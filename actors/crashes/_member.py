@@ -406,7 +406,7 @@ class Member(SteadyRules):
         until a new leader's heartbeat reaches it (it follows that one) or
         ``reelect_after`` has passed.  Not leading, it does nothing.
 
-        Under the steady rules it hands over instead (:meth:`hand_over`)."""
+        Under the steady rules it hands over instead (``hand_over``, from the steady rules)."""
         if self.steady is not None:
             return self.hand_over()
         if self.state is NodeState.LEADER:
