@@ -8,7 +8,8 @@
 
 Each benchmark runs as a child process of its own (``python benchmarks/NAME.py …``), its
 output shown as it comes and kept, in this order: hop, ring, processes, command,
-simulator, explore (when the script exists), scale, failover, trace, sweep.  Nothing
+simulator, explore (when the script exists), scale, failover, trace, sweep, scale_nodes,
+fencing (``steady.py`` is not among them: it needs root, for network namespaces).  Nothing
 else should run on the machine meanwhile: every benchmark prints the load before and
 after, and that is the first thing to look at.
 
@@ -90,6 +91,16 @@ BENCHMARKS = (
         what="what --trace costs the worst-case election",
     ),
     Benchmark("sweep", quick=("--max", "32"), what="every algorithm's count, n = 8 … 1024"),
+    Benchmark(
+        "scale_nodes",
+        quick=("--nodes", "10", "--quiet", "5"),
+        what="50 ringleader node processes: agreement, changes at rest, memory, detector traffic",
+    ),
+    Benchmark(
+        "fencing",
+        quick=("--only", "restart", "--kills", "2"),
+        what="the fencing token through kills, full restarts and a larger cluster",
+    ),
 )
 
 

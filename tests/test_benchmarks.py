@@ -15,7 +15,10 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 BENCHMARKS = ROOT / "benchmarks"
 #: Benchmarks all.py does not run, and why.
-NOT_IN_ALL = {"chaos": "a fault-injection harness with pass/fail checks; its CI test runs it"}
+NOT_IN_ALL = {
+    "chaos": "a fault-injection harness with pass/fail checks; its CI test runs it",
+    "steady": "root only (network namespaces); tests/test_multihost.py runs its scenarios",
+}
 
 
 def _load(name: str) -> ModuleType:
