@@ -95,6 +95,7 @@ class Member(SteadyRules):
         "demoted",
         "detector",
         "election",
+        "floor",
         "id",
         "lease",
         "policy",
@@ -128,6 +129,9 @@ class Member(SteadyRules):
         self.suspected: Set[int] = _EMPTY if self.detector is None else self.detector.suspected
         self.rounds = Rounds(view, 0 if recovering else 1)
         self.rounds.heard_of(floor)
+        #: The highest epoch its previous lives saw (0 if none was kept): it never acts on,
+        #: nor follows a leader of, an epoch below it.
+        self.floor = floor
         self.recovery = Recovery(floor) if recovering else None
         self._stall = 0.0 if self.settings is None else self.settings.reelect_after
         self._stalling = False  # a "rounds:stall" timer is pending
