@@ -570,7 +570,8 @@ class Member(SteadyRules):
         kind = message.kind
         seq = message.seq if isinstance(message, Ping | Pong) else 0
         if seq > 0 and kind == "ping" and self.steady is not None:  # a leader's heartbeat
-            self._heartbeat(sender, epoch, seq)
+            if epoch >= self.floor:  # (never a leader of an epoch its earlier lives passed)
+                self._heartbeat(sender, epoch, seq)
             # (In the epoch it follows: a node that stands by its live leader acknowledges
             # it even after hearing of a newer round, which gets no majority from it.)
             self._out.append(Send(sender, Pong(seq), self.epoch))

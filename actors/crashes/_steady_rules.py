@@ -47,7 +47,6 @@ class SteadyRules:
     recovery: Recovery | None
     rounds: Rounds
     suspected: Set[int]
-    floor: int
     _out: list[Action]
 
     @property
@@ -196,11 +195,6 @@ class SteadyRules:
         """A leader's numbered heartbeat, under the steady rules (rules 2, 3)."""
         steady = self.steady
         assert steady is not None
-        if epoch < self.floor:
-            # A leader of an epoch this node's earlier lives had passed (a node that lost
-            # its state, say): never followed, so never acknowledged; a round above the
-            # floor follows instead.
-            return
         election = self.election
         if epoch == election.epoch and sender == election.elected:
             if election.state is NodeState.NOT_LEADER:
