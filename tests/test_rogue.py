@@ -103,10 +103,12 @@ def test_an_impostor_with_the_wrong_secret_is_refused_while_the_rest_elect(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Node 4 of the config, the top id, runs with another secret: the others refuse
-    every frame of it as bad_signature, elect node 3 and fail over to node 2."""
+    every frame of it as bad_signature, elect node 3 and fail over to node 2.  Without
+    a quorum, so that two of four may fail over (and node 4, alone, leads itself; with
+    the default quorum it would lead nothing: tests/test_identity.py)."""
     monkeypatch.setenv(SECRET_ENV, SECRET)
     ids = [1, 2, 3, 4]
-    path = write_config(tmp_path / "mesh.toml", MESH, ids)
+    path = write_config(tmp_path / "mesh.toml", MESH + "quorum = false\n", ids)
     config = ringleader.load_config(path)
     with running(path, IDS, env={SECRET_ENV: SECRET}) as nodes:
         wait_agreement(nodes, IDS, 3)
