@@ -28,7 +28,8 @@ clock, comparable across its processes, and the harness's own ``time.monotonic()
 - no epoch with two leaders (``leader`` lines with state ``leader`` from two nodes; a
   process with the wrong member list, a cluster of its own, is left out);
 - the fencing token only grows: every ``lease`` line's epoch is above the epoch of every
-  ``lease`` line before it (in ``mono`` order, all processes together), and the first
+  ``lease`` line before it (in ``mono`` order, all processes together; the same leader
+  may hold its round's lease again, with no other lease between), and the first
   lease after a full restart is above every epoch reported before it;
 - a process with the wrong member list never holds a lease;
 - no instant with two processes that report ``is_leader`` (with ``lease=True``, a
@@ -245,7 +246,9 @@ def _check(cluster: _Cluster, result: ChaosResult, now: float) -> None:
     result.overlaps = overlaps(spans)
     leases.sort()
     for (_, a, before), (_, b, epoch) in itertools.pairwise(leases):
-        if epoch <= before:
+        # The same leader may hold its round's lease again (the steady rules: its lease ran
+        # out, a majority answered again); any other lease must be in a newer epoch.
+        if epoch < before or (epoch == before and a != b):
             result.handed_back.append(
                 f"node {b}'s lease in epoch {epoch} came after node {a}'s in epoch {before}"
             )
