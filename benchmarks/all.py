@@ -204,7 +204,7 @@ def page_section(head: list[str], outcomes: list[Outcome], output: Path) -> str:
         f"{BEGIN} (written by benchmarks/all.py from {output.name}; do not edit) -->",
         "",
         f"From one run of `python benchmarks/all.py` ({head[0].split(': ', 1)[1]}); "
-        f"the whole output is [{output.name}]({output.name}).",
+        f"the whole output is [{output.name}]({os.path.relpath(output, PAGE.parent)}).",
         "",
         "```text",
         *head[1:],

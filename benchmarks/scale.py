@@ -14,6 +14,7 @@ the election's time.  Goals at N = 5,000: ≤ 1 GB resident, ≤ 3 s set-up.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import resource
@@ -24,6 +25,7 @@ from pathlib import Path
 
 import ringleader
 from ringleader.topologies import NodeSpec, load_config
+from ringleader.transport import estimate
 
 GOAL_MB = 1000
 GOAL_SETUP_S = 3.0
@@ -37,8 +39,20 @@ def resident_mb() -> float:
     return float("nan")
 
 
+def _room_for(n: int) -> None:
+    """Raise this process's open-file hard limit to what ``n`` inproc nodes need, where
+    it is lower and the process may (root may, up to ``fs.nr_open``); else the set-up
+    says in a line what is missing."""
+    needed = estimate("inproc", n, n).files + 256
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    if hard != resource.RLIM_INFINITY and hard < needed:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (needed, needed))
+
+
 def child(n: int) -> None:
     """Run one size and print its figures as one JSON line."""
+    _room_for(n)
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     config = load_config(None).replace(
@@ -76,7 +90,8 @@ def measure(n: int) -> dict[str, float]:
         check=False,
     )
     if done.returncode != 0:
-        sys.exit(f"N = {n} failed:\n{done.stderr}")
+        lines = done.stderr.strip().splitlines() or ["(nothing on stderr)"]
+        sys.exit(f"N = {n} failed: {lines[-1]}")
     return json.loads(done.stdout.splitlines()[-1])  # type: ignore[no-any-return]
 
 

@@ -71,7 +71,7 @@ def test_the_figures_go_between_the_pages_markers(benchmarks_on_path: None, tmp_
     before, _, rest = text.partition(all_.BEGIN)
     _, _, after = rest.partition(all_.END)
     assert written.startswith(before) and written.endswith(after)  # the rest untouched
-    assert "[performance-run.txt](performance-run.txt)" in written
+    assert "[performance-run.txt](../performance-run.txt)" in written  # from docs/design/
     quoted = written[written.index("### command") :]
     assert "whole command / its election time, N = 1000\n" in quoted  # the heading
     assert "goal ≤ 1.1×: met" in quoted

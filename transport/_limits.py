@@ -54,17 +54,20 @@ def _open_files() -> int:
         return 64  # no /proc: assume a modest number already open
 
 
-def ensure_open_files(needed: int, *, what: str) -> None:
-    """Raise the soft ``RLIMIT_NOFILE`` so ``needed`` more files fit, or fail clearly."""
+def ensure_open_files(needed: int, *, what: str, connections: bool = True) -> None:
+    """Raise the soft ``RLIMIT_NOFILE`` so ``needed`` more files fit, or fail clearly.
+    ``connections``: whether the files include connections (tcp, ipc), which the error
+    then suggests doing without."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     total = _open_files() + needed
     if soft == resource.RLIM_INFINITY or total <= soft:
         return
     if hard != resource.RLIM_INFINITY and total > hard:
+        instead = ', or use transport "inproc", which needs no connections' if connections else ""
         raise TransportError(
             f"{what} needs about {total} open files but this process may open at most "
-            f"{hard} (hard limit): raise it (ulimit -Hn, /etc/security/limits.conf), run "
-            f'fewer nodes, or use transport "inproc", which needs no connections'
+            f"{hard} (hard limit): raise it (ulimit -Hn, /etc/security/limits.conf) or run "
+            f"fewer nodes{instead}"
         )
     target = total + 256
     if hard != resource.RLIM_INFINITY:
