@@ -71,13 +71,13 @@ def definition(tmp_path: Path, body: str, ids: Sequence[int] = (1, 2, 3)) -> Clu
         (
             MESH + "heartbeat = 0.1\n",
             (1, 2, 3),
-            "node 9 runs another cluster: heartbeat 0.1 s, lease 0 s; "
-            "mine: heartbeat 0.05 s, lease 0.2 s",
+            "node 9 runs another cluster: heartbeat 0.1 s, lease 0 s, quorum off; "
+            "mine: heartbeat 0.05 s, lease 0.2 s, quorum on",
         ),
         (
-            MESH + "lease = 0.1\nquorum = true\n",
+            MESH + "lease = 0.1\nquorum = false\n",
             (1, 2, 3),
-            "node 9 runs another cluster: lease 0.1 s, quorum on; mine: lease 0.2 s, quorum off",
+            "node 9 runs another cluster: lease 0.1 s, quorum off; mine: lease 0.2 s, quorum on",
         ),
         (
             MESH + 'cluster = "svc"\n',
@@ -100,6 +100,19 @@ def test_each_part_of_the_definition_makes_another_cluster_and_is_named(
     assert theirs.cluster_id != mine.cluster_id
     assert describe_difference(9, theirs, mine)[0] == line
     assert definition(tmp_path, MESH).cluster_id == mine.cluster_id  # the same: the same id
+
+
+def test_quorum_is_defined_as_a_node_of_a_service_runs_it(tmp_path: Path) -> None:
+    """A config without ``quorum`` runs with one in a service: the same cluster as one
+    that says ``quorum = true``, another than one that says ``quorum = false``."""
+    left_out = definition(tmp_path, MESH)
+    assert left_out.quorum
+    assert definition(tmp_path, MESH + "quorum = true\n").cluster_id == left_out.cluster_id
+    off = definition(tmp_path, MESH + "quorum = false\n")
+    assert off.cluster_id != left_out.cluster_id
+    assert describe_difference(9, off, left_out)[0] == (
+        "node 9 runs another cluster: quorum off; mine: quorum on"
+    )
 
 
 def test_the_same_name_is_not_the_same_cluster(tmp_path: Path) -> None:

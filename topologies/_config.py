@@ -131,7 +131,10 @@ class Config:
         """What defines this config's cluster: its name, topology, algorithm, every node
         (id, address, capacity, own ``suspect_after``, parent), its edges, and the
         settings a standalone node's lease rests on (heartbeat, suspect_after, lease,
-        quorum), as :meth:`node_settings` gives them to its failure detector and lease."""
+        quorum), as :meth:`node_settings` gives them to its failure detector and lease;
+        ``quorum`` as a node of a service runs it: on unless the config says
+        ``quorum = false`` (so a config that leaves it out and one that turns it off
+        define two clusters)."""
         settings = self.node_settings()
         detector = DetectorSettings.of(settings)
         lease = LeaseSettings.of(settings)
@@ -152,7 +155,7 @@ class Config:
             heartbeat=0.0 if detector is None else _us(detector.heartbeat),
             suspect_after=0.0 if detector is None else _us(detector.suspect_after),
             lease=0.0 if lease is None else _us(lease.lease),
-            quorum=lease is not None and lease.quorum,
+            quorum=lease is not None and bool(settings.get("quorum", 1.0)),
         )
 
     @property

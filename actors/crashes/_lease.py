@@ -26,7 +26,9 @@ others before the old leader hears of the round, while the old leader's lease st
 runs; the old leader still answers, so it holds the new lease back until it has joined.
 
 A leader whose basis is more than ``lease`` old (in heartbeats, plus one for the wait on
-the answers) has lost its followers: the member demotes it ("lease expired").
+the answers) has lost its followers: the member demotes it ("lease expired"); under the
+steady rules its leadership lapses instead and it keeps its round, leading again once a
+majority answers.
 """
 
 from __future__ import annotations

@@ -218,8 +218,9 @@ class SteadyRules:
         ):
             # Waiting with no round under way, or following a leader silent for the
             # lease (it led a minority, and yielded): the leader that speaks is the one
-            # to follow, newer or not.
-            self._adopt(sender, epoch)
+            # to follow, newer or not (older only without a quorum).
+            if self._may_follow(epoch):
+                self._adopt(sender, epoch)
             return
         if election.state is NodeState.LEADER and epoch != election.epoch:
             self._met(sender, epoch)
@@ -229,7 +230,8 @@ class SteadyRules:
         if self._held(sender):
             steady.waiting = (sender, epoch, seq)
             return
-        self._adopt(sender, epoch)
+        if self._may_follow(epoch):
+            self._adopt(sender, epoch)
 
     def _met(self, other: int, epoch: int) -> None:
         """This leader hears the heartbeat of ``other``, leader of round ``epoch`` (two
@@ -243,8 +245,18 @@ class SteadyRules:
         if mine + 1 >= lease.majority:
             return
         elsewhere = sum(1 for peer in lease.peers if lease.elsewhere(peer))
-        if epoch > self.epoch or mine == 0 or elsewhere >= lease.majority:
+        if self._may_follow(epoch) and (
+            epoch > self.epoch or mine == 0 or elsewhere >= lease.majority
+        ):
             self._adopt(other, epoch)
+
+    def _may_follow(self, epoch: int) -> bool:
+        """Whether this node may follow a leader of round ``epoch`` it does not follow
+        yet.  With a quorum, never one below the newest epoch it has seen, as no node
+        acknowledges such an epoch: the fencing token never goes back.  Without one, an
+        older round's leader too (after a cut, the majority's leader stays)."""
+        lease = self.lease
+        return epoch >= self.rounds.seen or lease is None or not lease.settings.quorum
 
     def _preempt(self, leader: int) -> None:
         """With ``preempt``: a node above the leader asks it for the leadership."""
