@@ -174,6 +174,20 @@ class SteadyRules:
             # as leader does not.  Silence, as the detector's own suspicion.
             self._out.append(Notice("suspect", leader, self.epoch))
             self._carry_out(self.policy.on_suspect(self._situation(), leader))
+        lease = self.lease
+        if (
+            election.state is NodeState.LEADER
+            and self.rounds.seen > election.epoch
+            and lease is not None
+            and lease.settings.quorum
+            and not lease.held
+        ):
+            # It has heard of a newer round and holds no lease: with a quorum nobody
+            # acknowledges its older epoch any more, so it leads again in a round above.
+            self._enter(self.rounds.next_epoch(), initiator=True)
+            self._out.append(Notice("election", self.id, self.epoch, "a newer round was seen"))
+            self.election.follow(self.id)
+            lease.begin(self.epoch, self.suspected)
         ask, anyway = steady.prevoting.tick()
         if ask is not None:
             self._ask(ask)
@@ -218,9 +232,8 @@ class SteadyRules:
         ):
             # Waiting with no round under way, or following a leader silent for the
             # lease (it led a minority, and yielded): the leader that speaks is the one
-            # to follow, newer or not (older only without a quorum).
-            if self._may_follow(epoch):
-                self._adopt(sender, epoch)
+            # to follow, newer or not.
+            self._adopt(sender, epoch)
             return
         if election.state is NodeState.LEADER and epoch != election.epoch:
             self._met(sender, epoch)
@@ -230,8 +243,7 @@ class SteadyRules:
         if self._held(sender):
             steady.waiting = (sender, epoch, seq)
             return
-        if self._may_follow(epoch):
-            self._adopt(sender, epoch)
+        self._adopt(sender, epoch)
 
     def _met(self, other: int, epoch: int) -> None:
         """This leader hears the heartbeat of ``other``, leader of round ``epoch`` (two
@@ -245,18 +257,8 @@ class SteadyRules:
         if mine + 1 >= lease.majority:
             return
         elsewhere = sum(1 for peer in lease.peers if lease.elsewhere(peer))
-        if self._may_follow(epoch) and (
-            epoch > self.epoch or mine == 0 or elsewhere >= lease.majority
-        ):
+        if epoch > self.epoch or mine == 0 or elsewhere >= lease.majority:
             self._adopt(other, epoch)
-
-    def _may_follow(self, epoch: int) -> bool:
-        """Whether this node may follow a leader of round ``epoch`` it does not follow
-        yet.  With a quorum, never one below the newest epoch it has seen, as no node
-        acknowledges such an epoch: the fencing token never goes back.  Without one, an
-        older round's leader too (after a cut, the majority's leader stays)."""
-        lease = self.lease
-        return epoch >= self.rounds.seen or lease is None or not lease.settings.quorum
 
     def _preempt(self, leader: int) -> None:
         """With ``preempt``: a node above the leader asks it for the leadership."""
