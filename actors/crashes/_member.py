@@ -614,8 +614,8 @@ class Member(SteadyRules):
         heartbeat (``_lease.py``), and a node that has seen a newer epoch never
         acknowledges an older one, so it answers in the newest it has seen.  A restarted
         node still recovering answers in epoch 0: it acknowledges nothing.  (Under the
-        steady rules without a quorum, a node answers its leader in the epoch it follows:
-        see ``_detector_message``.)"""
+        steady rules a node answers its leader in the epoch it follows: see
+        ``_detector_message``.)"""
         if self.recovery is not None:
             return self.epoch
         return max(self.epoch, self.rounds.seen)
