@@ -572,15 +572,9 @@ class Member(SteadyRules):
         if seq > 0 and kind == "ping" and self.steady is not None:  # a leader's heartbeat
             if epoch >= self.floor:  # (never a leader of an epoch its earlier lives passed)
                 self._heartbeat(sender, epoch, seq)
-            # With a quorum, as without the steady rules, no acknowledgement of an epoch
-            # below the newest seen.  Without one, a node that stands by its live leader
-            # acknowledges it even after hearing of a newer round (which gets no majority
-            # from it), so that after a cut the majority's leader stays.
-            lease = self.lease
-            quorum = lease is not None and lease.settings.quorum
-            self._out.append(
-                Send(sender, Pong(seq), self._answering_epoch() if quorum else self.epoch)
-            )
+            # (In the epoch it follows: a node that stands by its live leader acknowledges
+            # it even after hearing of a newer round, which gets no majority from it.)
+            self._out.append(Send(sender, Pong(seq), self.epoch))
             return
         if seq > 0 and kind == "ping" and self.recovery is None:  # a leader's heartbeat
             if epoch > self.epoch:
@@ -613,9 +607,7 @@ class Member(SteadyRules):
         """The epoch a ``pong`` carries: a pong in the leader's epoch acknowledges its
         heartbeat (``_lease.py``), and a node that has seen a newer epoch never
         acknowledges an older one, so it answers in the newest it has seen.  A restarted
-        node still recovering answers in epoch 0: it acknowledges nothing.  (Under the
-        steady rules a node answers its leader in the epoch it follows: see
-        ``_detector_message``.)"""
+        node still recovering answers in epoch 0: it acknowledges nothing."""
         if self.recovery is not None:
             return self.epoch
         return max(self.epoch, self.rounds.seen)

@@ -174,20 +174,6 @@ class SteadyRules:
             # as leader does not.  Silence, as the detector's own suspicion.
             self._out.append(Notice("suspect", leader, self.epoch))
             self._carry_out(self.policy.on_suspect(self._situation(), leader))
-        lease = self.lease
-        if (
-            election.state is NodeState.LEADER
-            and self.rounds.seen > election.epoch
-            and lease is not None
-            and lease.settings.quorum
-            and not lease.held
-        ):
-            # It has heard of a newer round and holds no lease: with a quorum nobody
-            # acknowledges its older epoch any more, so it leads again in a round above.
-            self._enter(self.rounds.next_epoch(), initiator=True)
-            self._out.append(Notice("election", self.id, self.epoch, "a newer round was seen"))
-            self.election.follow(self.id)
-            lease.begin(self.epoch, self.suspected)
         ask, anyway = steady.prevoting.tick()
         if ask is not None:
             self._ask(ask)
