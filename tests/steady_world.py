@@ -39,6 +39,9 @@ class World:
     quorum: bool = True
     preempt: bool = False
     steady: bool = True
+    #: A restarted member keeps the highest epoch its last life saw (its state file, as
+    #: ``ringleader node`` keeps it); else it restarts with none (its state was lost).
+    durable: bool = False
     settings: dict[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -71,17 +74,20 @@ class World:
 
     # -- running --------------------------------------------------------------------------
 
-    def boot(self, *nodes: int) -> None:
-        """Start (or restart) ``nodes`` as ``ringleader node`` does: recovering members."""
+    def boot(self, *nodes: int, wiped: bool = False) -> None:
+        """Start (or restart) ``nodes`` as ``ringleader node`` does: recovering members
+        (``wiped``: their state was lost, even if the world is :attr:`durable`)."""
         algorithm = ALGORITHMS[self.algorithm]
         for node in nodes or self.ids:
             self.down.discard(node)
             for key in [k for k in self._timers if k[0] == node]:
                 del self._timers[key]
+            last = self.members.get(node)
             member = Member(
                 algorithm,
                 self._views[node],
                 recovering=True,
+                floor=last.seen if self.durable and last is not None and not wiped else 0,
                 policy=crash_policy(algorithm),
                 steady=self.steady,
             )

@@ -629,6 +629,57 @@ def test_bully_with_a_quorum_leads_only_on_the_side_of_three(
     check_disjoint({node: intervals(p.drain()) for node, p in nodes.items()})
 
 
+@pytest.fixture
+def lab3() -> Iterator[Lab]:
+    """Three hosts on one switch; torn down whatever happens."""
+    network = Lab(3)
+    try:
+        network.build()
+        yield network
+    finally:
+        network.destroy()
+
+
+@pytest.mark.timeout(120)
+def test_an_old_leader_back_after_the_next_one_fell_silent_leads_only_above_it(
+    lab3: Lab, tmp_path: Path, secret: Path, record_property: Callable[[str, object], None]
+) -> None:
+    # 3 leads; its cable is pulled; 1 and 2 elect 2 in a newer epoch.  3 comes back where
+    # only 1 hears it (the link 2-3 stays down), then 2 falls silent (its cable pulled:
+    # no refused connection to speed the suspicion).  1 acknowledged 2's epoch: 3 must not
+    # lead in its old one again (it did: node 1 followed whichever leader spoke).
+    ids = [1, 2, 3]
+    body = 'topology = "full_mesh"\nquorum = true\n'
+    config = _config(lab3, tmp_path / "mesh.toml", body, secret, ids)
+    nodes = _start_all(lab3, config, ids)
+    old = wait_agreement(nodes, ids, 3, DEADLINE)
+    nodes[3].wait_for(lambda e: e["event"] == "lease", DEADLINE)
+    seen = {n: len(p.drain()) for n, p in nodes.items()}
+    lab3.cable(3, up=False)
+    newer = nodes[2].wait_for(
+        lambda e: e["event"] == "lease" and nodes[2].events.index(e) >= seen[2], DEADLINE
+    )["epoch"]
+    assert newer > old
+    lab3.block(2, 3)
+    lab3.cable(3, up=True)
+    nodes[1].wait_for(  # 1 hears 3 again
+        lambda e: (
+            e["event"] == "recovered" and e["peer"] == 3 and nodes[1].events.index(e) >= seen[1]
+        ),
+        DEADLINE,
+    )
+    silent = time.monotonic()
+    lab3.cable(2, up=False)
+    epoch = wait_agreement(nodes, [1, 3], 3, DEADLINE)
+    let_pass(1.0)  # nothing changes after
+    leases = _leases_since({n: nodes[n] for n in (1, 3)}, silent)
+    _report(record_property, "old leader back: epochs (old, newer, now)", (old, newer, epoch))
+    assert epoch > newer, (old, newer, epoch)
+    assert leases[3] and min(leases[3]) > newer, leases
+    assert wait_agreement(nodes, [1, 3], 3, DEADLINE) == epoch
+    _all_running(nodes)
+
+
 # -- a steady leader (issue 20): the leader with a majority stays ------------------------------
 
 

@@ -183,6 +183,44 @@ def test_with_preempt_a_higher_node_takes_over_in_one_hand_over() -> None:
     assert world.elections(t0) == [(5, "handed over by 4")]  # no election race
 
 
+def leases(world: World, seconds: float) -> list[tuple[int, int]]:
+    """Run ``seconds``, a millisecond at a time; every lease taken meanwhile, in order:
+    (node, epoch) each time a node starts holding its lease in a round."""
+    taken: list[tuple[int, int]] = []
+    holding: set[tuple[int, int]] = set()
+    for _ in range(round(seconds / 0.001)):
+        world.run(0.001)
+        now = {
+            (n, m.epoch)
+            for n, m in world.members.items()
+            if n not in world.down and m.lease is not None and m.lease.held
+        }
+        taken += sorted(now - holding)
+        holding = now
+    return taken
+
+
+def test_an_old_leader_back_after_a_newer_one_died_leads_only_in_a_newer_round() -> None:
+    # 3 leads; cut off, it keeps its round without a lease while 1 and 2 elect 2 in a
+    # newer one; 2 dies as 3 comes back.  1 acknowledged 2's round: with a quorum it never
+    # acknowledges 3's older one again, and 3, answered from a newer round, steps down: a
+    # new round above both, so the fencing token never goes back.
+    world = World(ids=(1, 2, 3), quorum=True)
+    world.boot()
+    taken = leases(world, 1.0)
+    world.isolated = {3}
+    taken += leases(world, 3.0)
+    assert world.views()[1] == (2, world.views()[2][1]) and world.views()[3][0] == 3
+    world.crash(2)
+    world.isolated = set()
+    taken += leases(world, 3.0)
+    epochs = [epoch for _, epoch in taken]
+    assert epochs == sorted(epochs), taken  # never a lease in a round below an earlier one
+    rounds = list(dict.fromkeys(taken))  # (a leader may take its lease again in its round)
+    assert [node for node, _ in rounds] == [3, 2, 3], taken
+    assert settled(world) == rounds[-1] and rounds[-1][1] > rounds[1][1]
+
+
 def test_a_crashed_leader_is_replaced_after_suspect_after() -> None:
     world = started()
     t0 = world.now

@@ -24,11 +24,17 @@ Both with a quorum: a majority alone would let a node that starts a round while 
 leader lives (a restarted node, Bully's top node taking over) gather its lease from the
 others before the old leader hears of the round, while the old leader's lease still
 runs; the old leader still answers, so it holds the new lease back until it has joined.
+With a quorum, a pong in epoch 0 acknowledges no round and holds nothing back: it comes
+from a node that is no leader (one still recovering after a restart), or that
+acknowledged another leader of this very round (``Member._answer``); the majority is
+counted without it.
 
 A leader whose basis is more than ``lease`` old (in heartbeats, plus one for the wait on
 the answers) has lost its followers: the member demotes it ("lease expired"); under the
 steady rules its leadership lapses instead and it keeps its round, leading again once a
-majority answers.
+majority answers — unless a follower answers from a newer round (:attr:`Lease.superseded`):
+with a quorum that one never acknowledges this older round again, so the member demotes
+it ("superseded") and a round above both follows.
 """
 
 from __future__ import annotations
@@ -102,6 +108,7 @@ class Lease:
         "_acked",
         "_answered",
         "_dead",
+        "_from",
         "_joined",
         "_lapsed",
         "_start",
@@ -126,6 +133,7 @@ class Lease:
         self._answered: dict[int, int] = {}  # follower → last heartbeat answered at all
         self._joined: dict[int, int] = {}  # follower → first heartbeat of its answers now
         self._lapsed = False  # its host saw it run out (see lapse)
+        self._from: dict[int, int] = {}  # follower → the epoch of its newest answer
         self._absent: frozenset[int] = frozenset()  # left out until they answer (begin)
 
     @property
@@ -153,6 +161,7 @@ class Lease:
             self._start,
             frozenset(self._acked.items()),
             frozenset(self._answered.items()),
+            frozenset(self._from.items()),
         )
 
     def end(self) -> None:
@@ -173,8 +182,9 @@ class Lease:
         last = self._answered.get(peer)
         if last is None or seq - last > self.settings.silent_beats:
             self._joined[peer] = seq  # answering (again) from here: it (re)joined
-        if seq > (last or 0):
+        if seq >= (last or 0):
             self._answered[peer] = seq
+            self._from[peer] = epoch
         if self.epoch is None or seq <= self._start:
             return False
         if epoch == self.epoch and seq > self._acked.get(peer, 0):
@@ -219,10 +229,14 @@ class Lease:
         basis: int | None = self.seq
         absent = self._absent
         dead = self._dead
+        answers_from = self._from
+        quorum = self.settings.quorum
         for peer in self.peers:
             start_or_never = -1 if peer in absent else start
             if self._answered.get(peer, start_or_never) < horizon or peer in dead:
                 continue
+            if quorum and answers_from.get(peer) == 0:
+                continue  # it acknowledges no round (see the module's docstring)
             seq = acked.get(peer)
             if seq is None:
                 return None
@@ -255,6 +269,19 @@ class Lease:
             and self.seq - answered <= self.settings.silent_beats
             and not self.live(peer)
         )
+
+    @property
+    def superseded(self) -> bool:
+        """Whether this leadership holds no lease while a follower still answering
+        answers from a newer round (it follows, or elects, another leader: with a
+        quorum it never acknowledges this older round again, so the lease cannot come
+        back)."""
+        epoch = self.epoch
+        if epoch is None or self.held:
+            return False
+        horizon = self.seq - self.settings.silent_beats
+        answered = self._answered
+        return any(e > epoch and answered[p] >= horizon for p, e in self._from.items())
 
     def joined(self, peer: int) -> int:
         """The heartbeat from which ``peer`` has been answering without a break (the

@@ -129,6 +129,7 @@ class Member(SteadyRules):
         self.suspected: Set[int] = _EMPTY if self.detector is None else self.detector.suspected
         self.rounds = Rounds(view, 0 if recovering else 1)
         self.rounds.heard_of(floor)
+        self.rounds.acked = floor
         #: The highest epoch its previous lives saw (0 if none was kept): it never acts on,
         #: nor follows a leader of, an epoch below it.
         self.floor = floor
@@ -472,15 +473,26 @@ class Member(SteadyRules):
         lease = self.lease
         if lease is not None and lease.epoch is not None:
             lease.refresh()
+            self._leads_with(lease)
             # Steady rules: a lease that ran out comes back with the answers (rule 5),
-            # but a leadership never granted one in its round is given up.
+            # but a leadership never granted one in its round is given up, and so is one
+            # that, with a quorum, a follower answers from a newer round: it will not
+            # acknowledge this older one again, so the lease would never come back.
             if lease.expired and (steady is None or not lease.granted):
                 self._demote("lease expired")
+            elif steady is not None and lease.settings.quorum and lease.superseded:
+                self._demote("superseded")
             else:
                 ping -= self._beat(lease)
         detector.tick(ping, self.epoch)
 
     # -- the lease ---------------------------------------------------------------------
+
+    def _leads_with(self, lease: Lease) -> None:
+        """Its lease may have been granted: a round it led with a lease counts as one it
+        acknowledged (``Rounds.acked``)."""
+        if lease.basis is not None and lease.epoch is not None:
+            self.rounds.acknowledge(lease.epoch, self.id)
 
     def _beat(self, lease: Lease) -> set[int]:
         """A leader's numbered heartbeat to every other member; returns them."""
@@ -573,8 +585,10 @@ class Member(SteadyRules):
             if epoch >= self.floor:  # (never a leader of an epoch its earlier lives passed)
                 self._heartbeat(sender, epoch, seq)
             # (In the epoch it follows: a node that stands by its live leader acknowledges
-            # it even after hearing of a newer round, which gets no majority from it.)
-            self._out.append(Send(sender, Pong(seq), self.epoch))
+            # it even after hearing of a newer round, which gets no majority from it.  A
+            # restarted node that has not found its leader yet answers in its floor: a
+            # leader of an older round learns that it will not be acknowledged here.)
+            self._out.append(Send(sender, Pong(seq), self._answer(sender, epoch)))
             return
         if seq > 0 and kind == "ping" and self.recovery is None:  # a leader's heartbeat
             if epoch > self.epoch:
@@ -582,8 +596,9 @@ class Member(SteadyRules):
             if not self._sitting_out:
                 self._out.append(Send(sender, Pong(seq), self._answering_epoch()))
             return
-        if seq > 0 and self.lease is not None:
-            self.lease.answer(sender, seq, epoch)
+        lease = self.lease
+        if seq > 0 and lease is not None and lease.answer(sender, seq, epoch):
+            self._leads_with(lease)
         if self._sitting_out:
             return
         if kind == "ping":
@@ -602,6 +617,25 @@ class Member(SteadyRules):
             assert self.settings is not None
             self._behind = True
             self._out.append(SetTimer(BEHIND, self.settings.suspect_after))
+
+    def _answer(self, leader: int, epoch: int) -> int:
+        """Under the steady rules, the epoch of this node's ``pong`` to the heartbeat of
+        ``leader`` of round ``epoch``: that epoch, an acknowledgement, only to the leader
+        it follows in it (and only if it acknowledged no other leader of that round);
+        else its own epoch — or its floor, while a restarted node has not found its
+        leader: a leader of an older round learns that it is not acknowledged here —, or
+        0 if that is the same: it acknowledges nothing."""
+        rounds = self.rounds
+        if (
+            epoch == self.epoch
+            and leader == self.elected
+            and leader != self.id
+            and rounds.may_acknowledge(epoch, leader)
+        ):
+            rounds.acknowledge(epoch, leader)
+            return epoch
+        mine = max(self.epoch, self.floor)
+        return 0 if mine == epoch else mine
 
     def _answering_epoch(self) -> int:
         """The epoch a ``pong`` carries: a pong in the leader's epoch acknowledges its
@@ -643,6 +677,8 @@ class Member(SteadyRules):
             self.election.key(),
             self.rounds.epoch,
             self.rounds.seen,
+            self.rounds.acked,
+            self.rounds.acked_leader,
             None if recovery is None else ("recovering", recovery.learned),
             self._stall,
             self._stalling,

@@ -24,13 +24,20 @@ BEHIND = "rounds:behind"
 
 
 class Rounds:
-    """One node's epochs: the one it is in, the largest it has heard of, its next own."""
+    """One node's epochs: the one it is in, the largest it has heard of, the largest it
+    has acknowledged, its next own."""
 
-    __slots__ = ("_node", "_rank", "epoch", "seen", "stale")
+    __slots__ = ("_node", "_rank", "acked", "acked_leader", "epoch", "seen", "stale")
 
     def __init__(self, node: NodeView, epoch: int) -> None:
         self.epoch = epoch
         self.seen = epoch  # the largest epoch in any message received
+        #: The largest epoch whose leader this node acknowledged (a ``pong`` in that
+        #: leader's epoch), or in which it held a lease itself, and that leader: it never
+        #: acknowledges another leader of that epoch, and with a quorum never follows a
+        #: leader of an older one (see ``Member``).
+        self.acked = 0
+        self.acked_leader: int | None = None
         self.stale = 0  # election messages dropped for an older epoch
         self._node = node
         self._rank: int | None = -1  # not looked up yet
@@ -46,6 +53,18 @@ class Rounds:
 
     def heard_of(self, epoch: int) -> None:
         self.seen = max(self.seen, epoch)
+
+    def acknowledge(self, epoch: int, leader: int) -> None:
+        """This node acknowledges ``leader`` of round ``epoch`` (or leads it, with a
+        lease)."""
+        if epoch > self.acked:
+            self.acked, self.acked_leader = epoch, leader
+
+    def may_acknowledge(self, epoch: int, leader: int) -> bool:
+        """Whether acknowledging ``leader`` of round ``epoch`` keeps to one leader per
+        round (a round of the notes' Bully can end with two, on either side of a cut
+        link): not if this node acknowledged another leader of that round."""
+        return epoch != self.acked or self.acked_leader in (None, leader)
 
     def enter(self, epoch: int) -> None:
         self.epoch = epoch

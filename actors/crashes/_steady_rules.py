@@ -201,9 +201,18 @@ class SteadyRules:
                 steady.heard_leader(sender, epoch)
                 self._preempt(sender)
             return
-        if epoch == election.epoch and election.state is NodeState.UNDECIDED:
+        if epoch == election.epoch and (
+            election.state is NodeState.UNDECIDED
+            or (
+                election.state is NodeState.NOT_LEADER
+                and steady.quiet >= steady.settings.live_beats
+            )
+        ):
             # The leader of this very round (its announcement has not come, or was lost
-            # with a crashed node): one leader per epoch, so follow it.
+            # with a crashed node), or another leader of it while this node's own is
+            # silent (a round of the notes' Bully can end with two, on either side of a
+            # cut link): follow it.  (It acknowledges only one leader per round: see
+            # ``Member._answer``.)
             election.cancel_timers()
             election.follow(sender)
             steady.heard_leader(sender, epoch)
@@ -218,8 +227,10 @@ class SteadyRules:
         ):
             # Waiting with no round under way, or following a leader silent for the
             # lease (it led a minority, and yielded): the leader that speaks is the one
-            # to follow, newer or not.
-            self._adopt(sender, epoch)
+            # to follow, newer or not — but with a quorum never one of a round older than
+            # one this node acknowledged (that round may have held a lease since).
+            if self._may_follow(epoch):
+                self._adopt(sender, epoch)
             return
         if election.state is NodeState.LEADER and epoch != election.epoch:
             self._met(sender, epoch)
@@ -243,8 +254,20 @@ class SteadyRules:
         if mine + 1 >= lease.majority:
             return
         elsewhere = sum(1 for peer in lease.peers if lease.elsewhere(peer))
-        if epoch > self.epoch or mine == 0 or elsewhere >= lease.majority:
+        if self._may_follow(epoch) and (
+            epoch > self.epoch or mine == 0 or elsewhere >= lease.majority
+        ):
             self._adopt(other, epoch)
+
+    def _may_follow(self, epoch: int) -> bool:
+        """Whether this node may start to follow a leader of round ``epoch``.  With a
+        quorum, not if it acknowledged a newer round (``Rounds.acked``): a lease in that
+        round needed a majority of acknowledgements, and a lease in an older round after
+        it needs one too, so each member of a majority that acknowledged a round never
+        acknowledges an older one — the fencing token never goes back.  Without a
+        quorum, always (after a cut, the majority's older leader stays)."""
+        lease = self.lease
+        return lease is None or not lease.settings.quorum or epoch >= self.rounds.acked
 
     def _preempt(self, leader: int) -> None:
         """With ``preempt``: a node above the leader asks it for the leadership."""
