@@ -39,8 +39,9 @@ class World:
     quorum: bool = True
     preempt: bool = False
     steady: bool = True
-    #: A restarted member keeps the highest epoch its last life saw (its state file, as
-    #: ``ringleader node`` keeps it); else it restarts with none (its state was lost).
+    #: A restarted member keeps the highest epoch its last life saw and the round it
+    #: acknowledged last (its state file, as ``ringleader node`` keeps them); else it
+    #: restarts with none (its state was lost).
     durable: bool = False
     settings: dict[str, float] = field(default_factory=dict)
 
@@ -83,11 +84,13 @@ class World:
             for key in [k for k in self._timers if k[0] == node]:
                 del self._timers[key]
             last = self.members.get(node)
+            kept = self.durable and last is not None and not wiped
             member = Member(
                 algorithm,
                 self._views[node],
                 recovering=True,
-                floor=last.seen if self.durable and last is not None and not wiped else 0,
+                floor=last.seen if kept and last is not None else 0,
+                acknowledged=last.acknowledged if kept and last is not None else None,
                 policy=crash_policy(algorithm),
                 steady=self.steady,
             )

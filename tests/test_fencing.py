@@ -258,10 +258,12 @@ class _Kept:
     def __init__(self, log: list[tuple[str, int]], epoch: int) -> None:
         self.log = log
         self.epoch = epoch
+        self.acknowledged: tuple[int, int | None] = (0, None)
 
-    def save_epoch(self, epoch: int) -> None:
-        self.log.append(("save", epoch))
-        self.epoch = epoch
+    def save(self, epoch: int, acknowledged: tuple[int, int | None]) -> None:
+        if epoch != self.epoch:
+            self.log.append(("save", epoch))
+        self.epoch, self.acknowledged = epoch, acknowledged
 
 
 class _Recording(NodeActor):

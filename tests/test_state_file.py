@@ -5,6 +5,7 @@ unusable — never a silent reset."""
 from __future__ import annotations
 
 import json
+import zlib
 from pathlib import Path
 
 import pytest
@@ -69,6 +70,40 @@ def test_a_first_start_then_restarts_count_lives_and_keep_the_epoch(tmp_path: Pa
     assert oct(state_path(config, 1).stat().st_mode & 0o777) == "0o600"
 
 
+def test_the_acknowledged_round_is_kept_and_an_old_file_reads_without_it(
+    tmp_path: Path,
+) -> None:
+    config = _config(tmp_path)
+    first = StateFile.open(config, 1, seed=lambda: 1000)
+    assert first.acknowledged == (0, None)
+    first.save(9, (7, 2))
+    first.save(9, (5, 3))  # never an older round
+    first.save_epoch(8)  # nor an older epoch
+    assert (first.epoch, first.acknowledged) == (9, (7, 2))
+    first.close()
+    again = StateFile.open(config, 1, seed=_never)
+    assert (again.epoch, again.acknowledged, again.incarnation) == (9, (7, 2), 1001)
+    again.close()
+    # A file of format 1 (before the acknowledged round was kept): its epoch, with a
+    # leader not known, so that the node acknowledges none of that round.
+    path = state_path(config, 1)
+    fields = {"format": 1, "node": 1, "epoch": 12, "incarnation": 4}
+    text = json.dumps(fields, sort_keys=True, separators=(",", ":"))
+    check = f"{zlib.crc32(text.encode()):08x}"
+    path.write_text(json.dumps({**fields, "check": check}))
+    old = StateFile.open(config, 1, seed=_never)
+    assert (old.epoch, old.acknowledged, old.incarnation) == (12, (12, None), 5)
+    old.close()
+    assert json.loads(path.read_text())["format"] == 2  # written in the new format
+    # An acknowledged round above the highest epoch seen cannot be.
+    fields = {"format": 2, "node": 1, "epoch": 12, "acked": 15, "acked_leader": 3}
+    fields["incarnation"] = 6
+    text = json.dumps(fields, sort_keys=True, separators=(",", ":"))
+    path.write_text(json.dumps({**fields, "check": f"{zlib.crc32(text.encode()):08x}"}))
+    with pytest.raises(StateError, match="corrupt: acked 15 or acked_leader 3"):
+        StateFile.open(config, 1, seed=_never)
+
+
 def test_a_second_process_with_the_same_state_is_refused(tmp_path: Path) -> None:
     config = _config(tmp_path)
     held = StateFile.open(config, 1)
@@ -108,6 +143,7 @@ def test_a_missing_file_after_the_node_has_run_is_an_error(tmp_path: Path) -> No
         ("{", "not a state file"),
         ('{"format": 1}', "not a state file"),
         ('{"format": 1, "node": 1, "epoch": 9, "incarnation": 2, "check": "0"}', "check"),
+        ('{"format": 7, "node": 1, "check": "0"}', "format 7, not 2"),
     ],
 )
 def test_a_corrupt_file_is_an_error(tmp_path: Path, content: str, words: str) -> None:

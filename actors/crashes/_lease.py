@@ -25,16 +25,18 @@ leader lives (a restarted node, Bully's top node taking over) gather its lease f
 others before the old leader hears of the round, while the old leader's lease still
 runs; the old leader still answers, so it holds the new lease back until it has joined.
 With a quorum, a pong in epoch 0 acknowledges no round and holds nothing back: it comes
-from a node that is no leader (one still recovering after a restart), or that
-acknowledged another leader of this very round (``Member._answer``); the majority is
-counted without it.
+from a node still recovering after a restart (in the teaching runs), or, under the steady
+rules, from a node in this very round that does not acknowledge this leader
+(``Member._answer``: it follows another leader of the round, or acknowledged one); the
+majority is counted without it.
 
 A leader whose basis is more than ``lease`` old (in heartbeats, plus one for the wait on
 the answers) has lost its followers: the member demotes it ("lease expired"); under the
 steady rules its leadership lapses instead and it keeps its round, leading again once a
-majority answers — unless a follower answers from a newer round (:attr:`Lease.superseded`):
-with a quorum that one never acknowledges this older round again, so the member demotes
-it ("superseded") and a round above both follows.
+majority answers — unless it lacks one while a follower refuses it
+(:attr:`Lease.refused`: it answers from a newer round, or in epoch 0): with a quorum
+that one never acknowledges this round again, so the member demotes it and a round above
+follows.
 """
 
 from __future__ import annotations
@@ -182,7 +184,7 @@ class Lease:
         last = self._answered.get(peer)
         if last is None or seq - last > self.settings.silent_beats:
             self._joined[peer] = seq  # answering (again) from here: it (re)joined
-        if seq >= (last or 0):
+        if seq >= (last or 0):  # its newest answer (a duplicate too: same seq, same epoch)
             self._answered[peer] = seq
             self._from[peer] = epoch
         if self.epoch is None or seq <= self._start:
@@ -271,17 +273,18 @@ class Lease:
         )
 
     @property
-    def superseded(self) -> bool:
+    def refused(self) -> bool:
         """Whether this leadership holds no lease while a follower still answering
-        answers from a newer round (it follows, or elects, another leader: with a
-        quorum it never acknowledges this older round again, so the lease cannot come
-        back)."""
+        refuses it: it answers from a newer round, or (under the steady rules, where a
+        recovering node never does) in epoch 0.  With a quorum that follower never
+        acknowledges this round again, so the lease may never come back."""
         epoch = self.epoch
         if epoch is None or self.held:
             return False
-        horizon = self.seq - self.settings.silent_beats
+        # (An answer to a heartbeat of this leadership, or of this try at a lease.)
+        since = max(self.seq - self.settings.silent_beats - 1, self._start)
         answered = self._answered
-        return any(e > epoch and answered[p] >= horizon for p, e in self._from.items())
+        return any((e > epoch or e == 0) and answered[p] > since for p, e in self._from.items())
 
     def joined(self, peer: int) -> int:
         """The heartbeat from which ``peer`` has been answering without a break (the

@@ -76,9 +76,10 @@ class Member(SteadyRules):
     restarted after a crash and knows no epoch yet (see ``_recovery.py``); ``floor``: the
     highest epoch its previous lives saw, if its host kept it (its rounds start above).
 
-    What must survive the node is :attr:`seen`, the highest epoch it has seen: a host
-    that keeps it (``ringleader node``) reads it after each event and makes it durable
-    before it carries out that event's actions.
+    What must survive the node is :attr:`seen`, the highest epoch it has seen, and
+    :attr:`acknowledged`: a host that keeps them (``ringleader node``) reads them after
+    each event and makes them durable before it carries out that event's actions
+    (``acknowledged`` comes back as the argument of the same name).
     """
 
     # A simulated run holds 100,000 of them and touches one per event: no __dict__.
@@ -115,6 +116,7 @@ class Member(SteadyRules):
         initiator: bool = False,
         recovering: bool = False,
         floor: int = 0,
+        acknowledged: tuple[int, int | None] | None = None,
         policy: CrashPolicy,
         steady: bool = False,
     ) -> None:
@@ -129,7 +131,11 @@ class Member(SteadyRules):
         self.suspected: Set[int] = _EMPTY if self.detector is None else self.detector.suspected
         self.rounds = Rounds(view, 0 if recovering else 1)
         self.rounds.heard_of(floor)
-        self.rounds.acked = floor
+        # The round its previous lives acknowledged last, and its leader; if the host did
+        # not keep it, its floor's, with a leader not known: it acknowledges none of
+        # that round, only newer ones.
+        rounds = self.rounds
+        rounds.acked, rounds.acked_leader = acknowledged or (floor, None)
         #: The highest epoch its previous lives saw (0 if none was kept): it never acts on,
         #: nor follows a leader of, an epoch below it.
         self.floor = floor
@@ -189,6 +195,14 @@ class Member(SteadyRules):
         """The highest epoch this node has seen (in any message, in any round it entered,
         or kept from a previous life): what a host with stable storage keeps."""
         return self.rounds.seen
+
+    @property
+    def acknowledged(self) -> tuple[int, int | None]:
+        """The round this node acknowledged last (a leader's heartbeat answered in its
+        epoch, or its own lease) and that round's leader: what a host with stable storage
+        keeps beside :attr:`seen`, so that a restarted node acknowledges no older round,
+        nor a second leader of that one."""
+        return self.rounds.acked, self.rounds.acked_leader
 
     @property
     def stale(self) -> int:
@@ -476,11 +490,11 @@ class Member(SteadyRules):
             self._leads_with(lease)
             # Steady rules: a lease that ran out comes back with the answers (rule 5),
             # but a leadership never granted one in its round is given up, and so is one
-            # that, with a quorum, a follower answers from a newer round: it will not
-            # acknowledge this older one again, so the lease would never come back.
+            # without its lease that, with a quorum, a follower refuses (it will never
+            # acknowledge this round: the lease might never come back).
             if lease.expired and (steady is None or not lease.granted):
                 self._demote("lease expired")
-            elif steady is not None and lease.settings.quorum and lease.superseded:
+            elif steady is not None and lease.settings.quorum and lease.refused:
                 self._demote("superseded")
             else:
                 ping -= self._beat(lease)
@@ -620,11 +634,15 @@ class Member(SteadyRules):
 
     def _answer(self, leader: int, epoch: int) -> int:
         """Under the steady rules, the epoch of this node's ``pong`` to the heartbeat of
-        ``leader`` of round ``epoch``: that epoch, an acknowledgement, only to the leader
-        it follows in it (and only if it acknowledged no other leader of that round);
-        else its own epoch — or its floor, while a restarted node has not found its
-        leader: a leader of an older round learns that it is not acknowledged here —, or
-        0 if that is the same: it acknowledges nothing."""
+        ``leader`` of round ``epoch``.
+
+        - ``epoch``, an acknowledgement, only to the leader it follows in that round,
+          and only if it acknowledged no other leader of the round
+          (``Rounds.may_acknowledge``);
+        - else its own epoch, or its floor if that is larger (a restarted node that has
+          not found its leader): a leader of an older round learns that it is refused;
+        - and 0 if that is ``epoch`` itself: a refusal in the leader's own round.
+        """
         rounds = self.rounds
         if (
             epoch == self.epoch

@@ -33,7 +33,8 @@ class Rounds:
         self.epoch = epoch
         self.seen = epoch  # the largest epoch in any message received
         #: The largest epoch whose leader this node acknowledged (a ``pong`` in that
-        #: leader's epoch), or in which it held a lease itself, and that leader: it never
+        #: leader's epoch), or in which it held a lease itself, and that leader (``None``:
+        #: not known; see ``Member``'s ``acknowledged``): it never
         #: acknowledges another leader of that epoch, and with a quorum never follows a
         #: leader of an older one (see ``Member``).
         self.acked = 0
@@ -63,8 +64,9 @@ class Rounds:
     def may_acknowledge(self, epoch: int, leader: int) -> bool:
         """Whether acknowledging ``leader`` of round ``epoch`` keeps to one leader per
         round (a round of the notes' Bully can end with two, on either side of a cut
-        link): not if this node acknowledged another leader of that round."""
-        return epoch != self.acked or self.acked_leader in (None, leader)
+        link): not if this node acknowledged another leader of that round, or one it
+        does not know (a restarted node whose host kept no more than its epoch)."""
+        return epoch != self.acked or self.acked_leader == leader
 
     def enter(self, epoch: int) -> None:
         self.epoch = epoch

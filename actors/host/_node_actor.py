@@ -534,7 +534,12 @@ class NodeActor(pykka.ThreadingActor):
         """Do what the algorithm asked for, once a newly seen epoch is durable (if this
         node keeps its state): before any send, acknowledgement or lease of it."""
         durable = self._durable
-        if durable is not None and self.member.seen > durable.epoch and not self._keep(durable):
+        member = self.member
+        if (
+            durable is not None
+            and (member.seen > durable.epoch or member.acknowledged != durable.acknowledged)
+            and not self._keep(durable)
+        ):
             return
         self._carry_out(actions)
 
@@ -573,10 +578,11 @@ class NodeActor(pykka.ThreadingActor):
             self._leasing(at)
 
     def _keep(self, durable: Durable) -> bool:
-        """Make the member's newest epoch durable; if it cannot be, the node must not act
-        on it: report ``failed`` and stop as a crash would, and return False."""
+        """Make the member's newest epoch and acknowledged round durable; if they cannot
+        be, the node must not act on them: report ``failed`` and stop as a crash would,
+        and return False."""
         try:
-            durable.save_epoch(self.member.seen)
+            durable.save(self.member.seen, self.member.acknowledged)
         except Exception as exc:  # noqa: BLE001 -- whatever it is, the node cannot go on
             log.error("%s stops: it cannot keep its state: %s", self, exc)
             if self.leadership is not None:  # it leads nothing from now on

@@ -477,7 +477,13 @@ class Node:
             member = Member(algorithm, view, initiator=initiator, policy=policy, steady=steady)
         else:
             member = Member(
-                algorithm, view, recovering=True, floor=floor, policy=policy, steady=steady
+                algorithm,
+                view,
+                recovering=True,
+                floor=floor,
+                acknowledged=None if state is None else state.acknowledged,
+                policy=policy,
+                steady=steady,
             )
         secret = self._secret or node_secret(config)
         codec = cluster_codec(config, secret, config.cluster_id, wire_kinds(algorithm))

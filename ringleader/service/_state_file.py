@@ -2,8 +2,10 @@
 
 ``ringleader node`` and :class:`~ringleader.Node` keep, per cluster and node, the highest
 epoch the node has seen (so that a restarted node starts its rounds above it, and the
-fencing token only grows) and its incarnation counter (so that each life is newer than
-the last whatever the clocks say).  The file is
+fencing token only grows), the round it acknowledged last and that round's leader (so
+that it never acknowledges an older round, nor a second leader of that one), and its
+incarnation counter (so that each life is newer than the last whatever the clocks say).
+The file is
 
     STATE_DIR/CLUSTER/node-ID/state.json
 
@@ -43,8 +45,9 @@ __all__ = ["FRESH", "NEW", "RESTORED", "StateFile", "default_state_dir", "state_
 
 #: How a node's state began this life (its ``listening`` line's ``state``).
 NEW, RESTORED, FRESH = "new", "restored", "fresh"
-#: The file's format, in its ``format`` field.
-FORMAT = 1
+#: The file's format, in its ``format`` field (1: without the acknowledged round, read
+#: as if it acknowledged an unknown leader of its epoch).
+FORMAT = 2
 STATE_NAME = "state.json"
 #: A cluster name used as a directory name as it is; others are hashed.
 _SAFE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,63}")
@@ -69,6 +72,13 @@ def state_path(config: Config, node: int) -> Path:
     return root / name / f"node-{node}" / STATE_NAME
 
 
+#: The fields of each format the file may have (its ``check`` covers them).
+_FIELDS = {
+    1: ("format", "node", "epoch", "incarnation"),
+    2: ("format", "node", "epoch", "acked", "acked_leader", "incarnation"),
+}
+
+
 def _check(fields: dict[str, Any]) -> str:
     text = json.dumps(fields, sort_keys=True, separators=(",", ":"))
     return f"{zlib.crc32(text.encode()):08x}"
@@ -77,8 +87,9 @@ def _check(fields: dict[str, Any]) -> str:
 class StateFile:
     """Node ``node``'s state in ``path``, locked for this process while it is open.
 
-    :attr:`epoch` is the highest epoch made durable, :attr:`incarnation` this life's
-    number, :attr:`start` how the state began this life (``NEW``: the node's first
+    :attr:`epoch` is the highest epoch made durable, :attr:`acknowledged` the round it
+    acknowledged last and its leader (``None``: not known), :attr:`incarnation` this
+    life's number, :attr:`start` how the state began this life (``NEW``: the node's first
     start here; ``RESTORED``; ``FRESH``: started over).  It is what a node actor
     keeps its epoch in (:class:`~ringleader.actors.host.Durable`); :attr:`failure` is the
     error that stopped it, if a write failed.
@@ -88,6 +99,7 @@ class StateFile:
         self.path = path
         self.node = node
         self.epoch = 0
+        self.acknowledged: tuple[int, int | None] = (0, None)
         self.incarnation = 0
         self.start = NEW
         self.failure: StateError | None = None
@@ -135,19 +147,20 @@ class StateFile:
                     "two clusters on one machine need a cluster name each, or their own state_dir",
                 ) from None
             raise self._error("cannot open its directory", exc) from None
+        acknowledged: tuple[int, int | None] = (0, None)
         if fresh:
             self.start, epoch, incarnation = FRESH, 0, 0
             with contextlib.suppress(StateError):  # a readable count is still counted on
                 incarnation = self._read()[1]
         else:
-            epoch, incarnation = self._read()
+            epoch, incarnation, acknowledged = self._read()
             self.start = NEW if created else RESTORED
-        self.epoch = epoch
+        self.epoch, self.acknowledged = epoch, acknowledged
         if self.start == RESTORED:
             self.incarnation = incarnation + 1
         else:
             self.incarnation = max(incarnation + 1, min(seed(), _MAX_SEED))
-        self._write(self.epoch, self.incarnation)
+        self._write(self.epoch, self.acknowledged, self.incarnation)
 
     def _create(self, home: Path) -> bool:
         """Create the node's directory with its first file in one rename, unless it
@@ -159,7 +172,7 @@ class StateFile:
             making = Path(f"{home}.{os.getpid()}.new")
             shutil.rmtree(making, ignore_errors=True)
             making.mkdir(mode=0o700)
-            self._write_in(making, 0, 0)
+            self._write_in(making, 0, (0, None), 0)
             _fsync_directory(making)
             try:
                 making.rename(home)
@@ -173,7 +186,7 @@ class StateFile:
             raise self._error("cannot create it", exc, where=home) from None
         return True
 
-    def _read(self) -> tuple[int, int]:
+    def _read(self) -> tuple[int, int, tuple[int, int | None]]:
         path = self.path
         try:
             text = path.read_text(encoding="utf-8")
@@ -188,12 +201,14 @@ class StateFile:
             raise self._error("cannot read it", exc) from None
         try:
             data = json.loads(text)
-            fields = {k: data[k] for k in ("format", "node", "epoch", "incarnation")}
+            version = data["format"]
+            names = _FIELDS.get(version) if type(version) is int else None
+            fields = None if names is None else {k: data[k] for k in names}
             check = data["check"]
         except (ValueError, TypeError, KeyError) as exc:
             raise self._corrupt(f"not a state file ({type(exc).__name__}: {exc})") from None
-        if fields["format"] != FORMAT:
-            raise self._corrupt(f"format {fields['format']!r}, not {FORMAT}")
+        if fields is None:
+            raise self._corrupt(f"format {version!r}, not {FORMAT}")
         if check != _check(fields):
             raise self._corrupt("its check does not match its contents")
         if fields["node"] != self.node:
@@ -201,27 +216,53 @@ class StateFile:
         epoch, incarnation = fields["epoch"], fields["incarnation"]
         if not all(type(v) is int and v >= 0 for v in (epoch, incarnation)):
             raise self._corrupt(f"epoch {epoch!r} or incarnation {incarnation!r} is not a count")
-        return epoch, incarnation
+        acked, leader = fields.get("acked", epoch), fields.get("acked_leader")
+        if not (type(acked) is int and 0 <= acked <= epoch) or not (
+            leader is None or type(leader) is int
+        ):
+            raise self._corrupt(f"acked {acked!r} or acked_leader {leader!r} is not a round")
+        return epoch, incarnation, (acked, leader)
+
+    def save(self, epoch: int, acknowledged: tuple[int, int | None]) -> None:
+        """Make ``epoch`` (if it is above the last) and ``acknowledged`` (if it is a newer
+        round) durable: before the node acts on them."""
+        epoch = max(epoch, self.epoch)
+        if acknowledged[0] <= self.acknowledged[0]:
+            acknowledged = self.acknowledged
+        if (epoch, acknowledged) == (self.epoch, self.acknowledged):
+            return
+        self._write(epoch, acknowledged, self.incarnation)
+        self.epoch, self.acknowledged = epoch, acknowledged
 
     def save_epoch(self, epoch: int) -> None:
-        """Make ``epoch`` durable, if it is above the last: before the node acts on it."""
-        if epoch <= self.epoch:
-            return
-        self._write(epoch, self.incarnation)
-        self.epoch = epoch
+        """Make ``epoch`` durable, if it is above the last."""
+        self.save(epoch, self.acknowledged)
 
-    def _write(self, epoch: int, incarnation: int) -> None:
+    def _write(self, epoch: int, acknowledged: tuple[int, int | None], incarnation: int) -> None:
         try:
-            self._write_in(self.path.parent, epoch, incarnation)
+            self._write_in(self.path.parent, epoch, acknowledged, incarnation)
             if self._directory is not None:
                 os.fsync(self._directory)
         except OSError as exc:
             self.failure = self._error("cannot write it", exc)
             raise self.failure from None
 
-    def _write_in(self, directory: Path, epoch: int, incarnation: int) -> None:
+    def _write_in(
+        self,
+        directory: Path,
+        epoch: int,
+        acknowledged: tuple[int, int | None],
+        incarnation: int,
+    ) -> None:
         """Write the state into ``directory``: a temporary file, fsynced, renamed."""
-        fields = {"format": FORMAT, "node": self.node, "epoch": epoch, "incarnation": incarnation}
+        fields = {
+            "format": FORMAT,
+            "node": self.node,
+            "epoch": epoch,
+            "acked": acknowledged[0],
+            "acked_leader": acknowledged[1],
+            "incarnation": incarnation,
+        }
         text = json.dumps({**fields, "check": _check(fields)}) + "\n"
         temporary = directory / f"{STATE_NAME}.tmp"
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
