@@ -571,15 +571,20 @@ def test_bully_late_frames_of_a_partition_must_not_split_the_brain(
 # -- a majority (quorum = true) ------------------------------------------------------------
 
 
-@pytest.fixture
-def lab5() -> Iterator[Lab]:
-    """Five hosts on one switch, for a 2|3 split; torn down whatever happens."""
-    network = Lab(5)
+def _lab(hosts: int) -> Iterator[Lab]:
+    """``hosts`` hosts on one switch, torn down whatever happens (for a fixture)."""
+    network = Lab(hosts)
     try:
         network.build()
         yield network
     finally:
         network.destroy()
+
+
+@pytest.fixture
+def lab5() -> Iterator[Lab]:
+    """Five hosts on one switch, for a 2|3 split."""
+    yield from _lab(5)
 
 
 def _leases_since(nodes: dict[int, NodeProcess], since: float) -> dict[int, list[int]]:
@@ -631,13 +636,8 @@ def test_bully_with_a_quorum_leads_only_on_the_side_of_three(
 
 @pytest.fixture
 def lab3() -> Iterator[Lab]:
-    """Three hosts on one switch; torn down whatever happens."""
-    network = Lab(3)
-    try:
-        network.build()
-        yield network
-    finally:
-        network.destroy()
+    """Three hosts on one switch."""
+    yield from _lab(3)
 
 
 @pytest.mark.timeout(120)
