@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ringleader.actors import ALGORITHMS, Member, NodeState, NodeView, crash_policy
-from ringleader.actors.core import Action, CancelTimer, Notice, Send, SetTimer
+from ringleader.actors.core import Action, CancelTimer, Notice, Publish, Send, SetTimer
 
 #: One hop, in seconds (a loopback network).
 DELAY = 0.001
@@ -57,6 +57,8 @@ class World:
         self.changes: list[Change] = []
         self.notices: list[tuple[float, int, Notice]] = []
         self.sent: list[tuple[float, int, Send]] = []
+        #: What each node published last: (leader, epoch, lease_until on its clock).
+        self.published: dict[int, tuple[int | None, int, float]] = {}
         self._views = {i: self._view(i) for i in self.ids}
         self._seen: dict[int, tuple[NodeState, int | None, int]] = {}
 
@@ -93,13 +95,16 @@ class World:
                 acknowledged=last.acknowledged if kept and last is not None else None,
                 policy=crash_policy(algorithm),
                 steady=self.steady,
+                durable=self.durable,
             )
             self.members[node] = member
+            self.published.pop(node, None)
             self._seen[node] = (member.state, member.elected, member.epoch)
-            self._run(node, member.handle_boot())
+            self._run(node, member.handle_boot(now=self.now))
 
     def crash(self, node: int) -> None:
         self.down.add(node)
+        self.published.pop(node, None)
         self._observe(node, gone=True)
 
     def run(self, seconds: float) -> None:
@@ -115,18 +120,27 @@ class World:
                 sender, message, epoch = payload
                 if self._cut(sender, node):
                     continue
-                self._run(node, member.handle_message(sender, message, epoch))
+                self._run(node, member.handle_message(sender, message, epoch, now=self.now))
             else:
                 name, token = payload
                 if self._timers.get((node, name)) != token:
                     continue  # replaced or cancelled
                 del self._timers[(node, name)]
-                self._run(node, member.handle_timer(name))
+                self._run(node, member.handle_timer(name, now=self.now))
         self.now = until
 
-    def call(self, node: int, method: str, *args: Any, **kwargs: Any) -> None:
-        """Call an entry point of ``node``'s member (``resign``, ``hand_over`` …) now."""
-        self._run(node, getattr(self.members[node], method)(*args, **kwargs))
+    def call(self, node: int, method: str, *args: Any, **kwargs: Any) -> str | None:
+        """Call an entry point of ``node``'s member (``resign``, ``transfer`` …) now;
+        what it refused, if it says."""
+        answer = getattr(self.members[node], method)(*args, now=self.now, **kwargs)
+        refused, actions = answer if isinstance(answer, tuple) else (None, answer)
+        self._run(node, actions)
+        return refused
+
+    def holds_lease(self, node: int) -> bool:
+        """Whether ``node`` counts itself leader now, as its host would publish it."""
+        leader, _, until = self.published.get(node, (None, 0, 0.0))
+        return node not in self.down and leader == node and self.now < until
 
     def _cut(self, a: int, b: int) -> bool:
         """``isolated`` nodes are cut off from the others together (they still talk to
@@ -150,6 +164,8 @@ class World:
                 self._timers.pop((node, action.name), None)
             elif isinstance(action, Notice):
                 self.notices.append((self.now, node, action))
+            elif isinstance(action, Publish):
+                self.published[node] = (action.leader, action.epoch, action.lease_until)
         self._observe(node)
 
     def _push(self, at: float, kind: str, node: int, payload: Any) -> None:
@@ -167,10 +183,17 @@ class World:
             return
         self._seen[node] = now
         if was[0] is NodeState.LEADER and (now[0] is not NodeState.LEADER or now[2] != was[2]):
-            why = "crashed" if gone else (member.demoted or "superseded")
+            why = "crashed" if gone else self._why(node)
             self.changes.append(Change(self.now, node, "lost", was[2], why))
         if now[0] is NodeState.LEADER and (was[0] is not NodeState.LEADER or now[2] != was[2]):
             self.changes.append(Change(self.now, node, "led", now[2]))
+
+    def _why(self, node: int) -> str:
+        """Why ``node`` last stopped leading, as its ``lost`` notice says."""
+        for _, n, notice in reversed(self.notices):
+            if n == node and notice.kind == "lost":
+                return notice.detail
+        return "superseded"
 
     # -- reading --------------------------------------------------------------------------
 

@@ -448,16 +448,16 @@ def test_bully_answered_waits_for_its_coordinator_whoever_else_goes_down() -> No
     settings = {"heartbeat": 0.05, "suspect_after": 0.3, "election_timeout": 0.2}
     views = {v.id: v for v in build("full_mesh", [1, 2, 3]).views(settings)}
     member = Member(Bully, views[1], initiator=True, policy=crash_policy(Bully))
-    member.handle_boot()
-    sent = member.handle_start()
+    member.handle_boot(now=0.0)
+    sent = member.handle_start(now=0.0)
     assert {a.to for a in sent if isinstance(a, Send) and a.message.kind == "election"} == {2, 3}
-    member.handle_message(2, OkAnswer(), 1)  # P2 is alive and takes over
-    after = member.handle_timer("detector:suspect:3")  # P3 never answered: suspected
+    member.handle_message(2, OkAnswer(), 1, now=0.0)  # P2 is alive and takes over
+    after = member.handle_timer("detector:suspect:3", now=0.0)  # P3 never answered: suspected
     assert not [a for a in after if isinstance(a, Send) and a.message.kind == "election"]
     assert any(isinstance(a, Notice) and a.kind == "suspect" and a.node == 3 for a in after)
     # Before any answer, a suspicion makes it ask again, without the suspected node.
     member = Member(Bully, views[1], initiator=True, policy=crash_policy(Bully))
-    member.handle_boot()
-    member.handle_start()
-    again = member.handle_timer("detector:suspect:3")
+    member.handle_boot(now=0.0)
+    member.handle_start(now=0.0)
+    again = member.handle_timer("detector:suspect:3", now=0.0)
     assert [a.to for a in again if isinstance(a, Send) and a.message.kind == "election"] == [2]

@@ -38,8 +38,8 @@ def _follower(settings: dict[str, float]) -> Member:
     """Node 1 of a 3-node Bully mesh that has heard node 3 lead (watching 2 and 3)."""
     views = build("full_mesh", [1, 2, 3]).views(settings)
     member = Member(ALGORITHMS["bully"], views[0], policy=crash_policy(ALGORITHMS["bully"]))
-    member.handle_boot()
-    member.handle_start()
+    member.handle_boot(now=0.0)
+    member.handle_start(now=0.0)
     return member
 
 
@@ -47,24 +47,24 @@ def _follower(settings: dict[str, float]) -> Member:
 def test_peer_dead_suspects_a_watched_peer_at_once_with_the_reason() -> None:
     member = _follower(SIM)
     assert 3 in member.detector.watched  # type: ignore[union-attr]
-    actions = member.peer_dead(3)
+    actions = member.peer_dead(3, now=0.0)
     suspects = [a for a in actions if type(a) is Notice and a.kind == "suspect"]
     assert [(n.node, n.detail) for n in suspects] == [(3, PROOF_OF_DEATH)]
     assert 3 in member.suspected
     # Its silence timer is gone: no second suspicion later.
     assert not [a for a in actions if type(a) is SetTimer and a.name == f"{SUSPECT}3"]
-    assert not any(type(a) is Notice for a in member.peer_dead(3))  # twice: one suspicion
+    assert not any(type(a) is Notice for a in member.peer_dead(3, now=0.0))  # twice: one suspicion
 
 
 @pytest.mark.timeout(10)
 def test_peer_dead_of_an_unwatched_node_or_with_the_fast_path_off_does_nothing() -> None:
     member = _follower(SIM)
-    assert not any(type(a) is Notice for a in member.peer_dead(99))
+    assert not any(type(a) is Notice for a in member.peer_dead(99, now=0.0))
     off = _follower({**SIM, "fast_failover": 0.0})
-    assert not any(type(a) is Notice for a in off.peer_dead(3))
+    assert not any(type(a) is Notice for a in off.peer_dead(3, now=0.0))
     assert 3 not in off.suspected
     # The detector still suspects it the slow way, after its silence.
-    actions = off.handle_timer(f"{SUSPECT}3")
+    actions = off.handle_timer(f"{SUSPECT}3", now=0.0)
     assert [a.detail for a in actions if type(a) is Notice and a.kind == "suspect"] == [""]
 
 

@@ -58,6 +58,7 @@ class Fleet:
         self.down: set[int] = set(ids)
         self.timers: dict[int, set[str]] = {i: set() for i in ids}
         self.granted: list[tuple[int, int]] = []  # (leader, epoch) each time a lease begins
+        self.now = 0.0  # the nodes' clock: a heartbeat further at each beat
 
     def boot(self, node: int, *, wiped: bool = False) -> Member:
         """(Re)start ``node`` as a service does: recovering, above what it kept."""
@@ -82,7 +83,7 @@ class Fleet:
         self.members[node] = member
         self.down.discard(node)
         self.timers[node] = set()
-        self.run(node, member.handle_boot())
+        self.run(node, member.handle_boot(now=self.now))
         return member
 
     def run(self, node: int, actions: list[Action]) -> None:
@@ -101,7 +102,7 @@ class Fleet:
                     if at in self.down or action.to in self.down:
                         continue
                     receiver = self.members[action.to]
-                    answer = receiver.handle_message(at, action.message, action.epoch)
+                    answer = receiver.handle_message(at, action.message, action.epoch, now=self.now)
                     queue.append((action.to, answer))
 
     def _note_lease(self, node: int, member: Member) -> None:
@@ -116,7 +117,7 @@ class Fleet:
 
     def fire(self, node: int, name: str) -> None:
         if node not in self.down:
-            self.run(node, self.members[node].handle_timer(name))
+            self.run(node, self.members[node].handle_timer(name, now=self.now))
 
     def rejoin(self) -> None:
         for node in sorted(set(self.ids) - self.down):
@@ -124,6 +125,7 @@ class Fleet:
 
     def beat(self, times: int = 3) -> None:
         for _ in range(times):
+            self.now += SETTINGS["heartbeat"]
             for node in sorted(set(self.ids) - self.down):
                 self.fire(node, HEARTBEAT)
 
@@ -159,7 +161,7 @@ def test_a_recovering_member_acts_on_nothing_of_its_floor_or_older() -> None:
     fleet = Fleet((1, 2, 3), quorum=False)
     fleet.durable[1] = 20
     one = fleet.boot(1)
-    one.handle_message(2, Pong(), 9)  # a peer far behind: learnt 9, floor 20
+    one.handle_message(2, Pong(), 9, now=fleet.now)  # a peer far behind: learnt 9, floor 20
     assert not one.recovering  # (rejoined by itself, above both)
     assert one.epoch > 20
     fleet = Fleet((1, 2, 3), quorum=False)  # (node 3 alone)
@@ -168,7 +170,7 @@ def test_a_recovering_member_acts_on_nothing_of_its_floor_or_older() -> None:
     assert three.recovery is not None
     three.recovery.learn(9)
     stale = three.stale
-    three.handle_message(2, ALGORITHMS["bully"].messages[0](), 15)
+    three.handle_message(2, ALGORITHMS["bully"].messages[0](), 15, now=fleet.now)
     assert three.stale == stale + 1  # 15 ≤ floor 20: perhaps meant for a previous life
     assert three.recovering
 
@@ -182,9 +184,9 @@ def test_a_node_that_has_seen_a_newer_epoch_never_acknowledges_an_older_one() ->
     ((leader, epoch),) = fleet.leaders()
     follower = next(m for i, m in fleet.members.items() if i != leader)
     # A ping from a round the follower has not joined (yet): it has seen epoch + 5.
-    follower.handle_message(leader, Ping(), epoch + 5)
+    follower.handle_message(leader, Ping(), epoch + 5, now=fleet.now)
     assert follower.epoch == epoch and follower.seen == epoch + 5
-    answer = follower.handle_message(leader, Ping(seq=99), epoch)
+    answer = follower.handle_message(leader, Ping(seq=99), epoch, now=fleet.now)
     pongs = [a for a in answer if isinstance(a, Send) and isinstance(a.message, Pong)]
     assert [(p.message.seq, p.epoch) for p in pongs] == [(99, epoch + 5)]  # not an ack
 
@@ -193,7 +195,9 @@ def test_a_recovering_node_acknowledges_nothing() -> None:
     fleet = Fleet((1, 2, 3), quorum=True)
     fleet.durable[1] = 6
     one = fleet.boot(1)
-    answer = one.handle_message(3, Ping(seq=4), 6)  # a heartbeat of its floor's epoch
+    answer = one.handle_message(
+        3, Ping(seq=4), 6, now=fleet.now
+    )  # a heartbeat of its floor's epoch
     pongs = [a for a in answer if isinstance(a, Send) and isinstance(a.message, Pong)]
     assert pongs and all(p.epoch == 0 for p in pongs)
 
@@ -292,7 +296,7 @@ def test_the_node_actor_keeps_an_epoch_before_it_sends_acks_or_leads_in_it() -> 
             settings = {**SETTINGS, "quorum": 1.0}
             view = NodeView(i, i, peers, peers, {n: n for n in ids}, settings, ids)
             policy = crash_policy(algorithm)
-            member = Member(algorithm, view, recovering=True, floor=5, policy=policy)
+            member = Member(algorithm, view, recovering=True, floor=5, policy=policy, durable=True)
 
             def sink(event: NodeEvent, log: list[tuple[str, int]] = logs[i]) -> None:
                 log.append((event.kind, event.epoch))

@@ -1,5 +1,6 @@
 """The leader's lease, own-stall detection, epoch learning and resign (``_lease.py``,
-``Member.handle_stall``, ``Member.resign``): the part alone, members in virtual time,
+``Member.resign``; a stall is seen by the member itself, at an event that comes far too
+late on its clock): the part alone, members in virtual time,
 the config keys, and ``ringleader node`` processes stopped with SIGSTOP.
 
 **Leadership interval** of a node process, from its ``--json`` lines: from the ``mono``
@@ -32,13 +33,14 @@ from ringleader.actors import (
     Send,
     crash_policy,
 )
-from ringleader.actors.core._actions import Action, SetTimer
+from ringleader.actors.core._actions import Action, Notice, SetTimer
 from ringleader.actors.crashes._detector import HEARTBEAT, SUSPECT, Ping, Pong
 from ringleader.topologies import ConfigError, load_config
 from tests.conftest import eventually, let_pass
 from tests.nodes import Event, NodeProcess, running, wait_agreement, write_config
 
 SETTINGS = {"heartbeat": 0.05, "suspect_after": 0.3}
+HEARTBEAT_S = SETTINGS["heartbeat"]
 
 # --- the part alone ----------------------------------------------------------------------
 
@@ -61,25 +63,39 @@ def test_default_lease_leaves_two_heartbeats_below_suspect_after() -> None:
 def test_lease_runs_from_the_newest_heartbeat_every_follower_acknowledged() -> None:
     held = lease()
     held.begin(7)
-    assert held.basis is None
-    first, second = held.beat(), held.beat()
-    assert not held.answer(1, first, 7)
-    assert not held.answer(2, second, 7)
-    assert held.answer(4, second, 7)  # everyone has acknowledged heartbeat 1 now
+    assert held.basis is None and held.until == 0
+    first, second = held.beat(10.0), held.beat(10.05)
+    assert not held.answer(1, first, 7, 10.06)
+    assert not held.answer(2, second, 7, 10.06)
+    assert held.answer(4, second, 7, 10.07)  # everyone has acknowledged heartbeat 1 now
     assert held.basis == first
-    assert held.answer(1, second, 7) and held.basis == second
+    # The lease runs from when heartbeat 1 left, on this node's clock, for `lease`.
+    assert held.until == pytest.approx(10.0 + 0.2)
+    assert held.holds(10.19) and not held.holds(10.2)
+    assert held.answer(1, second, 7, 10.08) and held.basis == second
+    assert held.until == pytest.approx(10.05 + 0.2)
+
+
+def test_an_answer_beyond_the_horizon_renews_nothing() -> None:
+    held = lease((1,))
+    held.begin(7)
+    old = held.beat(0.0)
+    for k in range(held.horizon):
+        held.beat(0.05 * (k + 1))
+    assert not held.answer(1, old, 7, 1.0)  # too old to tell anything
+    assert held.basis is None
 
 
 def test_an_answer_from_another_epoch_does_not_acknowledge() -> None:
     held = lease((1,))
     held.begin(4)
-    seq = held.beat()
-    assert not held.answer(1, seq, 83)  # a follower in a newer round: no lease
+    seq = held.beat(0.0)
+    assert not held.answer(1, seq, 83, 0.0)  # a follower in a newer round: no lease
     assert held.basis is None
     for _ in range(held.settings.beats + 2):
-        held.beat()
-        held.answer(1, held.seq, 83)
-        held.refresh()
+        held.beat(0.0)
+        held.answer(1, held.seq, 83, 0.0)
+        held.refresh(0.0)
     assert held.expired
 
 
@@ -87,9 +103,9 @@ def test_a_silent_follower_stops_holding_the_lease_back() -> None:
     held = lease((1, 2))
     held.begin(3)
     for _ in range(held.settings.silent_beats + 1):
-        seq = held.beat()
-        held.answer(1, seq, 3)  # node 2 crashed: never answers
-        held.refresh()
+        seq = held.beat(0.0)
+        held.answer(1, seq, 3, 0.0)  # node 2 crashed: never answers
+        held.refresh(0.0)
     assert held.basis is not None and not held.expired
 
 
@@ -98,37 +114,37 @@ def test_with_a_quorum_a_majority_is_needed_and_every_follower_still_answering()
     assert settings is not None
     held = lease((1, 2, 4, 5), quorum=True)  # five members: the leader and two more
     held.begin(9)
-    seq = held.beat()
-    assert not held.answer(1, seq, 9)
-    assert not held.answer(2, seq, 9)  # a majority, but 4 and 5 may still answer
+    seq = held.beat(0.0)
+    assert not held.answer(1, seq, 9, 0.0)
+    assert not held.answer(2, seq, 9, 0.0)  # a majority, but 4 and 5 may still answer
     for _ in range(settings.silent_beats + 1):  # 4 and 5 stay silent
-        seq = held.beat()
-        held.answer(1, seq, 9)
-        held.answer(2, seq, 9)
-        held.refresh()
+        seq = held.beat(0.0)
+        held.answer(1, seq, 9, 0.0)
+        held.answer(2, seq, 9, 0.0)
+        held.refresh(0.0)
     assert held.basis is not None  # a majority, and the others gone silent: enough
     # The previous leader, alive and answering in its own epoch (it has not heard of this
     # round yet, while its own lease may still run), holds the lease back.
     old = lease((1, 2, 4, 5), quorum=True)
     old.begin(9)
     for _ in range(settings.beats + 2):
-        seq = old.beat()
+        seq = old.beat(0.0)
         for peer in (1, 2):
-            old.answer(peer, seq, 9)
-        old.answer(5, seq, 8)
-        old.refresh()
+            old.answer(peer, seq, 9, 0.0)
+        old.answer(5, seq, 8, 0.0)
+        old.refresh(0.0)
     assert old.basis is None and old.expired
     # Proof of death (the detector suspects them at once): a majority is enough at once.
     fast = Lease(settings, (1, 2, 4, 5), {4, 5})
     fast.begin(9)
-    seq = fast.beat()
-    assert not fast.answer(1, seq, 9)
-    assert fast.answer(2, seq, 9) and fast.basis == seq
+    seq = fast.beat(0.0)
+    assert not fast.answer(1, seq, 9, 0.0)
+    assert fast.answer(2, seq, 9, 0.0) and fast.basis == seq
     minority = lease((1, 2, 4, 5), quorum=True)
     minority.begin(9)
     for _ in range(minority.settings.beats + 2):
-        minority.answer(1, minority.beat(), 9)  # one follower: two of five
-        minority.refresh()
+        minority.answer(1, minority.beat(0.0), 9, 0.0)  # one follower: two of five
+        minority.refresh(0.0)
     assert minority.basis is None and minority.expired
 
 
@@ -159,6 +175,8 @@ class Cluster:
         self.timers: dict[int, set[str]] = {i: set() for i in ids}
         self.cut: set[int] = set()
         self.sent: list[tuple[int, Send]] = []
+        self.clock = dict.fromkeys(ids, 0.0)  # each node's: a heartbeat on at each of its own
+        self.reports: dict[int, list[Notice]] = {i: [] for i in ids}
 
     def run(self, node: int, actions: list[Action]) -> None:
         queue = deque((node, a) for a in actions)
@@ -166,27 +184,43 @@ class Cluster:
             at, action = queue.popleft()
             if isinstance(action, SetTimer):
                 self.timers[at].add(action.name)
+            elif isinstance(action, Notice):
+                self.reports[at].append(action)
             elif isinstance(action, Send):
                 self.sent.append((at, action))
                 if at in self.cut or action.to in self.cut:
                     continue
                 member = self.members[action.to]
-                out = member.handle_message(at, action.message, action.epoch)
+                now = self.clock[action.to]
+                out = member.handle_message(at, action.message, action.epoch, now=now)
                 queue.extend((action.to, a) for a in out)
 
     def start(self) -> None:
         for i, member in self.members.items():
-            self.run(i, member.handle_boot())
+            self.run(i, member.handle_boot(now=self.clock[i]))
         for i, member in self.members.items():
-            self.run(i, member.handle_start())
+            self.run(i, member.handle_start(now=self.clock[i]))
 
     def fire(self, node: int, name: str) -> None:
-        self.run(node, self.members[node].handle_timer(name))
+        self.run(node, self.members[node].handle_timer(name, now=self.clock[node]))
 
     def beat(self, *nodes: int) -> None:
         for node in nodes or tuple(self.members):
             if node not in self.cut:
+                self.clock[node] += HEARTBEAT_S
                 self.fire(node, HEARTBEAT)
+
+    def stand_still(self, node: int, seconds: float) -> list[Action]:
+        """``node`` stood still for ``seconds``: its heartbeat comes that much late."""
+        self.clock[node] += seconds
+        out = self.members[node].handle_timer(HEARTBEAT, now=self.clock[node])
+        self.run(node, out)
+        return out
+
+    def lost(self, node: int) -> str | None:
+        """Why ``node`` last stopped leading, as its ``lost`` notice says."""
+        lost = [n.detail for n in self.reports[node] if n.kind == "lost"]
+        return lost[-1] if lost else None
 
 
 def test_a_leader_holds_a_lease_once_its_followers_answer_its_heartbeat() -> None:
@@ -206,8 +240,8 @@ def test_a_paused_leader_steps_down_and_gives_its_peers_a_fresh_window() -> None
     cluster.start()
     cluster.beat()
     leader = cluster.members[3]
-    out = leader.handle_stall(2.0)
-    assert leader.state is NodeState.UNDECIDED and leader.demoted == "paused"
+    out = cluster.stand_still(3, 2.0)
+    assert leader.state is NodeState.UNDECIDED and cluster.lost(3) == "paused"
     assert leader.lease is not None and leader.lease.epoch is None
     # No suspicion for its own pause: every watched peer's timer starts again.
     fresh = {a.name for a in out if isinstance(a, SetTimer) and a.name.startswith(SUSPECT)}
@@ -227,8 +261,8 @@ def test_a_resumed_node_learns_the_newer_round_before_it_claims_anything() -> No
     newer = two.epoch
     cluster.cut = set()
     three = cluster.members[3]
-    cluster.run(3, three.handle_stall(2.0))
-    assert three.demoted == "paused" and three.state is NodeState.UNDECIDED
+    cluster.stand_still(3, 2.0)
+    assert cluster.lost(3) == "paused" and three.state is NodeState.UNDECIDED
     assert three.epoch < newer
     # The new leader's heartbeat: node 3 learns its round, and (the top node, Bully)
     # takes over in a round above it, never in an older one.
@@ -250,7 +284,7 @@ def test_a_stale_leader_never_gets_a_lease() -> None:
     for _ in range(leader.lease.settings.beats + 3):  # type: ignore[union-attr]
         cluster.beat(3)
     assert leader.lease is not None and leader.lease.basis is None
-    assert leader.demoted == "lease expired" and leader.state is NodeState.UNDECIDED
+    assert cluster.lost(3) == "lease expired" and leader.state is NodeState.UNDECIDED
 
 
 def test_a_resigned_leader_sits_out_until_a_new_leader_is_heard() -> None:
@@ -258,8 +292,8 @@ def test_a_resigned_leader_sits_out_until_a_new_leader_is_heard() -> None:
     cluster.start()
     cluster.beat()
     three = cluster.members[3]
-    cluster.run(3, three.resign())
-    assert three.state is NodeState.UNDECIDED and three.demoted == "resigned"
+    cluster.run(3, three.resign(now=cluster.clock[3])[1])
+    assert three.state is NodeState.UNDECIDED and cluster.lost(3) == "resigned"
     before = len(cluster.sent)
     cluster.beat(3)  # sitting out: no heartbeat
     assert not [s for at, s in cluster.sent[before:] if at == 3]
@@ -278,8 +312,8 @@ def test_a_resigned_leader_sits_out_until_a_new_leader_is_heard() -> None:
 def test_resigning_when_not_leading_does_nothing() -> None:
     cluster = Cluster("bully", (1, 2, 3))
     cluster.start()
-    assert cluster.members[1].resign() == []
-    assert cluster.members[1].demoted is None
+    assert cluster.members[1].resign(now=0.0) == (None, [])
+    assert cluster.lost(1) is None
 
 
 # --- the config ---------------------------------------------------------------------------

@@ -263,7 +263,7 @@ def test_the_nodes_of_a_cluster_share_one_set_of_allowed_senders() -> None:
     """One set per cluster, not one per node: n² entries would be 1.6 GB at n = 5,000."""
     from ringleader.actors import NodeView
     from ringleader.actors.host import OPERATOR
-    from ringleader.actors.host._node_actor import _senders
+    from ringleader.actors.host._senders import senders as _senders
 
     views = ring_config("inproc", [3, 1, 2], "chang_roberts", [3]).wiring.views()
     allowed = [_senders(v) for v in views]

@@ -271,7 +271,7 @@ def test_a_hand_over_to_a_chosen_node_and_its_refusals() -> None:
     assert "node 1 is not live" in (five.refuse_hand_over(1) or "")
     assert five.refuse_hand_over(2) is None
     t0 = world.now
-    world.call(5, "hand_over", 2)
+    world.call(5, "resign", to=2)
     world.run(HEARTBEAT)
     assert world.agreed() is not None and world.agreed()[0] == 2  # type: ignore[index]
     assert [(c.node, c.kind) for c in world.since(t0)] == [(5, "lost"), (2, "led")]
@@ -283,7 +283,7 @@ def test_a_stopping_leader_hands_over_to_the_node_that_joined_last() -> None:
     world.run(0.5)
     world.boot(2)  # restarted: it joined last
     world.run(0.5)
-    world.call(5, "hand_over", reason="stopped", stopping=True)
+    world.call(5, "resign", reason="stopped", stopping=True)
     world.run(HEARTBEAT)
     assert world.agreed() is not None and world.agreed()[0] == 2  # type: ignore[index]
 

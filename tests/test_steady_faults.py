@@ -27,12 +27,10 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from ringleader.actors import Member
-from ringleader.actors.crashes import Lease, Ping
+from ringleader.actors.crashes import Lease
+from ringleader.actors.crashes._steady_rules import SteadyRules
 from tests.steady_world import World
 
-#: The world's lease, in seconds (``steady_world``'s default settings).
-LEASE = 0.2
 #: Virtual time between two looks at who holds a lease.
 STEP = 0.002
 
@@ -47,8 +45,6 @@ class Watch:
     newest: int = 0  # the largest epoch a lease was taken in
     holders: dict[int, int] = field(default_factory=dict)  # epoch → who took a lease in it
     _holding: set[tuple[int, int]] = field(default_factory=set)
-    _sent_at: dict[tuple[int, int], float] = field(default_factory=dict)
-    _read: int = 0
 
     def run(self, seconds: float) -> None:
         world = self.world
@@ -58,17 +54,9 @@ class Watch:
 
     def _look(self) -> None:
         world = self.world
-        for at, node, send in world.sent[self._read :]:
-            if isinstance(send.message, Ping) and send.message.seq:
-                self._sent_at[node, send.message.seq] = at  # (a restarted node counts anew)
-        self._read = len(world.sent)
-        holding = set()
-        for node, member in world.members.items():
-            lease = member.lease
-            if node in world.down or lease is None or not lease.held:
-                continue
-            if world.now < self._sent_at.get((node, lease.basis or 0), -LEASE) + LEASE:
-                holding.add((node, member.epoch))
+        holding = {
+            (node, world.published[node][1]) for node in world.ids if world.holds_lease(node)
+        }
         if len({node for node, _ in holding}) > 1:
             self.problems.append(f"two leases at {world.now:.3f} s: {sorted(holding)}")
         for node, epoch in sorted(holding - self._holding):
@@ -155,7 +143,7 @@ def test_the_watch_sees_a_lease_going_back(monkeypatch: pytest.MonkeyPatch) -> N
     # The check itself, on the case the rules close (an old leader back after a newer one
     # died) with the two rules that close it taken out: a node follows an older round's
     # leader after acknowledging a newer one, and an old leader keeps its round.
-    monkeypatch.setattr(Member, "_may_follow", lambda self, epoch: True)
+    monkeypatch.setattr(SteadyRules, "may_follow", lambda self, epoch: True)
     monkeypatch.setattr(Lease, "refused", property(lambda self: False))
     world = World(ids=(1, 2, 3), quorum=True, durable=True)
     world.boot()

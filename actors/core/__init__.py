@@ -6,7 +6,8 @@
   questions whose answers change when somebody crashes.
 - :class:`Message` is the base of every message kind; an election returns
   :data:`Action`\\ s — :class:`Send`, :class:`SetTimer`, :class:`CancelTimer`,
-  :class:`Notice` — for its host to carry out.
+  :class:`Notice` — for its host to carry out, and a member adds :class:`Persist`,
+  :class:`Publish` and :class:`StateChanged`.
 - :class:`NodeView` is what one node knows of its place; :class:`Candidate` the
   criterion, ``(capacity, id)``.
 - :class:`Bound` is the notes' message count for an arrangement (:class:`Graph`).
@@ -16,7 +17,16 @@
   :func:`describe_difference` says how two differ.
 """
 
-from ._actions import Action, CancelTimer, Notice, Send, SetTimer
+from ._actions import (
+    Action,
+    CancelTimer,
+    Notice,
+    Persist,
+    Publish,
+    Send,
+    SetTimer,
+    StateChanged,
+)
 from ._agreement import Stance, agreement
 from ._bound import Bound, Graph
 from ._definition import ClusterDefinition, DefinedNode, Difference, describe_difference
@@ -40,9 +50,12 @@ __all__ = [
     "NodeState",
     "NodeView",
     "Notice",
+    "Persist",
+    "Publish",
     "Send",
     "SetTimer",
     "Stance",
+    "StateChanged",
     "agreement",
     "describe_difference",
     "frozen",

@@ -1,4 +1,11 @@
-"""What a sans-IO election asks its host to do: send, set or cancel a timer, report."""
+"""What a sans-IO node asks its host to do: send, set or cancel a timer, keep, publish,
+report.
+
+An election returns the first three; a :class:`~ringleader.actors.Member` (the election
+composed with the parts that survive crashes) may add the others.  A host carries them
+out in the order given: a :class:`Persist` comes first, and nothing after it may be
+carried out unless it succeeded.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +14,16 @@ from typing import NamedTuple
 
 from ._message import Message
 
-__all__ = ["Action", "CancelTimer", "Notice", "Send", "SetTimer"]
+__all__ = [
+    "Action",
+    "CancelTimer",
+    "Notice",
+    "Persist",
+    "Publish",
+    "Send",
+    "SetTimer",
+    "StateChanged",
+]
 
 
 class Send(NamedTuple):
@@ -41,16 +57,61 @@ class CancelTimer:
 
 @dataclass(frozen=True, slots=True)
 class Notice:
-    """Something the host should report: ``kind`` is ``"suspect"`` (``node`` is
-    suspected to have crashed), ``"recovered"`` (``node`` answers again) or
-    ``"election"`` (this node starts election round ``epoch``; ``detail`` says why, and
-    ``node`` is the node whose crash or return set it off, if any)."""
+    """Something the host should report.
+
+    ``kind`` is ``"suspect"`` (``node`` is suspected to have crashed), ``"recovered"``
+    (``node`` answers again), ``"election"`` (this node starts election round
+    ``epoch``; ``detail`` says why, and ``node`` is the node whose crash or return set it
+    off, if any), ``"prevote"`` and ``"handover"`` (the steady rules), or one of the
+    leadership's: ``"lost"`` (this node no longer leads round ``epoch``; ``detail`` says
+    why; ``at`` is when its leadership ended), ``"state"`` (its state or leader
+    changed: the :class:`StateChanged` of this event) and ``"lease"`` (its lease begins
+    in round ``epoch`` at ``at``; ``since``, when known, is when the leadership before
+    it ended).  ``at`` and ``since`` are on the node's own clock (the ``now`` its host
+    gives it); ``None`` means the moment the host reports it.
+    """
 
     kind: str
     node: int | None = None
     epoch: int = 0
     detail: str = ""
+    at: float | None = None
+    since: float | None = None
 
 
-#: What a handler asks its host to do.
-Action = Send | SetTimer | CancelTimer | Notice
+@dataclass(frozen=True, slots=True)
+class Persist:
+    """Make ``epoch`` (the highest this node has seen) and ``acknowledged`` (the round it
+    acknowledged last, and that round's leader) durable before carrying out anything
+    after this action; if that fails, carry out nothing more and stop, as a crash would.
+    Only a member told that its host keeps its state asks for it."""
+
+    epoch: int
+    acknowledged: tuple[int, int | None]
+
+
+@dataclass(frozen=True, slots=True)
+class Publish:
+    """What this node believes, for readers on other threads: ``leader`` (``None``
+    while undecided), ``epoch``, and ``lease_until``, the moment on this node's clock
+    until which it may count itself leader (0: it holds no lease; infinity: no lease is
+    configured, its word alone counts).  Carried out before any send after it: a peer
+    may act on what follows at once."""
+
+    leader: int | None
+    epoch: int
+    lease_until: float
+
+
+@dataclass(frozen=True, slots=True)
+class StateChanged:
+    """This node's state, the leader it names and its epoch changed to these (a host
+    that traces a run records it before the first send or timer that follows)."""
+
+    state: str
+    elected: int | None
+    epoch: int
+
+
+#: What a node asks its host to do.
+Action = Send | SetTimer | CancelTimer | Notice | Persist | Publish | StateChanged

@@ -30,16 +30,19 @@ from ._detector import (
 from ._handover import HandOver, HandOverRequest
 from ._lease import Lease, LeaseSettings
 from ._member import PROOF_OF_DEATH, Member
-from ._prevote import PreVote, PreVoteReply
+from ._moments import SAME_MOMENT, after, reached
+from ._prevote import ANY_ATTEMPT, PreVote, PreVoteReply
 from ._ring_repair import RingRepair
 from ._steady import STEADY_KINDS, STEADY_MESSAGES, SteadySettings
 
 __all__ = [
+    "ANY_ATTEMPT",
     "DETECTOR_DEFAULTS",
     "DETECTOR_KINDS",
     "DETECTOR_MESSAGES",
     "HEARTBEAT",
     "PROOF_OF_DEATH",
+    "SAME_MOMENT",
     "STEADY_KINDS",
     "STEADY_MESSAGES",
     "SUSPECT",
@@ -61,5 +64,7 @@ __all__ = [
     "RingRepair",
     "Situation",
     "SteadySettings",
+    "after",
     "proclaim_in_own_round",
+    "reached",
 ]

@@ -5,6 +5,12 @@ sent nothing at all (any message is a sign of life) for ``suspect_after`` second
 suspected to have crashed, until it is heard from again.  Who watches whom is not the
 detector's business: the node's crash policy says (``_crash_policy.py``).  Like every part
 here it is sans-IO: it appends the pings and the timers it needs to an outbox.
+
+The heartbeat also shows the node's own stalls.  The detector knows when its next
+heartbeat is due (the time comes with every event, ``now`` on the node's clock); an event
+that finds it overdue by more than :attr:`DetectorSettings.standstill` means the node
+itself stood still (a ``SIGSTOP``, a starved process), not its peers: past that, a
+peer's suspicion timer may have come due during the stall.
 """
 
 from __future__ import annotations
@@ -13,6 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ringleader.actors.core import Action, CancelTimer, Message, Send, SetTimer
+
+from ._moments import after
 
 __all__ = [
     "DETECTOR_DEFAULTS",
@@ -88,6 +96,13 @@ class DetectorSettings:
             bool(settings.get("fast_failover", DETECTOR_DEFAULTS.fast_failover)),
         )
 
+    @property
+    def standstill(self) -> float:
+        """How late the heartbeat may be before the node counts as having stood still:
+        past this, a peer's suspicion timer may have come due during the stall (its last
+        frame came at most a heartbeat before the node's last heartbeat)."""
+        return max(self.heartbeat, self.suspect_after - 2 * self.heartbeat)
+
     @staticmethod
     def default_suspect_after(heartbeat: float) -> float:
         """Without a ``suspect_after``: the default, but at least three heartbeats."""
@@ -101,13 +116,18 @@ class FailureDetector:
     """Pings the nodes it is told to; suspects a watched node silent for ``suspect_after``.
 
     :attr:`watched` are the nodes with a suspicion timer running, :attr:`suspected` those
-    whose timer ran out and who have not been heard from since.
+    whose timer ran out and who have not been heard from since; :attr:`due` is when the
+    next heartbeat is due on the node's clock (``None`` before the first, and after a
+    stall until the next).
     """
+
+    __slots__ = ("_out", "_timers", "due", "settings", "suspected", "watched")
 
     def __init__(self, settings: DetectorSettings, outbox: list[Action]) -> None:
         self.settings = settings
         self.watched: set[int] = set()
         self.suspected: set[int] = set()
+        self.due: float | None = None
         self._out = outbox
         self._timers: dict[int, str] = {}  # peer → the name of its suspicion timer
 
@@ -117,12 +137,27 @@ class FailureDetector:
             name = self._timers[peer] = f"{SUSPECT}{peer}"
         return name
 
-    def tick(self, ping: set[int], epoch: int) -> None:
-        """A heartbeat: ping ``ping`` (in id order) and set the next heartbeat."""
+    def tick(self, ping: set[int], epoch: int, now: float) -> None:
+        """A heartbeat ``now``: ping ``ping`` (in id order) and set the next heartbeat."""
         out = self._out
         for peer in sorted(ping):
             out.append(Send(peer, PING, epoch))
-        out.append(SetTimer(HEARTBEAT, self.settings.heartbeat))
+        self.next_beat(now)
+
+    def next_beat(self, now: float) -> None:
+        """Set the next heartbeat, due a heartbeat from ``now``."""
+        self.due = now + self.settings.heartbeat
+        self._out.append(SetTimer(HEARTBEAT, self.settings.heartbeat))
+
+    def stood_still(self, now: float) -> float | None:
+        """How long past its due moment the heartbeat is ``now``, if that much late means
+        the node stood still; ``None`` otherwise.  Told once: the next heartbeat is due
+        again only once it is set."""
+        due = self.due
+        if due is None or not after(now, due + self.settings.standstill):
+            return None
+        self.due = None
+        return now - due
 
     def watch(self, nodes: set[int]) -> None:
         """Watch exactly ``nodes`` (minus the suspected): arm timers for the new ones,

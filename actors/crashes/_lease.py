@@ -7,8 +7,10 @@ so restarted its suspicion window for the leader, after the leader sent it.  No 
 that acknowledged heartbeat ``k`` can suspect the leader (and start a round without it)
 before ``send(k) + suspect_after``, so the leader may count itself leader until
 ``send(k) + lease`` when ``lease < suspect_after`` by a margin: heartbeat ``k`` is the
-lease's *basis*.  This part counts heartbeats only; the host, which has a clock, maps
-the basis to the moment it sent that heartbeat (``ringleader.actors.host.Leadership``).
+lease's *basis*.  The lease keeps the moment it sent each heartbeat, on the node's own
+clock (the ``now`` its host gives with every event), so :attr:`Lease.until`, the end of
+the lease, is ``send(basis) + lease``; the member publishes it and, under the steady
+rules, sets a timer for it.
 
 Which acknowledgements the basis needs:
 
@@ -46,6 +48,7 @@ from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
 
 from ._detector import DetectorSettings
+from ._moments import reached
 
 __all__ = ["Lease", "LeaseSettings"]
 
@@ -99,10 +102,11 @@ class LeaseSettings:
 class Lease:
     """One node's lease on leadership, counted in heartbeats.
 
-    :attr:`seq` numbers the heartbeats it sent as leader (never reset, so that a host can
-    keep one send time per number); :attr:`epoch` is the round it leads (``None`` while
-    it leads nothing); :attr:`basis` the heartbeat the lease runs from (``None`` until
-    granted in this epoch).
+    :attr:`seq` numbers the heartbeats it sent as leader (never reset in one life);
+    :attr:`epoch` is the round it leads (``None`` while it leads nothing); :attr:`basis`
+    the heartbeat the lease runs from (``None`` until granted in this epoch);
+    :attr:`until` the moment, on this node's clock, the lease ends (0 while it holds
+    none): the send time of the basis plus ``lease``.
     """
 
     __slots__ = (
@@ -113,12 +117,14 @@ class Lease:
         "_from",
         "_joined",
         "_lapsed",
+        "_sent",
         "_start",
         "basis",
         "epoch",
         "peers",
         "seq",
         "settings",
+        "until",
     )
 
     def __init__(
@@ -137,11 +143,20 @@ class Lease:
         self._lapsed = False  # its host saw it run out (see lapse)
         self._from: dict[int, int] = {}  # follower → the epoch of its newest answer
         self._absent: frozenset[int] = frozenset()  # left out until they answer (begin)
+        self._sent: dict[int, float] = {}  # heartbeat → when it left (the lease's window)
+        self.until = 0.0
 
     @property
     def majority(self) -> int:
         """How many members make a majority of the cluster (the leader included)."""
         return (len(self.peers) + 1) // 2 + 1
+
+    @property
+    def horizon(self) -> int:
+        """How far back, in heartbeats, this lease remembers: an answer to an older
+        heartbeat can neither renew a lease nor tell anything a newer one does not, so it
+        is ignored, and older numbers are kept as this old."""
+        return self.settings.beats + self.settings.silent_beats + 3
 
     def begin(self, epoch: int, absent: Iterable[int] = ()) -> None:
         """This node leads round ``epoch`` from now on: no lease yet.  ``absent``: peers
@@ -149,38 +164,77 @@ class Lease:
         self.epoch = epoch
         self._absent = frozenset(absent)
         self.basis = None
+        self.until = 0.0
         self._start = self.seq
         self._lapsed = False
+        self._sent.clear()
         self._acked.clear()  # (who answered at all, and when, is kept: a dead follower
         # stays out of the next leadership's count)
 
-    def key(self) -> tuple[object, ...]:
-        """The lease's state as a hashable value (see ``Member.key``)."""
+    def key(self, now: float) -> tuple[object, ...]:
+        """The lease's state as a hashable value (see ``Member.key``): its heartbeat
+        numbers counted back from the newest, its times from ``now``."""
+        seq = self.seq
+
+        def back(numbers: dict[int, int]) -> frozenset[tuple[int, int]]:
+            return frozenset((peer, seq - n) for peer, n in numbers.items())
+
         return (
-            self.seq,
+            min(seq, self.horizon + 1),  # (a young lease has no answers from far back)
             self.epoch,
-            self.basis,
-            self._start,
-            frozenset(self._acked.items()),
-            frozenset(self._answered.items()),
+            None if self.basis is None else seq - self.basis,
+            seq - self._start,
+            self._lapsed,
+            self._absent,
+            back(self._acked),
+            back(self._answered),
+            self._joined_order(),
             frozenset(self._from.items()),
+            frozenset((seq - n, round(at - now, 9)) for n, at in self._sent.items()),
+            0.0 if reached(now, self.until) else round(self.until - now, 9),
         )
+
+    def _joined_order(self) -> tuple[frozenset[int], ...]:
+        """Who joined when, as far as it matters (only the order is ever compared): the
+        peers in the order they joined, those that joined together in one set."""
+        groups: dict[int, set[int]] = {}
+        for peer, n in self._joined.items():
+            groups.setdefault(n, set()).add(peer)
+        return tuple(frozenset(groups[n]) for n in sorted(groups))
 
     def end(self) -> None:
         """This node leads nothing (any more)."""
         self.epoch = None
         self.basis = None
+        self.until = 0.0
+        self._sent.clear()
 
-    def beat(self) -> int:
-        """The number of the heartbeat the leader sends now."""
+    def beat(self, now: float) -> int:
+        """The number of the heartbeat the leader sends ``now``."""
         self.seq += 1
+        self._sent[self.seq] = now
+        self._forget()
         return self.seq
 
-    def answer(self, peer: int, seq: int, epoch: int) -> bool:
-        """``peer`` answered heartbeat ``seq`` from round ``epoch``: True if the basis
-        moved."""
-        if seq > self.seq:
-            return False
+    def _forget(self) -> None:
+        """Keep no heartbeat number older than the horizon (as that old, if it was)."""
+        floor = self.seq - self.horizon
+        for numbers in (self._acked, self._answered):
+            for peer, n in numbers.items():
+                if n < floor:
+                    numbers[peer] = floor
+        self._start = max(self._start, floor)
+        if self.basis is not None and self.basis < floor:
+            self.basis = floor
+        keep = floor if self.basis is None else max(floor, self.basis)
+        for n in [n for n in self._sent if n < keep]:
+            del self._sent[n]
+
+    def answer(self, peer: int, seq: int, epoch: int, now: float) -> bool:
+        """``peer`` answered heartbeat ``seq`` from round ``epoch`` (it arrived ``now``):
+        True if the basis moved."""
+        if seq > self.seq or seq <= self.seq - self.horizon:
+            return False  # not one of ours, or beyond the horizon
         last = self._answered.get(peer)
         if last is None or seq - last > self.settings.silent_beats:
             self._joined[peer] = seq  # answering (again) from here: it (re)joined
@@ -191,20 +245,29 @@ class Lease:
             return False
         if epoch == self.epoch and seq > self._acked.get(peer, 0):
             self._acked[peer] = seq
+        return self._move(now)
+
+    def _move(self, now: float) -> bool:
+        """Move the basis up to what the answers allow; True if it moved."""
         basis = self._basis()
-        if basis is not None and (self.basis is None or basis > self.basis):
-            self.basis = basis
-            self._lapsed = False
-            return True
-        return False
+        if basis is None or (self.basis is not None and basis <= self.basis):
+            return False
+        self.basis = basis
+        self._lapsed = False
+        at = self._sent.get(basis)
+        if at is None and basis == self.seq:  # none sent yet: a node with nobody to ask
+            at = now
+        self.until = 0.0 if at is None else at + self.settings.lease
+        return True
 
     def lapse(self) -> None:
-        """Its host saw the lease run out on its clock (the steady rules: the leader goes
-        on sending its heartbeat): not held again until a heartbeat sent from now on is
+        """The lease ran out on this node's clock (the steady rules: the leader goes on
+        sending its heartbeat): not held again until a heartbeat sent from now on is
         acknowledged."""
         if self.epoch is None:
             return
         self.basis = None
+        self.until = 0.0
         self._start = self.seq
         self._lapsed = True
         self._acked.clear()
@@ -245,14 +308,12 @@ class Lease:
             basis = min(seq, basis) if basis is not None else seq
         return basis
 
-    def refresh(self) -> None:
-        """At a heartbeat: followers silent for too long stop holding the lease back."""
+    def refresh(self, now: float) -> bool:
+        """At a heartbeat: followers silent for too long stop holding the lease back.
+        True if the basis moved."""
         if self.epoch is None:
-            return
-        basis = self._basis()
-        if basis is not None and (self.basis is None or basis > self.basis):
-            self.basis = basis
-            self._lapsed = False
+            return False
+        return self._move(now)
 
     def live(self, peer: int) -> bool:
         """Whether ``peer`` acknowledged a heartbeat of this leadership within the last
@@ -296,6 +357,10 @@ class Lease:
         """Whether this node holds its lease, counted in heartbeats (granted, and not run
         out yet)."""
         return self.basis is not None and not self.expired
+
+    def holds(self, now: float) -> bool:
+        """Whether this node holds its lease at ``now`` on its clock."""
+        return self.held and not reached(now, self.until)
 
     @property
     def granted(self) -> bool:

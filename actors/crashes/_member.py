@@ -11,20 +11,28 @@ the part it belongs to, in this order for a message: the detector hears the send
 detector's own ``ping``/``pong`` stop there, recovery and the epoch fence drop what must
 not be acted on, a newer epoch starts a new round, and the election handles the rest.
 
-In the service modes (``steady=True``) it applies the steady rules too
-(``_steady_rules.py``, whose methods it inherits; their state is ``_steady.py``): a
-round it wants is asked for first (``_prevote.py``), a round or a leader against a live
-leader is not joined, a restarted node follows the leader it hears, a leader hands over
-(``_handover.py``), and only the leader pings.  Their messages (``prevote``,
-``handover`` …) stop at the member, as the detector's do.
+In the service modes (``steady=True``) it holds the steady rules too
+(``_steady_rules.py``; in words, ``_steady.py``): a round it wants is asked for first
+(``_prevote.py``), a round or a leader against a live leader is not joined, a restarted
+node follows the leader it hears, a leader hands over (``_handover.py``), and only the
+leader pings.  Their messages (``prevote``, ``handover`` …) stop at the member, as the
+detector's do.
+
+Every entry point takes the time, ``now``, on the node's own clock (seconds; only
+differences count): the lease runs from the moment a heartbeat left, a heartbeat found
+far overdue shows that the node itself stood still, and the leadership's reports carry
+their moments (``_tenure.py``).  What the host must do comes back as actions, in the
+order it must do them (see :meth:`Member.flush`): nothing of the member is read or
+written by its host.
 
 Timers have two name spaces: an algorithm's own (``answer``) and the parts' (with a
 colon: ``detector:heartbeat``, ``detector:suspect:7``, ``rounds:stall``,
-``rounds:behind``, ``recovery:rejoin``).
+``rounds:behind``, ``recovery:rejoin``, ``lease:end``, ``lease:sit_out``).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Set
 
 from ringleader.actors.core import (
@@ -35,11 +43,12 @@ from ringleader.actors.core import (
     NodeState,
     NodeView,
     Notice,
+    Persist,
     Send,
     SetTimer,
 )
 
-from ._crash_policy import CrashPolicy, Intent, NewRound, Situation
+from ._crash_policy import CrashPolicy, Intent, NewRound
 from ._detector import (
     DETECTOR_KINDS,
     HEARTBEAT,
@@ -52,10 +61,12 @@ from ._detector import (
     Pong,
 )
 from ._lease import Lease, LeaseSettings
+from ._moments import reached
 from ._recovery import REJOIN, Recovery
 from ._rounds import BEHIND, STALL, Rounds
-from ._steady import STEADY_KINDS, Steady, SteadySettings
+from ._steady import STEADY_KINDS, SteadySettings
 from ._steady_rules import SteadyRules
+from ._tenure import Tenure
 
 __all__ = ["PROOF_OF_DEATH", "Member"]
 
@@ -65,21 +76,27 @@ PROOF_OF_DEATH = "connection refused"
 #: The timer of a leader that resigned: how long it sits out, unless a new leader's
 #: heartbeat reaches it first.
 SIT_OUT = "lease:sit_out"
+#: The end of this leader's lease on its clock (the steady rules: its ``lost`` comes
+#: then, not at its next heartbeat).
+LEASE_END = "lease:end"
+#: A round that stalls is started again every ``reelect_after``, doubling up to this
+#: many times ``reelect_after``.
+STALL_BACKOFF = 8
 
 _EMPTY: Set[int] = frozenset()
 
 
-class Member(SteadyRules):
+class Member:
     """Node ``view.id`` running ``algorithm``, round after round.
 
     ``initiator``: it initiates the first election when started.  ``recovering``: it was
     restarted after a crash and knows no epoch yet (see ``_recovery.py``); ``floor``: the
-    highest epoch its previous lives saw, if its host kept it (its rounds start above).
-
-    What must survive the node is :attr:`seen`, the highest epoch it has seen, and
-    :attr:`acknowledged`: a host that keeps them (``ringleader node``) reads them after
-    each event and makes them durable before it carries out that event's actions
-    (``acknowledged`` comes back as the argument of the same name).
+    highest epoch its previous lives saw, if its host kept it (its rounds start above);
+    ``acknowledged``: the round they acknowledged last and its leader.  ``steady``: the
+    service modes' steady rules (with the failure detector and a lease).  ``durable``:
+    its host keeps what must survive it, :attr:`seen` and :attr:`acknowledged`; the
+    member then asks for them to be made durable (:class:`Persist`) before anything that
+    rests on them.
     """
 
     # A simulated run holds 100,000 of them and touches one per event: no __dict__.
@@ -87,14 +104,16 @@ class Member(SteadyRules):
         "_above",
         "_behind",
         "_below",
+        "_kept",
+        "_now",
         "_out",
         "_plain",
         "_sitting_out",
         "_stall",
         "_stalling",
         "algorithm",
-        "demoted",
         "detector",
+        "durable",
         "election",
         "floor",
         "id",
@@ -105,6 +124,7 @@ class Member(SteadyRules):
         "settings",
         "steady",
         "suspected",
+        "tenure",
         "view",
     )
 
@@ -119,12 +139,14 @@ class Member(SteadyRules):
         acknowledged: tuple[int, int | None] | None = None,
         policy: CrashPolicy,
         steady: bool = False,
+        durable: bool = False,
     ) -> None:
         self.algorithm = algorithm
         self.view = view
         self.id = view.id
         self.policy = policy
         self._out: list[Action] = []
+        self._now = 0.0
         self.settings = DetectorSettings.of(view.settings)
         self.detector = None if self.settings is None else FailureDetector(self.settings, self._out)
         #: The nodes the detector suspects (the detector's own set, read on every send).
@@ -139,6 +161,8 @@ class Member(SteadyRules):
         #: The highest epoch its previous lives saw (0 if none was kept): it never acts on,
         #: nor follows a leader of, an epoch below it.
         self.floor = floor
+        self.durable = durable
+        self._kept = (rounds.seen, (rounds.acked, rounds.acked_leader))  # durable so far
         self.recovery = Recovery(floor) if recovering else None
         self._stall = 0.0 if self.settings is None else self.settings.reelect_after
         self._stalling = False  # a "rounds:stall" timer is pending
@@ -150,19 +174,22 @@ class Member(SteadyRules):
             if lease is None
             else Lease(lease, [m for m in view.members if m != self.id], self.suspected)
         )
-        #: Why this node last stopped leading by itself ("paused", "lease expired",
-        #: "resigned"); the host reads it and sets it back to ``None``.
-        self.demoted: str | None = None
         self._sitting_out = False  # resigned: silent until a new leader is heard
         self._above: Set[int] | None = None  # looked up when first asked for
         self._below: Set[int] = _EMPTY
-        #: The service modes' steady rules (``_steady.py``), when ``steady`` and the
+        #: The service modes' steady rules (``_steady_rules.py``), when ``steady`` and the
         #: detector and a lease are on; ``None`` in the notes' teaching runs.
-        self.steady: Steady | None = None
+        self.steady: SteadyRules | None = None
         rules = SteadySettings.of(view.settings) if steady else None
         if rules is not None and self.lease is not None:
-            self.steady = Steady(rules, max(1, len(view.members)))
+            self.steady = SteadyRules(self, rules, max(1, len(view.members)))
         self.election = self._election(self.rounds.epoch, initiator)
+        #: What this node reports of its leadership (``_tenure.py``).
+        self.tenure = Tenure(
+            self.id,
+            (self.election.state, self.election.elected, self.election.epoch),
+            None if self.lease is None else self.lease.settings.lease,
+        )
         #: No failure detector and never restarted: nobody is ever suspected, and a
         #: message of the current round is the election's business alone.
         self._plain = self.detector is None and self.recovery is None
@@ -212,6 +239,23 @@ class Member(SteadyRules):
     @property
     def recovering(self) -> bool:
         return self.recovery is not None
+
+    @property
+    def now(self) -> float:
+        """The time of the event handled last, on the node's clock."""
+        return self._now
+
+    @property
+    def numbering(self) -> tuple[int, int]:
+        """How far this node has numbered the messages it numbers: its leader's
+        heartbeats (``Ping.seq``, answered by ``Pong.seq``) and its pre-vote attempts
+        (``PreVote.attempt``, answered by ``PreVoteReply.attempt``).  Only differences
+        between these numbers count (an explorer counts them back from here)."""
+        lease, steady = self.lease, self.steady
+        return (
+            0 if lease is None else lease.seq,
+            0 if steady is None else steady.prevoting.attempt,
+        )
 
     # -- what the crash policy sees (``Situation``) --------------------------------------
 
@@ -263,20 +307,22 @@ class Member(SteadyRules):
     def new_round(self, why: str, subject: int | None = None) -> None:
         """Start a round of this node's own, one epoch above any it has seen; ``why`` in
         words, ``subject`` the node whose crash or return caused it, if any."""
-        self._enter(self.rounds.next_epoch(), initiator=True)
+        self.enter(self.rounds.next_epoch(), initiator=True)
         self._out.append(Notice("election", subject, self.epoch, why))
         self.election.ensure_started()
 
     # -- entry points for hosts --------------------------------------------------------
 
-    def handle_boot(self) -> list[Action]:
-        """The node is up and linked to its peers: start the failure detector, if any.
+    def handle_boot(self, *, now: float) -> list[Action]:
+        """The node is up and linked to its peers, ``now``: start the failure detector,
+        if any.
 
         Hosts call this once per node (incarnation), before or after :meth:`handle_start`.
         """
+        self._at(now)
         settings = self.settings
         if settings is not None:
-            self._tick()
+            self.tick()
             if self.recovery is not None:
                 for peer in sorted(self.policy.rejoin(self)):
                     self._out.append(Send(peer, PING, self.epoch))
@@ -285,35 +331,37 @@ class Member(SteadyRules):
                 self._arm_stall()
         return self.flush()
 
-    def handle_start(self) -> list[Action]:
+    def handle_start(self, *, now: float) -> list[Action]:
         """This node initiates an election (once; later calls send nothing)."""
+        self._at(now)
         if self.recovery is None:
             self.election.initiate()
             if self.detector is not None:
-                self._rewatch()
+                self.rewatch()
         return self.flush()
 
-    def handle_message(self, sender: int, message: Message, epoch: int = 1) -> list[Action]:
-        """Handle ``message`` of election round ``epoch`` from node ``sender``."""
+    def handle_message(
+        self, sender: int, message: Message, epoch: int = 1, *, now: float
+    ) -> list[Action]:
+        """Handle ``message`` of election round ``epoch`` from node ``sender``, arrived
+        ``now``."""
         if self._plain and epoch == self.election.epoch:
-            # No crash handling, this round's message: the election alone has a say (a
-            # simulated run of 100,000 nodes makes a million of these calls).
-            self.election.receive(sender, message)
-            out = self._out[:]
-            self._out.clear()
-            return out
+            return self._plain_message(sender, message, now)
+        self._at(now)
         rounds = self.rounds
         if epoch > rounds.seen:  # noqa: PLR1730 -- a call less per message
             rounds.seen = epoch
         detector = self.detector
-        if detector is not None and detector.heard(sender):
-            self._recovered(sender)
+        if detector is not None:
+            self.tenure.heard(sender, now)
+            if detector.heard(sender):
+                self._recovered(sender)
         if message.kind in DETECTOR_KINDS:
             self._detector_message(sender, message, epoch)
             return self.flush()
         if message.kind in STEADY_KINDS:
             if self.steady is not None:
-                self._steady_message(sender, message, epoch)
+                self.steady.message(sender, message, epoch)
             return self.flush()
         if self._sitting_out or (self.recovery is not None and not self.recovery.admits(epoch)):
             # Resigned, so out of this round; or perhaps meant for this node's previous life.
@@ -322,27 +370,60 @@ class Member(SteadyRules):
         election = self.election
         if epoch != election.epoch:
             # Fenced off: an older round, or (steady rules) a round against a live leader.
-            if epoch < election.epoch or (self.steady is not None and self._held(sender)):
+            if epoch < election.epoch or (self.steady is not None and self.steady.held(sender)):
                 rounds.stale += 1
                 return self.flush()
-            self._enter(epoch)
+            self.enter(epoch)
             election = self.election
         election.receive(sender, message)
         if detector is not None:
-            self._rewatch()
+            self.rewatch()
         return self.flush()
 
-    def handle_timer(self, name: str) -> list[Action]:
-        """Timer ``name`` fired (one this member set and did not cancel since)."""
+    def _plain_message(self, sender: int, message: Message, now: float) -> list[Action]:
+        """No crash handling, this round's message: the election alone has a say (a
+        simulated run of 100,000 nodes makes a million of these calls)."""
+        self._now = now
+        election = self.election
+        election.receive(sender, message)
+        out = self._out[:]
+        self._out.clear()
+        said = self.tenure.said
+        if election.state is not said[0] or election.elected != said[1]:
+            return self._reports(out)
+        return out
+
+    def handle_timer(self, name: str, *, now: float) -> list[Action]:
+        """Timer ``name`` fired ``now`` (one this member set and did not cancel since).
+
+        A timer of the failure detector that finds the node has stood still is void: the
+        stall gave every peer a fresh window and a heartbeat already."""
+        if self._at(now) and (name == HEARTBEAT or name.startswith(SUSPECT)):
+            return self.flush()
         if ":" not in name:
             self.election.timeout(name)
             if self.detector is not None:
-                self._rewatch()
-        elif name == HEARTBEAT:
-            self._tick()
+                self.rewatch()
+        else:
+            self._part_timer(name, now)
+        return self.flush()
+
+    def _part_timer(self, name: str, now: float) -> None:
+        """A timer of one of the member's parts fired."""
+        if name == HEARTBEAT:
+            self.tick()
         elif name.startswith(SUSPECT):
             if not self._sitting_out:
                 self._suspect(int(name[len(SUSPECT) :]))
+        elif name == LEASE_END:
+            lease = self.lease
+            if (
+                self.steady is not None
+                and lease is not None
+                and lease.until > 0
+                and reached(now, lease.until)
+            ):
+                self.steady.lease_ran_out()
         elif name == SIT_OUT:
             self._sat_out()
         elif name == STALL:
@@ -352,26 +433,83 @@ class Member(SteadyRules):
             self._behind = False
             if self.epoch < self.rounds.seen and self.recovery is None and not self._sitting_out:
                 self._round(NewRound(f"behind epoch {self.rounds.seen}"))
-                self._rewatch()
+                self.rewatch()
         elif name == REJOIN:
             self._rejoined()
-        return self.flush()
 
-    def peer_dead(self, node: int) -> list[Action]:
+    def peer_dead(self, node: int, *, now: float) -> list[Action]:
         """Proof that ``node``'s process is dead (the host's link to it was refused):
         suspect it now rather than after ``suspect_after`` of silence, if it is watched
         and the fast path is on.  Silence is never proof: only a host that saw a refusal
         calls this (see docs/how-to/crashes.md, "How it works")."""
+        self._at(now)
         detector = self.detector
         if detector is not None and detector.settings.fast_failover and detector.dead(node):
             self._out.append(Notice("suspect", node, self.epoch, PROOF_OF_DEATH))
-            self._carry_out(self.policy.on_suspect(self, node))
-            self._rewatch()
+            self.carry_out(self.policy.on_suspect(self, node))
+            self.rewatch()
         return self.flush()
 
+    def resign(
+        self,
+        *,
+        now: float,
+        to: int | None = None,
+        reason: str = "resigned",
+        stopping: bool = False,
+    ) -> tuple[str | None, list[Action]]:
+        """The leader steps down, ``now``; returns why it cannot hand over to ``to``
+        (``None``: it did what was asked), and the actions.
+
+        Under the steady rules it hands over (``_handover.py``): to ``to``, or the live
+        member the notes' algorithms would elect; ``stopping``: the node is about to
+        stop, and names the live member that joined last.  Otherwise (the teaching runs'
+        rules) it steps down at once ("resigned") and sits out: it answers nothing and
+        sends nothing, so its followers suspect it and elect another without it, until a
+        new leader's heartbeat reaches it (it follows that one) or ``reelect_after`` has
+        passed; a chosen ``to`` needs the steady rules.  Not leading, it does nothing."""
+        self._at(now)
+        steady = self.steady
+        if to is not None:
+            refused = self.refuse_hand_over(to)
+            if refused is None:
+                assert steady is not None
+                steady.hand_over(to, reason)
+            return refused, self.flush()
+        if steady is not None:
+            steady.hand_over(reason=reason, stopping=stopping)
+        elif self.state is NodeState.LEADER:
+            self.demote("resigned", rejoin=False)
+            if self.settings is not None:
+                self._sitting_out = True
+                self._out.append(SetTimer(SIT_OUT, self.settings.reelect_after))
+        return None, self.flush()
+
+    def transfer(self, to: int, *, now: float) -> tuple[str | None, list[Action]]:
+        """An operator asks the leader to hand over to ``to`` (``ringleader transfer``),
+        ``now``: why it cannot (``None``: done, or done already: a question asked again
+        once it has handed over, or once ``to`` leads), and the actions."""
+        steady = self.steady
+        if (steady is not None and steady.handed_to == to) or (
+            self.state is not NodeState.UNDECIDED and self.elected == to
+        ):
+            self._at(now)
+            return None, self.flush()
+        return self.resign(now=now, to=to, reason="resigned")
+
+    def refuse_hand_over(self, to: int) -> str | None:
+        """Why this node cannot hand over to ``to`` now (see ``_handover.py``), or
+        ``None``."""
+        if self.steady is None:
+            return "a hand-over needs the service modes' steady rules (and a lease)"
+        return self.steady.refuse_hand_over(to)
+
     def flush(self) -> list[Action]:
-        """The actions of the event just handled (and the stall timer stopped if the
-        node has decided meanwhile)."""
+        """The actions of the event just handled, in the order the host carries them out:
+        a :class:`Persist` first (if the host keeps this node's state and it changed),
+        then a :class:`Publish` (if what it believes changed) and a :class:`StateChanged`
+        (if its state changed), the event's notices, sends and timers, and the
+        leadership's notices last (``lost``, ``state``, ``lease``: ``_tenure.py``)."""
         if self._stalling and self.election.state is not NodeState.UNDECIDED:
             self._stalling = False
             self._out.append(CancelTimer(STALL))
@@ -379,65 +517,101 @@ class Member(SteadyRules):
             self._stall = self.settings.reelect_after
         lease = self.lease
         if lease is not None:
-            if self.election.state is NodeState.LEADER:
-                if lease.epoch != self.election.epoch:  # from its next heartbeat on
+            election = self.election
+            if election.state is NodeState.LEADER:
+                if lease.epoch != election.epoch:  # from its next heartbeat on
                     if self.steady is None:
-                        lease.begin(self.election.epoch)
+                        lease.begin(election.epoch)
+                    elif not self.rounds.may_acknowledge(election.epoch, self.id):
+                        # Steady rules: it acknowledged another leader of this round, so
+                        # it leads it with no lease (one leader per round): it steps
+                        # down, and a round above follows.
+                        self.demote("superseded")
                     else:
                         # Steady rules: a peer known to be down holds no first lease
                         # back, and the first heartbeat goes now, not at the next tick.
-                        lease.begin(self.election.epoch, self.suspected)
-                        self._tick()
+                        lease.begin(election.epoch, self.suspected)
+                        self.tick()
             elif lease.epoch is not None:
                 lease.end()
         out = self._out[:]
         self._out.clear()
-        return out
+        return self._reports(out)
 
-    def handle_stall(self, seconds: float) -> list[Action]:
-        """This node itself stood still for ``seconds`` (its host saw a timer fire that
-        much too late: the process was stopped, or starved).  Its peers were not silent,
-        it was: each gets a fresh suspicion window, and a leader steps down ("paused")
-        before it acts on anything else: its lease ran out meanwhile, and its followers
-        may have elected another.  Then a heartbeat, so that they hear from it at once.
-        """
+    def _reports(self, body: list[Action]) -> list[Action]:
+        """``body`` with what the host must keep, publish and report around it."""
+        now, tenure, election, lease = self._now, self.tenure, self.election, self.lease
+        stance = (election.state, election.elected, election.epoch)
+        if lease is None:
+            until = math.inf
+        elif lease.basis is not None and lease.epoch is not None and stance[0] is NodeState.LEADER:
+            until = lease.until
+        else:
+            until = 0.0
+        held = tenure.until
+        publish, moved = tenure.publish(stance, until, now)
+        steady = self.steady is not None
+        changed, last = tenure.report(stance, held, until, now, steady=steady)
+        front: list[Action] = []
+        if self.durable:
+            rounds = self.rounds
+            kept_epoch, kept_acked = self._kept
+            acked = (rounds.acked, rounds.acked_leader)
+            if rounds.seen > kept_epoch or acked != kept_acked:
+                self._kept = (rounds.seen, acked)
+                front.append(Persist(rounds.seen, acked))
+        if publish is not None:
+            front.append(publish)
+        if changed is not None:
+            front.append(changed)
+        if moved and steady:
+            # Steady rules: the lease ends on its own clock, not at the next heartbeat.
+            front.append(
+                CancelTimer(LEASE_END) if reached(now, until) else SetTimer(LEASE_END, until - now)
+            )
+        if not (front or last):
+            return body
+        return [*front, *body, *last]
+
+    # -- what the node's own stalls and its parts ask (``Seat``) ------------------------
+
+    def emit(self, action: Action) -> None:
+        self._out.append(action)
+
+    def _at(self, now: float) -> bool:
+        """An event at ``now``: True if it finds that this node stood still meanwhile
+        (then that is handled first)."""
+        self._now = now
         detector = self.detector
         if detector is None:
-            return self.flush()
+            return False
+        late = detector.stood_still(now)
+        if late is None:
+            return False
+        self._out.append(Notice("stalled", None, self.epoch, f"{late:.3f} s"))
+        self._stood_still()
+        return True
+
+    def _stood_still(self) -> None:
+        """This node itself stood still (its heartbeat came far too late: the process
+        was stopped, or starved).  Its peers were not silent, it was: each gets a fresh
+        suspicion window, and a leader steps down ("paused") before it acts on anything
+        else: its lease ran out meanwhile, and its followers may have elected another.
+        Then a heartbeat, so that they hear from it at once."""
+        detector = self.detector
+        assert detector is not None
         detector.fresh()
         steady = self.steady
         if steady is not None:
-            # It cannot vouch for its leader (it was not listening), and a leader keeps
-            # its round: its lease ran out meanwhile, and its host reports that.
-            steady.forget_leader()
-            if self.lease is not None and self.state is NodeState.LEADER:
-                self.lease.lapse()
-                self.demoted = "paused"
+            steady.stood_still()
         elif self.state is NodeState.LEADER:
-            self._demote("paused")
+            self.demote("paused")
         if not self._sitting_out:
-            self._tick()
-        return self.flush()
-
-    def resign(self) -> list[Action]:
-        """The leader steps down at once ("resigned") and sits out: it answers nothing
-        and sends nothing, so its followers suspect it and elect another without it,
-        until a new leader's heartbeat reaches it (it follows that one) or
-        ``reelect_after`` has passed.  Not leading, it does nothing.
-
-        Under the steady rules it hands over instead (``hand_over``, from the steady rules)."""
-        if self.steady is not None:
-            return self.hand_over()
-        if self.state is NodeState.LEADER:
-            self._demote("resigned", rejoin=False)
-            if self.settings is not None:
-                self._sitting_out = True
-                self._out.append(SetTimer(SIT_OUT, self.settings.reelect_after))
-        return self.flush()
+            self.tick()
 
     # -- rounds ------------------------------------------------------------------------
 
-    def _enter(self, epoch: int, *, initiator: bool = False) -> None:
+    def enter(self, epoch: int, *, initiator: bool = False) -> None:
         """Leave the current round for round ``epoch``."""
         self.election.cancel_timers()
         self.rounds.enter(epoch)
@@ -447,58 +621,67 @@ class Member(SteadyRules):
         self.election = self._election(epoch, initiator)
         if self.settings is not None:
             self._arm_stall()
-        steady = self.steady
-        if steady is not None:  # a round is under way: nothing to ask for, nobody to wait on
-            steady.idle = False
-            steady.prevoting.drop()
-            steady.handed_to = steady.waiting = None
+        if self.steady is not None:
+            self.steady.entered()
 
     def _arm_stall(self) -> None:
         self._stalling = True
         self._out.append(SetTimer(STALL, self._stall))
 
     def _stalled(self) -> None:
-        """Undecided for ``reelect_after`` s (doubling): a round of its own, so that no
-        round waits for ever on a message a crashed node took with it."""
+        """Undecided for ``reelect_after`` s (doubling, up to :data:`STALL_BACKOFF`
+        times): a round of its own, so that no round waits for ever on a message a
+        crashed node took with it."""
         if self.state is not NodeState.UNDECIDED or self.recovery is not None:
             return
         stall = self._stall
         self._round(NewRound(f"no leader after {stall:g} s"))
-        self._stall = stall * 2
+        assert self.settings is not None
+        self._stall = min(stall * 2, self.settings.reelect_after * STALL_BACKOFF)
         self._arm_stall()
-        self._rewatch()
+        self.rewatch()
+
+    def _round(self, wish: NewRound) -> None:
+        """A round is wanted: started at once in the teaching runs; under the steady rules
+        asked for first (the pre-vote)."""
+        if self.steady is None:
+            self.new_round(wish.why, wish.subject)
+        else:
+            self.steady.round(wish)
 
     # -- the failure detector -----------------------------------------------------------
 
-    def _tick(self) -> None:
+    def tick(self) -> None:
+        """A heartbeat of this node, now."""
         detector = self.detector
         assert detector is not None
+        now = self._now
         if self._sitting_out:
-            self._out.append(SetTimer(HEARTBEAT, detector.settings.heartbeat))
+            detector.next_beat(now)
             return
         steady = self.steady
         if steady is not None:
-            self._steady_tick(steady)
-        self._rewatch()
+            steady.tick()
+        self.rewatch()
         policy = self.policy
         ping = policy.ping(self, detector.watched) | (policy.probe(self) & detector.suspected)
         if steady is not None and self.elected is not None and self.state is NodeState.NOT_LEADER:
             ping.discard(self.elected)  # its leader's heartbeat is answered: no ping to it
         lease = self.lease
         if lease is not None and lease.epoch is not None:
-            lease.refresh()
+            lease.refresh(now)
             self._leads_with(lease)
             # Steady rules: a lease that ran out comes back with the answers (rule 5),
             # but a leadership never granted one in its round is given up, and so is one
             # without its lease that, with a quorum, a follower refuses (it will never
             # acknowledge this round: the lease might never come back).
             if lease.expired and (steady is None or not lease.granted):
-                self._demote("lease expired")
+                self.demote("lease expired")
             elif steady is not None and lease.settings.quorum and lease.refused:
-                self._demote("superseded")
+                self.demote("superseded")
             else:
                 ping -= self._beat(lease)
-        detector.tick(ping, self.epoch)
+        detector.tick(ping, self.epoch, now)
 
     # -- the lease ---------------------------------------------------------------------
 
@@ -510,43 +693,42 @@ class Member(SteadyRules):
 
     def _beat(self, lease: Lease) -> set[int]:
         """A leader's numbered heartbeat to every other member; returns them."""
-        seq, epoch = lease.beat(), self.epoch
+        seq, epoch = lease.beat(self._now), self.epoch
         ping = Ping(seq)
         for peer in lease.peers:
             self._out.append(Send(peer, ping, epoch))
         return set(lease.peers)
 
-    def _demote(self, reason: str, *, rejoin: bool = True) -> None:
+    def demote(self, reason: str, *, rejoin: bool = True) -> None:
         """Stop leading, undecided in the same round; ``rejoin``: if no leader is heard
         of within ``suspect_after``, start a round."""
         self.election.step_down()
-        self.demoted = reason
+        self.tenure.demoted = reason
         if self.lease is not None:
             self.lease.end()
         if self.steady is not None:
-            self.steady.idle = True
+            self.steady.demoted()
         if rejoin and self.settings is not None:
             self._stall = self.settings.suspect_after
             self._arm_stall()
 
-    def _adopt(self, leader: int, epoch: int) -> None:
+    def adopt(self, leader: int, epoch: int) -> None:
         """Heard the heartbeat of ``leader`` of a newer round ``epoch``: follow it, as a
         node that missed that round (paused, partitioned, resigned) learns it.  A node
         that would win against that leader then starts a round above it at once (the
         notes' algorithms elect the largest candidate: Bully's top node takes over), but
         not one that has just resigned."""
         resigned = self._sitting_out
-        self._enter(epoch)
+        self.enter(epoch)
         self.election.follow(leader)
         if resigned:
             self._sitting_out = False
             self._out.append(CancelTimer(SIT_OUT))
         elif self.steady is not None:
-            self.steady.heard_leader(leader, epoch)
-            self._preempt(leader)
+            self.steady.adopted(leader, epoch)
         elif self.view.candidate > self.view.neighbour(leader):
             self.new_round(f"above leader {leader}", leader)
-        self._rewatch()
+        self.rewatch()
 
     def _sat_out(self) -> None:
         """A resigned node's time out is over and no new leader reached it."""
@@ -558,12 +740,13 @@ class Member(SteadyRules):
         if self.state is NodeState.UNDECIDED:
             self._stall = self.settings.suspect_after
             self._arm_stall()
-        self._tick()
+        self.tick()
 
-    def _rewatch(self) -> None:
+    def rewatch(self) -> None:
+        """Watch whom the crash policy (or the steady rules) say, now."""
         detector = self.detector
         assert detector is not None
-        watch = self.policy.watch(self) if self.steady is None else self._steady_watch()
+        watch = self.policy.watch(self) if self.steady is None else self.steady.watch()
         watch.discard(self.id)
         detector.watch(watch)
 
@@ -572,20 +755,17 @@ class Member(SteadyRules):
         assert detector is not None
         if detector.expired(node):
             self._out.append(Notice("suspect", node, self.epoch))
-            self._carry_out(self.policy.on_suspect(self, node))
-            self._rewatch()
+            self.carry_out(self.policy.on_suspect(self, node))
+            self.rewatch()
 
     def _recovered(self, node: int) -> None:
         self._out.append(Notice("recovered", node, self.epoch))
         if self._sitting_out:
             return
-        self._carry_out(self.policy.on_recovered(self, node))
-        self._rewatch()
+        self.carry_out(self.policy.on_recovered(self, node))
+        self.rewatch()
 
-    def _situation(self) -> Situation:
-        return self
-
-    def _carry_out(self, intent: Intent) -> None:
+    def carry_out(self, intent: Intent) -> None:
         """Do what the crash policy asked for."""
         if isinstance(intent, NewRound):
             self._round(intent)
@@ -596,22 +776,16 @@ class Member(SteadyRules):
         kind = message.kind
         seq = message.seq if isinstance(message, Ping | Pong) else 0
         if seq > 0 and kind == "ping" and self.steady is not None:  # a leader's heartbeat
-            if epoch >= self.floor:  # (never a leader of an epoch its earlier lives passed)
-                self._heartbeat(sender, epoch, seq)
-            # (In the epoch it follows: a node that stands by its live leader acknowledges
-            # it even after hearing of a newer round, which gets no majority from it.  A
-            # restarted node that has not found its leader yet answers in its floor: a
-            # leader of an older round learns that it will not be acknowledged here.)
-            self._out.append(Send(sender, Pong(seq), self._answer(sender, epoch)))
+            self.steady.heartbeat(sender, epoch, seq)
             return
         if seq > 0 and kind == "ping" and self.recovery is None:  # a leader's heartbeat
             if epoch > self.epoch:
-                self._adopt(sender, epoch)
+                self.adopt(sender, epoch)
             if not self._sitting_out:
                 self._out.append(Send(sender, Pong(seq), self._answering_epoch()))
             return
         lease = self.lease
-        if seq > 0 and lease is not None and lease.answer(sender, seq, epoch):
+        if seq > 0 and lease is not None and lease.answer(sender, seq, epoch, self._now):
             self._leads_with(lease)
         if self._sitting_out:
             return
@@ -632,34 +806,12 @@ class Member(SteadyRules):
             self._behind = True
             self._out.append(SetTimer(BEHIND, self.settings.suspect_after))
 
-    def _answer(self, leader: int, epoch: int) -> int:
-        """Under the steady rules, the epoch of this node's ``pong`` to the heartbeat of
-        ``leader`` of round ``epoch``.
-
-        - ``epoch``, an acknowledgement, only to the leader it follows in that round,
-          and only if it acknowledged no other leader of the round
-          (``Rounds.may_acknowledge``);
-        - else its own epoch, or its floor if that is larger (a restarted node that has
-          not found its leader): a leader of an older round learns that it is refused;
-        - and 0 if that is ``epoch`` itself: a refusal in the leader's own round.
-        """
-        rounds = self.rounds
-        if (
-            epoch == self.epoch
-            and leader == self.elected
-            and leader != self.id
-            and rounds.may_acknowledge(epoch, leader)
-        ):
-            rounds.acknowledge(epoch, leader)
-            return epoch
-        mine = max(self.epoch, self.floor)
-        return 0 if mine == epoch else mine
-
     def _answering_epoch(self) -> int:
-        """The epoch a ``pong`` carries: a pong in the leader's epoch acknowledges its
-        heartbeat (``_lease.py``), and a node that has seen a newer epoch never
-        acknowledges an older one, so it answers in the newest it has seen.  A restarted
-        node still recovering answers in epoch 0: it acknowledges nothing."""
+        """The epoch a ``pong`` carries in the teaching runs' rules: a pong in the
+        leader's epoch acknowledges its heartbeat (``_lease.py``), and a node that has
+        seen a newer epoch never acknowledges an older one, so it answers in the newest
+        it has seen.  A restarted node still recovering answers in epoch 0: it
+        acknowledges nothing."""
         if self.recovery is not None:
             return self.epoch
         return max(self.epoch, self.rounds.seen)
@@ -671,42 +823,44 @@ class Member(SteadyRules):
         if recovery is None:
             return
         self.rounds.heard_of(recovery.learned or 0)
-        if self.steady is not None:  # no leader's heartbeat came: ask for a round
-            if recovery.learned is None:
-                self._round(NewRound("start"))
-            else:
-                self._round(NewRound(f"recovery of {self.id}", self.id))
-            self._rewatch()
-            return
-        # Nobody answered with an epoch: there is no cluster yet (or no live one).
-        if recovery.learned is None:
-            self.new_round("start")
-        else:
-            self.new_round(f"recovery of {self.id}", self.id)
-        self._rewatch()
+        why = "start" if recovery.learned is None else f"recovery of {self.id}"
+        subject = None if recovery.learned is None else self.id
+        # Nobody answered with an epoch: there is no cluster yet (or no live one).  Under
+        # the steady rules no leader's heartbeat came either: it asks for a round.
+        self._round(NewRound(why, subject))
+        self.rewatch()
 
     def key(self) -> Hashable:
         """This node's state as a hashable value: two members of one node with equal keys
         behave alike from now on (the explorer tells states apart by it).  The election's
-        :meth:`~ringleader.actors.Election.key` and every part's state; counters that only
-        report (:attr:`stale`) and lazily filled caches are left out."""
-        detector, lease, recovery = self.detector, self.lease, self.recovery
+        :meth:`~ringleader.actors.Election.key` and every part's state, its times counted
+        from the last event's and its heartbeats back from the newest; counters that only
+        report (:attr:`stale`), the leadership's reports and lazily filled caches are left
+        out."""
+        detector, lease, recovery, steady = self.detector, self.lease, self.recovery, self.steady
+        now = self._now
+        due = None if detector is None else detector.due
         return (
             self.election.key(),
             self.rounds.epoch,
             self.rounds.seen,
             self.rounds.acked,
             self.rounds.acked_leader,
+            self.floor,
             None if recovery is None else ("recovering", recovery.learned),
             self._stall,
             self._stalling,
             self._behind,
             self._sitting_out,
-            self.demoted,
             None
             if detector is None
-            else (frozenset(detector.watched), frozenset(detector.suspected)),
-            None if lease is None else lease.key(),
+            else (
+                frozenset(detector.watched),
+                frozenset(detector.suspected),
+                None if due is None else round(due - now, 9),
+            ),
+            None if lease is None else lease.key(now),
+            None if steady is None else steady.key(),
         )
 
     def __repr__(self) -> str:

@@ -16,7 +16,9 @@ saying no: slower than with a majority, but never while a live leader answers it
 An attempt that is not granted is made again every ``suspect_after``, doubling up to
 ``reelect_after``, counted in the node's own heartbeats (no timer of its own).  The part
 keeps the asker's side only; who says yes is the member's business (``Member``), since
-it depends on the state of its round and its leader.
+it depends on the state of its round and its leader.  A member that said no and stops
+vouching for its leader before the asker's next try says yes at once, to whatever the
+asker asks now: a reply to attempt :data:`ANY_ATTEMPT`.
 """
 
 from __future__ import annotations
@@ -27,7 +29,11 @@ from ringleader.actors.core import Message
 
 from ._crash_policy import NewRound
 
-__all__ = ["PreVote", "PreVoteReply", "PreVoting"]
+__all__ = ["ANY_ATTEMPT", "PreVote", "PreVoteReply", "PreVoting"]
+
+#: The attempt of a reply that answers the asker's attempt in progress, whichever it is
+#: (attempts count from 1): a member that said no and no longer vouches for its leader.
+ANY_ATTEMPT = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,14 +108,21 @@ class PreVoting:
         self._asked = 0
         return PreVote(self.attempt)
 
+    def key(self) -> tuple[object, ...]:
+        """Its state as a hashable value (``Member.key``): the attempt's number is left
+        out (only whether a reply answers the attempt in progress matters)."""
+        return (self.wish, frozenset(self.grants), self._asked, self._every, self._quiet)
+
     def drop(self) -> None:
         """No round is wanted any more (the leader is heard again, or a round began)."""
         self.wish = None
         self.grants = set()
+        self._asked = self._quiet = 0
+        self._every = self.retry
 
     def reply(self, sender: int, reply: PreVoteReply) -> bool:
         """``sender`` answered: True when enough have said yes to start the round."""
-        if self.wish is None or reply.attempt != self.attempt:
+        if self.wish is None or reply.attempt not in (self.attempt, ANY_ATTEMPT):
             return False  # an answer to an older attempt, or nothing wanted now
         if not reply.granted:
             self._quiet = 0

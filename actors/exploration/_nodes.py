@@ -136,15 +136,15 @@ class NodeStates:
         may_wake = self.wakes and self.can_start[number]
         if event == START:
             may_wake = False
-            actions = member.handle_start()
+            actions = member.handle_start(now=0.0)
         elif type(event) is str:
             timers.discard(event)
-            actions = member.handle_timer(event)
+            actions = member.handle_timer(event, now=0.0)
         else:
             may_wake = False  # drawn in before it woke: it never starts a run of its own
             sender, message_number = event
             message, epoch = self.messages.items[message_number]
-            actions = member.handle_message(self._ids[sender], message, epoch)
+            actions = member.handle_message(self._ids[sender], message, epoch, now=0.0)
         sends = []
         sets: dict[str, int] = {}
         for action in actions:

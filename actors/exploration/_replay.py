@@ -15,7 +15,7 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
-from ringleader.actors.core import Action, CancelTimer, Notice, Send, SetTimer
+from ringleader.actors.core import Action, Notice, Send, StateChanged
 from ringleader.actors.crashes import Member
 from ringleader.actors.tracing import Record
 
@@ -34,37 +34,30 @@ class _Run:
         self.order = itertools.count()
         self.keys = itertools.count(1)
         self.sends: dict[int, int] = {}  # message key → its send's place in records
-        self.stances = [self._stance(m) for m in self.members]
         self.partitions = [False] * len(model.groups)
         self.now = 0.0
-
-    @staticmethod
-    def _stance(member: Member | None) -> tuple[str, int | None, int] | None:
-        if member is None:
-            return None
-        return (str(member.state), member.elected, member.epoch)
 
     def record(self, node: int, event: str, *details: object) -> None:
         self.records.append((self.now, next(self.order), node, event, *details))
 
-    def observe(self, i: int) -> None:
-        stance = self._stance(self.members[i])
-        if stance is not None and stance != self.stances[i]:
-            self.stances[i] = stance
-            self.record(self.model.ids[i], "state", *stance)
-
     def act(self, i: int, actions: list[Action]) -> None:
+        """Record what node ``i`` did (the model holds the timers; the trace shows them
+        firing)."""
         model = self.model
-        changed = False
+        unseen: StateChanged | None = None  # recorded before the first send
         for action in actions:
-            if not changed and type(action) is not Notice:
-                self.observe(i)
-                changed = True
+            if unseen is not None and type(action) is not Notice:
+                self._state(i, unseen)
+                unseen = None
             if type(action) is Send:
                 self.send(i, model.index[action.to], action)
-            elif type(action) in (SetTimer, CancelTimer):
-                continue  # the model holds the timers; the trace shows them firing
-        self.observe(i)
+            elif type(action) is StateChanged:
+                unseen = action
+        if unseen is not None:
+            self._state(i, unseen)
+
+    def _state(self, i: int, change: StateChanged) -> None:
+        self.record(self.model.ids[i], "state", str(change.state), change.elected, change.epoch)
 
     def send(self, i: int, to: int, action: Send) -> None:
         model = self.model
@@ -109,7 +102,7 @@ class _Run:
             assert member is not None
             extra = ("duplicate",) if what == "duplicate" else ()
             self.record(model.ids[to], "receive", model.ids[frm], message, epoch, key, *extra)
-            self.act(to, member.handle_message(model.ids[frm], message, epoch))
+            self.act(to, member.handle_message(model.ids[frm], message, epoch, now=self.now))
             if what == "duplicate":  # its send says how many times it came
                 place = self.sends.get(key)
                 if place is not None:
@@ -122,13 +115,13 @@ class _Run:
         elif what == "start":
             member = self.members[event[1]]
             assert member is not None
-            self.act(event[1], member.handle_start())
+            self.act(event[1], member.handle_start(now=self.now))
         elif what == "timer":
             _, i, name = event
             member = self.members[i]
             assert member is not None
             self.record(model.ids[i], "timer", name)
-            self.act(i, member.handle_timer(name))
+            self.act(i, member.handle_timer(name, now=self.now))
         elif what == "crash":
             i = event[1]
             self.members[i] = None

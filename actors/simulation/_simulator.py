@@ -39,6 +39,7 @@ from ringleader.actors.core import (
     Notice,
     Send,
     SetTimer,
+    StateChanged,
 )
 from ringleader.actors.crashes import Member
 from ringleader.actors.faults import Misbehaving, NetworkFault, Partition, Pause
@@ -95,6 +96,8 @@ class SimulationResult:
 
 
 _FAULT, _START, _DELIVER, _TIMER, _DEAD = 0, 1, 2, 3, 4
+#: Notices that report the leadership (a node's state changes are seen as they happen).
+_REPORTS = frozenset({"state", "lost", "lease"})
 #: A send's record, ``(t, order, node, "send", peer, message, epoch, key)``, before
 #: anything about what became of it.
 _SEND_RECORD = 8
@@ -158,18 +161,7 @@ class _Link:
 class _Node:
     """What the simulator keeps of one node, over all its lives (events carry it)."""
 
-    __slots__ = (
-        "down",
-        "elected",
-        "epoch",
-        "id",
-        "known",
-        "life",
-        "links",
-        "member",
-        "state",
-        "timers",
-    )
+    __slots__ = ("down", "id", "known", "life", "links", "member", "timers")
 
     def __init__(self, member: Member) -> None:
         self.id = member.id
@@ -182,12 +174,6 @@ class _Node:
         # an older life of its receiver, or from an older life of its sender, is dropped.
         self.known: dict[int, int] = {}
         self.timers: dict[str, int] = {}  # the live generation of each timer name
-        self.reported(member)
-
-    def reported(self, member: Member) -> None:
-        """Remember ``member``'s state, as last reported."""
-        election = member.election
-        self.state, self.elected, self.epoch = election.state, election.elected, election.epoch
 
 
 class _Simulation:
@@ -250,7 +236,7 @@ class _Simulation:
         run = cls(algorithm, views, nodes, random.Random(seed), latency, trace=trace)
         run.lives = bool(faults)
         for slot in run.slots.values():
-            run.act(0.0, slot, slot.member.handle_boot())
+            run.act(0.0, slot, slot.member.handle_boot(now=0.0))
         for view in views:
             if view.id in starting:
                 run.push(run.rng.uniform(0, latency[1]), _START, run.slots[view.id])
@@ -290,19 +276,14 @@ class _Simulation:
         node, life, records = slot.id, slot.life, self.records
         push, order, counts = self.events.push, self.order, self.counts
         low, span, draw, links = self.low, self.span, self.random, slot.links
-        # A change of state is reported before the sends (a handler decides, or enters a
-        # round, then sends) and after what set it off (a suspicion).  The handler has
-        # run: whether its state changed is known now.
-        election = slot.member.election
-        changed = (
-            election.state is not slot.state
-            or election.elected != slot.elected
-            or election.epoch != slot.epoch
-        )
+        # A change of state is seen after what set it off (a suspicion) and before the
+        # sends (a handler decides, or enters a round, then sends).
+        unseen: StateChanged | None = None
         for action in actions:
+            if unseen is not None and type(action) is not Notice:
+                self.observe(now, slot, unseen)
+                unseen = None
             if type(action) is Send:
-                if changed:
-                    changed = self.observe(now, slot)
                 if self.network is not None:
                     self.send_through(now, slot, action)
                     continue
@@ -333,20 +314,23 @@ class _Simulation:
                     self.record(now, node, "send", to, message, epoch, key)
                 event = (arrival, next(order), _DELIVER, link.to, node, message, epoch, life)
                 push((*event, to_life, key))
-            elif isinstance(action, Notice):
+            elif type(action) is StateChanged:
+                unseen = action
+            elif type(action) is Notice:
+                if action.kind in _REPORTS:
+                    continue  # the leadership's reports: what observe sees
                 self.result.notices.append((now, node, action))
                 if records is not None and action.kind == "suspect":
                     self.record(now, node, "suspect", action.node, action.epoch)
-            else:  # a timer set or cancelled: either way, one pending before is void
-                assert isinstance(action, SetTimer | CancelTimer)
-                if changed:
-                    changed = self.observe(now, slot)
+            elif type(action) is SetTimer or type(action) is CancelTimer:
+                # A timer set or cancelled: either way, one pending before is void.
                 name = action.name
                 slot.timers[name] = generation = slot.timers.get(name, 0) + 1
-                if isinstance(action, SetTimer):
+                if type(action) is SetTimer:
                     self.push(now + action.delay, _TIMER, slot, name, generation, life)
-        if changed:
-            self.observe(now, slot)
+            # (Persist, Publish: this run keeps nothing, and nobody reads it from outside.)
+        if unseen is not None:
+            self.observe(now, slot, unseen)
 
     def send_through(self, now: float, slot: _Node, action: Send) -> None:
         """``action`` sent through a misbehaving network: lost, late, twice, overtaken."""
@@ -375,16 +359,12 @@ class _Simulation:
             tagged = key if copy == 0 or key is None else ("duplicate", key)
             self.push(arrival, _DELIVER, link.to, node, message, epoch, slot.life, to_life, tagged)
 
-    def observe(self, now: float, slot: _Node) -> bool:
-        """Report ``slot``'s change of state, if any; ``False`` (done) either way."""
-        election = slot.member.election
-        state, elected, epoch = election.state, election.elected, election.epoch
-        if state is not slot.state or elected != slot.elected or epoch != slot.epoch:
-            slot.state, slot.elected, slot.epoch = state, elected, epoch
-            self.safety.observe(slot.id, slot.life, epoch, str(state), elected, now)
-            if self.records is not None:
-                self.record(now, slot.id, "state", str(state), elected, epoch)
-        return False
+    def observe(self, now: float, slot: _Node, change: StateChanged) -> None:
+        """``slot``'s node changed its state, as it reports."""
+        state, elected, epoch = str(change.state), change.elected, change.epoch
+        self.safety.observe(slot.id, slot.life, epoch, state, elected, now)
+        if self.records is not None:
+            self.record(now, slot.id, "state", state, elected, epoch)
 
     def fault(self, now: float, node: int, action: str | tuple[str, object]) -> None:
         if isinstance(action, tuple):  # the network: partition, heal, pause, resume
@@ -411,10 +391,9 @@ class _Simulation:
             slot.known.clear()  # a new life starts with a new session
             fresh = Member(self.algorithm, self.views[node], recovering=True, policy=self.policy)
             self.nodes[node] = slot.member = fresh
-            slot.reported(fresh)
             if self.records is not None:
                 self.record(now, node, "restart")
-            self.act(now, slot, fresh.handle_boot())
+            self.act(now, slot, fresh.handle_boot(now=now))
 
     def until_quiet(  # noqa: PLR0912, PLR0915 -- the event loop: a branch per kind
         self, max_steps: int, max_time: float, timed: bool
@@ -452,7 +431,7 @@ class _Simulation:
                     continue
                 if kind == _DELIVER:
                     if plain:
-                        actions = slot.member.handle_message(event[4], event[5], event[6])
+                        actions = slot.member.handle_message(event[4], event[5], event[6], now=now)
                     else:
                         actions = self.deliver(now, slot, event)
                 elif kind == _TIMER:
@@ -460,9 +439,9 @@ class _Simulation:
                 elif kind == _DEAD:
                     if event[5] != slot.life:
                         continue  # told to a previous life
-                    actions = slot.member.peer_dead(event[4])
+                    actions = slot.member.peer_dead(event[4], now=now)
                 else:
-                    actions = slot.member.handle_start()
+                    actions = slot.member.handle_start(now=now)
                 if actions is None:
                     continue
                 steps += 1
@@ -506,7 +485,7 @@ class _Simulation:
                 self.record(now, slot.id, "receive", sender, message, epoch, key[1], "duplicate")
             else:
                 self.record(now, slot.id, "receive", sender, message, epoch, key)
-        return slot.member.handle_message(sender, message, epoch)
+        return slot.member.handle_message(sender, message, epoch, now=now)
 
     def lost(self, event: tuple[Any, ...], why: str) -> None:
         """The message of delivery ``event`` never arrived, ``why`` in words: its send is
@@ -527,4 +506,4 @@ class _Simulation:
         del timers[name]
         if self.records is not None:
             self.record(now, slot.id, "timer", name)
-        return slot.member.handle_timer(name)
+        return slot.member.handle_timer(name, now=now)

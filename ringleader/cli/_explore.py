@@ -14,6 +14,8 @@ from ringleader.actors.exploration import START_RULES, TIMER_RULES
 from ringleader.errors import UsageError
 from ringleader.topologies import TOPOLOGIES, Config
 
+from ._explore_service import INCOMPLETE, add_service_arguments, explore_service_command
+
 if TYPE_CHECKING:  # imported when the command runs: building the parser needs none
     from rich.console import Console
 
@@ -61,10 +63,14 @@ def add_explore_command(
         "very same election objects as run and --simulate. Check that no epoch has two "
         "leaders, that every run ends with all live nodes agreeing, and the notes' "
         "message count; write the runs with the fewest and most messages and the "
-        "shortest run to each violation as traces (replay and diagram read them).",
+        "shortest run to each violation as traces (replay and diagram read them). "
+        "With --service, explore it as `ringleader node` runs it instead, and check the "
+        "service's guarantees.",
         epilog="Exit status: 0 nothing violated; 1 a violation found; 2 bad usage or "
-        "config. Example: ringleader explore examples/chang_roberts_table.toml --out cr "
-        "&& ringleader diagram cr/max.jsonl -o max.svg",
+        f"config; {INCOMPLETE} (--service) nothing violated in the states explored, but "
+        "not every state was. Examples: ringleader explore "
+        "examples/chang_roberts_table.toml --out cr && ringleader diagram cr/max.jsonl -o "
+        "max.svg; ringleader explore examples/service/cluster.toml --service",
     )
     config_arguments(parser)
     what = parser.add_argument_group("what may happen (besides every ordering)")
@@ -120,6 +126,7 @@ def add_explore_command(
         metavar="OUT.html",
         help="also write a page to explore the run by hand in a browser (small runs)",
     )
+    add_service_arguments(parser)
     return parser
 
 
@@ -161,6 +168,22 @@ def _progress(console: Console) -> Iterator[Callable[[int, int, int], None]]:
 
 
 def explore_command(args: argparse.Namespace, config: Config, out: Console, err: Console) -> int:
+    if args.service:
+        return explore_service_command(args, config, out, err, _out_dir(args))
+    for option in (
+        "restarts",
+        "wipes",
+        "partitions",
+        "cuts",
+        "pauses",
+        "faults",
+        "drift",
+        "tick",
+        "walks",
+    ):
+        if getattr(args, option) is not None:
+            flag = option.replace("_", "-")
+            raise UsageError(f"--{flag} needs --service (it explores a service's runs)")
     from ringleader.cluster import explore_config, explore_options  # noqa: PLC0415
     from ringleader.traces import explorer_page, write_runs  # noqa: PLC0415
 

@@ -160,8 +160,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Leader election on the actor model: Pykka actors over ZeroMQ.",
         epilog="Exit status: 0 elected and safe (explore: nothing violated); 1 not "
         "finished in time, unsafe, or the cluster could not be set up (explore: a "
-        "violation found); 2 bad usage or config; 141 the reader of the output went "
-        "away (| head).",
+        "violation found); 2 bad usage or config; 3 explore --service: nothing broken in "
+        "the states explored, not every state explored; 141 the reader of the output "
+        "went away (| head).",
     )
     parser.add_argument("--version", action="version", version=f"ringleader {__version__}")
     parser.add_argument(

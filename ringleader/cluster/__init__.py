@@ -7,7 +7,9 @@
   it and watches what happens.
 - :func:`wait_quiet` knows when an election is over (Mattern's four counters).
 - :func:`explore_config` explores every ordering of a config's run
-  (``ringleader explore``), with :func:`explore_options` read from its ``[[faults]]``.
+  (``ringleader explore``), with :func:`explore_options` read from its ``[[faults]]``;
+  :func:`explore_service_config` explores it as ``ringleader node`` runs it
+  (``ringleader explore --service``).
 
 Each name is imported when first asked for: a run in threads loads neither the node
 processes' machinery nor the supervisor unless it needs them.
@@ -21,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ._cluster import Cluster, Progress, SetUpOnEnter, no_progress
     from ._explored import explore_config, explore_options
+    from ._explored_service import explore_service_config, service_model, service_timing
     from ._local import LocalCluster
     from ._processes import ProcessCluster
     from ._run import run
@@ -33,6 +36,9 @@ _HOMES = {
     "Cluster": "._cluster",
     "explore_config": "._explored",
     "explore_options": "._explored",
+    "explore_service_config": "._explored_service",
+    "service_model": "._explored_service",
+    "service_timing": "._explored_service",
     "LocalCluster": "._local",
     "ProcessCluster": "._processes",
     "Progress": "._cluster",
@@ -55,8 +61,11 @@ __all__ = [
     "SupervisorActor",
     "explore_config",
     "explore_options",
+    "explore_service_config",
     "no_progress",
     "run",
+    "service_model",
+    "service_timing",
     "simulate_run",
     "wait_quiet",
 ]

@@ -474,7 +474,14 @@ class Node:
         steady = self._steady
         if self._fresh:
             initiator = node_id in config.initiators
-            member = Member(algorithm, view, initiator=initiator, policy=policy, steady=steady)
+            member = Member(
+                algorithm,
+                view,
+                initiator=initiator,
+                policy=policy,
+                steady=steady,
+                durable=state is not None,
+            )
         else:
             member = Member(
                 algorithm,
@@ -484,6 +491,7 @@ class Node:
                 acknowledged=None if state is None else state.acknowledged,
                 policy=policy,
                 steady=steady,
+                durable=state is not None,
             )
         secret = self._secret or node_secret(config)
         codec = cluster_codec(config, secret, config.cluster_id, wire_kinds(algorithm))

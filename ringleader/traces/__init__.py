@@ -6,14 +6,15 @@
   the pictures use).
 - Telling and drawing: :func:`replay` and :func:`narrate` (the notes' words),
   :func:`write_view` (a space-time diagram, the step-through page, a ShiViz log).
-- What ``ringleader explore`` found: :func:`write_runs` (its runs as trace files) and
+- What ``ringleader explore`` found: :func:`write_runs` (its runs as trace files;
+  :func:`write_service_runs` for ``--service``) and
   :func:`explorer_page` (the explored graph as a page to walk by hand).
 
 The format itself is :mod:`ringleader.actors.tracing`'s.  matplotlib is imported only
 when a picture is drawn.
 """
 
-from ._explored import write_runs
+from ._explored import write_runs, write_service_runs
 from ._explorer_page import PAGE_STATES, explorer_page
 from ._html import html_page
 from ._narration import ALGORITHM_KINDS, Story, algorithm_of, extinctions, narrate, story
@@ -49,5 +50,6 @@ __all__ = [
     "shiviz_log",
     "story",
     "write_runs",
+    "write_service_runs",
     "write_view",
 ]

@@ -1,0 +1,90 @@
+"""What a node's actor reports: its events, as they happen, and its leadership,
+published for other threads.
+
+The member says what changed (:class:`~ringleader.actors.core.StateChanged`,
+:class:`~ringleader.actors.core.Publish`, its notices); the reporter keeps the last
+thing it said, to stamp every event with it, and hands events to whoever runs the node.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from ringleader.actors.core import Difference, NodeState, Publish, StateChanged
+
+from ._leadership import Leadership
+from ._status import NodeEvent
+
+__all__ = ["EventSink", "Reporter"]
+
+EventSink = Callable[[NodeEvent], None]
+
+
+class Reporter:
+    """Node ``node``'s reports, in its life ``incarnation``: to ``events`` (if anyone
+    listens) and ``leadership`` (if anyone reads it).  ``said`` is what its member says
+    when it is made: its state, leader and epoch."""
+
+    def __init__(
+        self,
+        node: int,
+        incarnation: int,
+        said: tuple[NodeState, int | None, int],
+        *,
+        events: EventSink | None = None,
+        leadership: Leadership | None = None,
+    ) -> None:
+        self.node = node
+        self.incarnation = incarnation
+        self.events = events
+        self.leadership = leadership
+        #: What the member said last: its state, the leader it names, its epoch.
+        self.said = said
+
+    def changed(self, change: StateChanged) -> None:
+        """The member's state changed (its ``"state"`` notice reports it)."""
+        self.said = (NodeState(change.state), change.elected, change.epoch)
+
+    def publish(self, publish: Publish) -> None:
+        """Publish what the member believes, for readers on other threads."""
+        if self.leadership is not None:
+            self.leadership.publish(publish.leader, publish.epoch, publish.lease_until)
+
+    def stop(self) -> None:
+        """The node stops (or fails): it leads nothing from now on."""
+        if self.leadership is not None:
+            self.leadership.publish(None, self.said[2], 0.0)
+
+    def report(
+        self,
+        kind: str,
+        subject: int | None = None,
+        detail: str = "",
+        epoch: int | None = None,
+        address: str | None = None,
+        *,
+        at: float | None = None,
+        since: float | None = None,
+        differences: tuple[Difference, ...] = (),
+    ) -> None:
+        """Hand an event of ``kind`` to whoever listens."""
+        if self.events is None:
+            return
+        state, elected, said_epoch = self.said
+        self.events(
+            NodeEvent(
+                self.node,
+                kind,
+                str(state),
+                elected,
+                said_epoch if epoch is None else epoch,
+                time.monotonic() if at is None else at,
+                self.incarnation,
+                subject,
+                detail,
+                address,
+                differences=differences,
+                since=since,
+            )
+        )
