@@ -506,9 +506,10 @@ class Member:
 
     def flush(self) -> list[Action]:
         """The actions of the event just handled, in the order the host carries them out:
-        a :class:`Persist` first (if the host keeps this node's state and it changed),
-        then a :class:`Publish` (if what it believes changed) and a :class:`StateChanged`
-        (if its state changed), the event's notices, sends and timers, and the
+        a :class:`~ringleader.actors.core.Persist` first (if the host keeps this node's
+        state and it changed), then a :class:`~ringleader.actors.core.Publish` (if what
+        it believes changed) and a :class:`~ringleader.actors.core.StateChanged` (if its
+        state changed), the event's notices, sends and timers, and the
         leadership's notices last (``lost``, ``state``, ``lease``: ``_tenure.py``)."""
         if self._stalling and self.election.state is not NodeState.UNDECIDED:
             self._stalling = False

@@ -162,8 +162,9 @@ class SteadyRules:
 
     @property
     def _vouching(self) -> bool:
-        """Whether its leader's last heartbeat came within :attr:`vouch` (whoever says
-        so: its own leader's, or, after a hand-over, the next one's)."""
+        """Whether its leader's last heartbeat came within
+        :attr:`~ringleader.actors.crashes.SteadySettings.vouch` (whoever says so: its own
+        leader's, or, after a hand-over, the next one's)."""
         since = self.since
         return since is not None and not reached(self.member.now, since + self.settings.vouch)
 
@@ -179,7 +180,8 @@ class SteadyRules:
 
     @property
     def leader_live(self) -> bool:
-        """This node vouches for its leader: its heartbeat came within :attr:`vouch`."""
+        """This node vouches for its leader: its heartbeat came within
+        :attr:`~ringleader.actors.crashes.SteadySettings.vouch`."""
         return self.vouched and self._vouching
 
     @property

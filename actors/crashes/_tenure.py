@@ -52,13 +52,14 @@ class Tenure:
         "_node",
         "_previous",
         "_published",
-        "_reported",
         "demoted",
+        "said",
     )
 
     def __init__(self, node: int, stance: Stance, lease: float | None) -> None:
         self._node = node
-        self._reported = stance
+        #: What this node said last: its state, the leader it names, its epoch.
+        self.said = stance
         self._published: tuple[int | None, int, float] | None = None
         self._lease = lease
         self._leased_epoch: int | None = None  # the last epoch a "lease" was reported for
@@ -70,11 +71,6 @@ class Tenure:
         #: Why this node last stopped leading by itself ("paused", "lease expired",
         #: "resigned", "superseded" …), until a ``lost`` reports it.
         self.demoted: str | None = None
-
-    @property
-    def said(self) -> Stance:
-        """What this node said last: its state, the leader it names, its epoch."""
-        return self._reported
 
     @property
     def until(self) -> float:
@@ -116,9 +112,9 @@ class Tenure:
         ``lease``)."""
         changed: StateChanged | None = None
         last: list[Action] = []
-        was = self._reported
+        was = self.said
         if stance != was:
-            self._reported = stance
+            self.said = stance
             reason = self.demoted or "superseded"
             self.demoted = None
             state, elected, epoch = stance
