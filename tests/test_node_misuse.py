@@ -270,6 +270,57 @@ def _state(pid: int) -> str:
     return stat.rsplit(")", 1)[1].split()[0]
 
 
+SERVING = """
+import sys
+import ringleader
+
+node = ringleader.Node(sys.argv[1], 1, metrics="127.0.0.1:0", on_lost=print).start()
+node.wait_for_leader(20)
+print("serving", flush=True)
+sys.stdin.read()  # until the test closes it
+node.stop()
+"""
+
+
+def _blocked_signals(pid: int) -> dict[int, set[signal.Signals]]:
+    """Each thread of ``pid`` (by id) → which of SIGINT and SIGTERM it blocks."""
+    found = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        status = (task / "status").read_text()
+        mask = int(next(line for line in status.splitlines() if line.startswith("SigBlk:"))[7:], 16)
+        found[int(task.name)] = {s for s in (signal.SIGINT, signal.SIGTERM) if mask >> (s - 1) & 1}
+    return found
+
+
+def test_every_thread_of_a_node_but_the_main_one_leaves_ctrl_c_to_it(tmp_path: Path) -> None:
+    """Python runs a signal's handler on the main thread only; a thread that does not
+    block SIGINT and SIGTERM may be handed one by the kernel (after a SIGCONT, often) and
+    the main thread, waiting without a timeout, never wakes to run the handler.  The
+    callbacks thread and the metrics server's did not block them."""
+    script = tmp_path / "serving.py"
+    script.write_text(SERVING)
+    serving = subprocess.Popen(
+        [sys.executable, "-W", "error", str(script), str(_config(tmp_path, [1]))],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    try:
+        assert serving.stdout is not None
+        assert serving.stdout.readline() == "serving\n"
+        threads = _blocked_signals(serving.pid)
+        assert len(threads) >= 5  # main, actor, callbacks, metrics, ZeroMQ's
+        assert threads.pop(serving.pid) == set()
+        both = {signal.SIGINT, signal.SIGTERM}
+        assert all(blocked == both for blocked in threads.values()), threads
+        assert serving.communicate("", timeout=20)[0].endswith(" stopped\n")  # on_lost
+        assert serving.returncode == 0
+    finally:
+        serving.kill()
+        serving.wait(10)
+
+
 def test_ctrl_c_interrupts_wait_for_leader_even_after_sigcont(tmp_path: Path) -> None:
     """After SIGSTOP/SIGCONT the kernel gives the next signal to another thread than the
     main one; wait_for_leader() without a timeout never woke to run the handler."""

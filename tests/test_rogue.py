@@ -48,6 +48,7 @@ from tests.rogue import (
     FUZZ_SEED,
     IDS,
     INCARNATIONS,
+    LEADER,
     MAX_FRAME,
     MESH,
     RL_NOW,
@@ -244,7 +245,7 @@ def test_fuzzed_frames_are_each_counted_by_a_node_process(
             TARGET,
             m.incarnation[TARGET],
             tuple(IDS),
-            heard={1: m.incarnation[1], 3: m.incarnation[3]},
+            heard={LEADER: m.incarnation[LEADER]},  # (see tests/rogue.py: Attack.first)
         )
         frames = fuzz_frames(random.Random(FUZZ_SEED), t, FUZZ_FRAMES, payload)
         p.send(*(frame for frame, _ in frames))

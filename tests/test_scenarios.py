@@ -160,5 +160,12 @@ def test_the_bully_walk_through_reads_the_same_in_threads_and_simulated(tmp_path
         lost.append(
             sorted((e["node"], e["peer"], e["kind"]) for e in events if e["event"] == "lost")
         )
-    assert counts[0] == counts[1] == (23, 6, {"coordinator": 10, "election": 9, "ok": 4})
+    simulated, threads = counts
+    # The notes' count: 23 messages, the 6 sent to a crashed process lost.
+    assert simulated == (23, 6, {"coordinator": 10, "election": 9, "ok": 4})
+    # Threads over tcp send the same messages and lose the same 6; under load, one more
+    # may be lost: P2's ok to P1 just after P1 recovers, if P2's link to P1's new life
+    # has not reconnected yet (a send waits for a link a heartbeat at most).
+    assert (threads[0], threads[2]) == (simulated[0], simulated[2])
+    assert threads[1] >= simulated[1]
     assert lost[0] == lost[1]

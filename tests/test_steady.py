@@ -129,6 +129,29 @@ def test_without_a_quorum_two_halves_meet_and_the_newer_round_stays() -> None:
     assert settled(world) == low  # the newer round's leader stays; 4 follows it
 
 
+def test_without_a_quorum_two_leaders_nobody_answers_meet_and_the_newer_round_stays() -> None:
+    """1 and 2, cut off from 3 and 4 and from each other, each lead a round of their
+    own; then 1 and 2 can talk.  Each used to follow the other, since nobody answered
+    it: nobody led, round after round (in the 2|2 split of tests/test_multihost.py,
+    1 and 2 start their rounds at once, and both proclaim)."""
+    world = World(ids=(1, 2, 3, 4), quorum=False)
+    world.boot()
+    first = settled(world)
+    world.isolated = {1, 2}
+    world.blocked = {frozenset((1, 2))}
+    world.run(5.0)  # longer than reelect_after: each elects itself
+    views = world.views()
+    assert views[1][0] == 1 and views[2][0] == 2 and first[1] < views[1][1] < views[2][1]
+    t0 = world.now
+    world.blocked = set()
+    world.run(1.0)
+    assert world.views()[1] == world.views()[2] == views[2]  # the newer round's leader
+    assert [(c.node, c.kind) for c in world.since(t0)] == [(1, "lost")]
+    world.isolated = set()
+    world.run(1.0)
+    assert settled(world) == views[2]
+
+
 @pytest.mark.parametrize("quorum", [True, False], ids=["quorum", "no-quorum"])
 def test_a_flapping_follower_changes_nothing(quorum: bool) -> None:
     world = started(quorum=quorum)

@@ -438,8 +438,10 @@ class SteadyRules:
         """This leader hears the heartbeat of ``other``, leader of round ``epoch`` (two
         sides of a partition meet — without a quorum —, or a node led alone for a while).
         A leader that a majority answers stays.  The other follows it, whichever round
-        is newer, if nobody answers it, or a majority answers it from another round;
-        between two leaders without a majority, the newer round's stays."""
+        is newer, once a majority answers it from another round; between two leaders
+        without a majority, the newer round's stays.  (Not "if nobody answers it": two
+        leaders that nobody answers yet, each alone in a round of its own, then followed
+        each other, and nobody led.)"""
         member = self.member
         lease = member.lease
         assert lease is not None
@@ -447,9 +449,7 @@ class SteadyRules:
         if mine + 1 >= lease.majority:
             return
         elsewhere = sum(1 for peer in lease.peers if lease.elsewhere(peer))
-        if self.may_follow(epoch) and (
-            epoch > member.epoch or mine == 0 or elsewhere >= lease.majority
-        ):
+        if self.may_follow(epoch) and (epoch > member.epoch or elsewhere >= lease.majority):
             member.adopt(other, epoch)
 
     def may_follow(self, epoch: int) -> bool:

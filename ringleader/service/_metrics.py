@@ -30,6 +30,7 @@ itself leader any more).
 
 from __future__ import annotations
 
+import signal
 import threading
 from collections.abc import Callable, Iterator
 from wsgiref.simple_server import WSGIServer
@@ -38,7 +39,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, star
 from prometheus_client.core import CounterMetricFamily
 from prometheus_client.registry import Collector
 
-from ringleader.actors.host import Leadership, NodeEvent, NodeStatus
+from ringleader.actors.host import PROCESS_SIGNALS, Leadership, NodeEvent, NodeStatus
 from ringleader.errors import UsageError
 
 __all__ = ["FAILOVER_BUCKETS", "NodeMetrics", "parse_address"]
@@ -114,10 +115,17 @@ class NodeMetrics:
     def serve(self, host: str, port: int) -> tuple[str, int]:
         """Serve the metrics at ``http://host:port/`` (port 0: a free one); returns the
         address bound.  Raises :class:`~ringleader.UsageError` if it cannot bind."""
+        # The server's thread starts with this thread's signal mask: SIGINT and SIGTERM
+        # blocked, so that it leaves them to the main thread (leave_signals_to_main).
+        posix = hasattr(signal, "pthread_sigmask")
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, PROCESS_SIGNALS) if posix else None
         try:
             server, thread = start_http_server(port, host, registry=self.registry)
         except OSError as exc:
             raise UsageError(f"cannot serve metrics on {host}:{port}: {exc.strerror}") from None
+        finally:
+            if mask is not None:
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         thread.name = "ringleader-metrics"
         self._server, self._thread = server, thread
         address = self.address

@@ -52,6 +52,7 @@ from ringleader.actors.host import (
     NodeStatus,
     Resign,
     Start,
+    leave_signals_to_main,
     wire_kinds,
 )
 from ringleader.errors import ConfigError, RingleaderError, TransferRefused, TransportError
@@ -685,7 +686,11 @@ class Node:
             self._calls.put(event)
 
     def _call(self) -> None:
-        """The callbacks thread: each event's callbacks, in order, until stopped."""
+        """The callbacks thread: each event's callbacks, in order, until stopped.  It
+        leaves SIGINT and SIGTERM to the main thread: a Ctrl-C handed to it (as the
+        kernel may do after a SIGCONT) would wait for a main thread blocked in
+        :meth:`wait_for_leader` without a timeout, for ever."""
+        leave_signals_to_main()
         while (event := self._calls.get()) is not None:
             if event.kind == "failed":
                 if self._leading is not None:
