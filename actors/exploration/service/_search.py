@@ -33,7 +33,9 @@ class ServiceExploration:
     ``depth``: the longest shortest path; ``edges``: steps kept; ``findings``: the first
     violation of each check (``_checks.py``), with ``paths`` to each (event numbers);
     ``progress_checked``: whether the progress check could be made (the search is
-    complete); ``memory``: bytes the search kept.
+    complete); ``memory``: how far the search grew the process's peak resident memory,
+    in bytes (at least the size of its own tables: a process that peaked higher before
+    the search, or a platform that cannot say, gives that size).
     """
 
     model: ServiceModel
@@ -78,13 +80,28 @@ def search(
     collecting = gc.isenabled()
     gc.disable()  # millions of tuples, none in a cycle: the collector would walk them all
     began = time.perf_counter()
+    peak = _peak_resident()
     try:
         search = _Search(model, max_states, max_depth, progress)
         search.deadline = None if max_seconds is None else began + max_seconds
-        return search.run(began, settled=settled)
+        exploration = search.run(began, settled=settled)
+        grown = _peak_resident()
+        if peak is not None and grown is not None:
+            exploration.memory = max(exploration.memory, grown - peak)
+        return exploration
     finally:
         if collecting:
             gc.enable()
+
+
+def _peak_resident() -> int | None:
+    """The process's peak resident memory so far, in bytes (None where unknown)."""
+    try:
+        import resource  # noqa: PLC0415 -- not on every platform
+    except ImportError:  # pragma: no cover -- Windows
+        return None
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024  # bytes on macOS, else KiB
 
 
 class _Search:
