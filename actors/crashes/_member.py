@@ -246,6 +246,12 @@ class Member:
         return self._now
 
     @property
+    def lease_until(self) -> float:
+        """Until when, on this node's clock, the lease it published last lasts (0: none;
+        infinity: no lease configured, a leader's word alone counts)."""
+        return self.tenure.until
+
+    @property
     def numbering(self) -> tuple[int, int]:
         """How far this node has numbered the messages it numbers: its leader's
         heartbeats (``Ping.seq``, answered by ``Pong.seq``) and its pre-vote attempts

@@ -180,6 +180,8 @@ def explore_command(args: argparse.Namespace, config: Config, out: Console, err:
         "drift",
         "tick",
         "walks",
+        "capacity",
+        "max_seconds",
     ):
         if getattr(args, option) is not None:
             flag = option.replace("_", "-")

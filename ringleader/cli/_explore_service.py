@@ -95,8 +95,11 @@ def add_service_arguments(parser: argparse.ArgumentParser) -> None:
         "leader per epoch, one acknowledged leader per round, and a leader after the faults",
     )
     for name, help_text in (
-        ("--restarts", "up to K crashed nodes restart with their state file"),
-        ("--wipes", "up to K crashed nodes restart with their state lost (a minority)"),
+        ("--restarts", "up to K crashed nodes restart with their state file (no --crashes: K)"),
+        (
+            "--wipes",
+            "up to K crashed nodes restart with their state lost (a minority; no --crashes: K)",
+        ),
         ("--partitions", "the network splits into two sides up to K times (and heals)"),
         ("--cuts", "one link goes down up to K times (and comes back)"),
         ("--pauses", "up to K times a node stands still (its clock runs on), then resumes"),
@@ -176,6 +179,8 @@ def _options(args: argparse.Namespace) -> ServiceOptions:
     if capacity is None and args.delay is None:
         capacity = 2
     count = {k: v or 0 for k, v in counts.items()}
+    if not count["crashes"]:  # a restart, its state kept or lost, needs a crash first
+        count["crashes"] = count["restarts"] + count["wipes"]
     try:
         return ServiceOptions(
             crashes=count["crashes"],
@@ -247,22 +252,33 @@ def explore_service_command(
 
     _refuse_notes_options(args)
     options = _options(args)
-    timing = service_timing(config, drift=args.drift, tick=args.tick)
+    try:
+        timing = service_timing(config, drift=args.drift, tick=args.tick)
+    except ValueError as exc:
+        raise UsageError(f"--tick: {exc}") from None
     show = err.is_terminal and not args.verbose
+    from ringleader.actors.exploration.service import Unsettled  # noqa: PLC0415
+
     with _progress(err, args.walks) if show else nullcontext(None) as progress:
-        result = explore_service_config(
-            config,
-            options,
-            timing=timing,
-            settled=args.start == "settled",
-            walks=args.walks,
-            walk_steps=args.walk_steps,
-            seed=args.seed,
-            max_states=args.max_states,
-            max_depth=args.max_depth,
-            max_seconds=args.max_seconds,
-            progress=progress,
-        )
+        try:
+            result = explore_service_config(
+                config,
+                options,
+                timing=timing,
+                settled=args.start == "settled",
+                walks=args.walks,
+                walk_steps=args.walk_steps,
+                seed=args.seed,
+                max_states=args.max_states,
+                max_depth=args.max_depth,
+                max_seconds=args.max_seconds,
+                progress=progress,
+            )
+        except Unsettled as exc:
+            raise UsageError(
+                f"{config.source}: {exc} (--from boot explores from every node's start, "
+                "and shows the run)"
+            ) from None
     files = write_service_runs(result, directory)
     summary = service_summary(config, result, files)
     if args.json:

@@ -35,7 +35,8 @@ def service_timing(
     config: Config, *, drift: float | None = None, tick: float | None = None
 ) -> Timing:
     """The explorer's clocks for ``config``'s nodes: ``tick`` (default: the largest that
-    divides every timing it sets) and ``drift`` (default: the margin its lease leaves,
+    divides every timing it sets; a ``ValueError`` if one given does not divide them) and
+    ``drift`` (default: the margin its lease leaves,
     :func:`~ringleader.actors.exploration.service.default_drift`)."""
     settings = service_settings(config)
     algorithm = config.algorithm_class
@@ -48,8 +49,18 @@ def service_timing(
             "0 s: the service explorer checks a lease, and this config has none",
             "set heartbeat, suspect_after and lease so that a lease fits (quorum needs one)",
         )
+    largest = default_tick(settings, timeouts)
+    micros = None if tick is None else round(tick * 1e6)
+    if micros is not None and (micros <= 0 or round(largest * 1e6) % micros):
+        # A tick that does not divide them fires timers late, each by its own amount:
+        # the lease against how long a follower vouches, a heartbeat against a stall.
+        raise ValueError(
+            f"a tick of {tick:g} s does not divide every timing of the config (heartbeat, "
+            f"suspect_after, lease, reelect_after, the algorithm's timeouts): give "
+            f"{largest:g} s (the default) or a whole fraction of it"
+        )
     return Timing(
-        default_tick(settings, timeouts) if tick is None else tick,
+        largest if tick is None else tick,
         default_drift(settings) if drift is None else drift,
         lease.lease,
     )

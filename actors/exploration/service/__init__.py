@@ -18,7 +18,7 @@ service's guarantees in each (``_checks.py``).
 """
 
 from ._checks import CHECKS, GUARANTEES, Finding
-from ._model import ServiceModel
+from ._model import ServiceModel, Unsettled
 from ._options import FAULTS, ServiceOptions
 from ._replay import service_records
 from ._search import ServiceExploration, search
@@ -34,6 +34,7 @@ __all__ = [
     "ServiceModel",
     "ServiceOptions",
     "Timing",
+    "Unsettled",
     "WalkResult",
     "default_drift",
     "default_tick",

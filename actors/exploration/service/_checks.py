@@ -11,9 +11,10 @@ Safety, on every step (``_model.py`` finds them as it makes each step):
   leader's epoch, or its own lease), across its restarts with its state kept.
 
 Progress, once the search is complete (``_search.py``): from every state in which the
-faults are over (every node up, the network whole, nobody paused), a state in which one
-leader holds its lease and every node names it is reachable without another fault —
-``no_progress`` otherwise.
+faults are over (the network whole, nobody paused, and a majority up — one node without
+a quorum —: a crashed node may stay down), a state in which one leader holds its lease
+and every live node names it is reachable without another fault — ``no_progress``
+otherwise.
 """
 
 from __future__ import annotations

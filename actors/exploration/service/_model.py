@@ -7,7 +7,8 @@ A global state is one flat tuple of small integers::
      link 0's contents, …,                       one per ordered pair (FIFO; self too)
      each node's kept state (its state file),    interned (epoch, (acked, leader))
      each node's published (leader, epoch),      interned
-     each node's lease shadow, ticks left,       0: it holds none (see ``_timing.py``)
+     each node's lease shadow, ticks left,       0: it holds none; below 0: it ended on
+                                                 its clock, its shadow runs on (``_timing.py``)
      each node's last acknowledgement,           interned (epoch, leader), for check iv
      the highest epoch a lease was held in, its holder + 1,
      what is left of each fault (``FAULTS``' order),
@@ -27,15 +28,15 @@ from typing import Any
 
 from ringleader.actors.algorithms import crash_policy
 from ringleader.actors.core import Election, NodeView
-from ringleader.actors.crashes import DetectorSettings, Member, SteadySettings
+from ringleader.actors.crashes import DetectorSettings, LeaseSettings, Member, SteadySettings
 
 from ._flights import EMPTY, Flights
-from ._nodes import Move, ServiceNode
+from ._nodes import ENDED, Move, ServiceNode
 from ._numbering import Numbering
 from ._options import FAULTS, ServiceOptions
 from ._timing import FOREVER, Timing
 
-__all__ = ["DOWN", "FAULT_EVENTS", "Choice", "Event", "ServiceModel", "Step"]
+__all__ = ["DOWN", "FAULT_EVENTS", "Choice", "Event", "ServiceModel", "Step", "Unsettled"]
 
 #: The state number of a crashed node.
 DOWN = -1
@@ -51,6 +52,10 @@ _CRASHES, _RESTARTS, _WIPES, _PARTITIONS, _CUTS, _LOSSES, _DUPLICATES, _PAUSES =
 FAULT_EVENTS = frozenset(
     {"crash", "restart", "wipe", "split", "cut", "heal", "lose", "duplicate", "pause", "resume"}
 )
+
+
+class Unsettled(Exception):
+    """A fault-free run from the start does not settle on a leader holding its lease."""
 
 
 class ServiceModel:
@@ -136,6 +141,9 @@ class ServiceModel:
         self.X, self.Z, self.Q = self.W + 1, self.W + 2, self.W + 3
         self.minority = (n - 1) // 2
         self.majority = n // 2 + 1
+        lease = LeaseSettings.of(self.views[0].settings)
+        #: How many live nodes a leader needs: a majority with a quorum, else one.
+        self.needed = self.majority if lease is not None and lease.quorum else 1
         detector = DetectorSettings.of(self.views[0].settings)
         self.fast_failover = detector is not None and detector.fast_failover
         #: Every event seen, by number.
@@ -227,14 +235,18 @@ class ServiceModel:
                 step for step in self.expand(state) if self.events[step[0]][0] not in FAULT_EVENTS
             ]
             number, state, broken = steps[0]
-            assert not broken, broken
+            if broken:
+                raise Unsettled(f"a fault-free run from the start breaks a check: {broken[0][1]}")
             path.append(number)
-        raise RuntimeError(f"no leader after {limit} steps of a fault-free run")
+        raise Unsettled(f"no leader holds its lease after {limit:,} steps of a fault-free run")
 
     def up(self, state: tuple[int, ...]) -> bool:
-        """Whether the faults are over in ``state``: every node up, the network whole,
-        nobody paused."""
-        return DOWN not in state[: self.n] and not state[self.X] and not state[self.Z]
+        """Whether the faults are over in ``state``: the network whole, nobody paused,
+        and enough nodes up for a leader (a majority with a quorum): a crashed node may
+        stay down, the others must get a leader back without it."""
+        if state[self.X] or state[self.Z]:
+            return False
+        return self.n - state[: self.n].count(DOWN) >= self.needed
 
     def named(self, state: tuple[int, ...], i: int) -> str:
         """Whom node ``i`` names in ``state``, in words."""
@@ -270,7 +282,7 @@ class ServiceModel:
         if len(named) != 1:
             return None
         leader, epoch = self.pairs[named.pop()]
-        if leader < 0 or state[leader] == DOWN or not state[S + leader]:
+        if leader < 0 or state[leader] == DOWN or state[S + leader] <= 0:
             return None
         return self.ids[leader], epoch
 
@@ -455,6 +467,11 @@ class ServiceModel:
         was_epoch = self.pairs[state[self.P + i]][1]
         held = state[self.S + i]
         state[self.P + i] = self._pair((leader, epoch))
+        if shadow == ENDED or (not shadow and held < 0):
+            # Over on its clock: its clock may be slow, so what is left of the shadow
+            # runs on (a lease given up before its end, ends now: shadow 0).
+            state[self.S + i] = -abs(held)
+            return
         state[self.S + i] = shadow
         if not shadow:
             return
@@ -515,6 +532,8 @@ class ServiceModel:
             shadow = state[S + i]
             if 0 < shadow < FOREVER:
                 successor[S + i] = shadow - 1
+            elif shadow < 0:
+                successor[S + i] = shadow + 1
         if flights.delay is not None:  # (what waits for a paused node has arrived)
             for k, (_, to) in enumerate(self.links):
                 if state[n + k] and not paused >> to & 1:

@@ -29,11 +29,16 @@ from ringleader.actors.crashes import Member, Ping, Pong, reached
 from ._numbering import Numbering
 from ._timing import FOREVER, Timing
 
-__all__ = ["BOOT", "Move", "ServiceNode"]
+__all__ = ["BOOT", "ENDED", "Move", "ServiceNode"]
 
 #: The event "the node starts" (a timer is its name, a delivery ``(sender index,
 #: message number)``, a refused link ``("dead", peer index)``).
 BOOT = "boot"
+
+#: The shadow a node publishes when its lease ended on its own clock: what is left of its
+#: shadow runs on (its clock may be slow: it may, in true time, still hold it).  A lease
+#: given up before its end (a hand-over, a newer leader heard) ends at that instant.
+ENDED = -1
 
 #: What an event does at a node: ``(its next state, its sends as (receiver index,
 #: message number), what it published — (leader index or -1, epoch, shadow ticks) or
@@ -146,13 +151,14 @@ class ServiceNode:
 
     def _work(self, member: Member, timers: dict[str, int], event: Any, now: float = 0.0) -> Move:
         before = member.numbering
+        held = member.lease_until
         actions, ping = self._handle(member, timers, event, now)
         after = member.numbering
         sends: list[tuple[int, int]] = []
         publish: tuple[int, int, int] | None = None
         persist: tuple[int, tuple[int, int | None]] | None = None
         acks: list[tuple[int, int]] = []
-        for action in actions:
+        for position, action in enumerate(actions):
             if type(action) is Send:
                 to = self._index_of.get(action.to)
                 if to is None:
@@ -166,10 +172,15 @@ class ServiceNode:
             elif type(action) is CancelTimer:
                 timers.pop(action.name, None)
             elif type(action) is Publish:
-                publish = self._published(action, now)
+                publish = self._published(action, now, held)
                 if publish[2] and publish[0] == self.index:
                     acks.append((action.epoch, self.index))  # leading with a lease
             elif type(action) is Persist:
+                if position:  # the host carries out actions in order: the file first
+                    raise RuntimeError(
+                        f"node {member.id} asks to keep its state after {actions[0]!r}: "
+                        "a host would act before the state file has it"
+                    )
                 persist = (action.epoch, action.acknowledged)
         shift = (after[0] - before[0], after[1] - before[1])
         return (self._number(member, timers), tuple(sends), publish, persist, tuple(acks), shift)
@@ -191,13 +202,14 @@ class ServiceNode:
         ping = (epoch, sender) if isinstance(message, Ping) and message.seq > 0 else None
         return member.handle_message(self.ids[sender], message, epoch, now=now), ping
 
-    def _published(self, publish: Publish, now: float) -> tuple[int, int, int]:
+    def _published(self, publish: Publish, now: float, held: float) -> tuple[int, int, int]:
         """``publish`` for the checks: (leader index or -1, epoch, the shadow of its lease
-        in ticks from now, 0 if it holds none)."""
+        in ticks from now; 0 if it holds none, :data:`ENDED` if the one it held until
+        ``held`` ended on its clock)."""
         leader = -1 if publish.leader is None else self._index_of[publish.leader]
         until, timing = publish.lease_until, self.timing
         if leader != self.index or reached(now, until):
-            shadow = 0
+            shadow = ENDED if 0 < held < FOREVER and reached(now, held) else 0
         elif until == float("inf"):
             shadow = FOREVER
         else:

@@ -140,8 +140,8 @@ def _draw(
 def _end_faults(
     model: ServiceModel, state: tuple[int, ...], path: list[int]
 ) -> tuple[tuple[int, ...], int]:
-    """The faults are over: heal, resume, restart (state kept); returns the state and how
-    many steps that took."""
+    """The faults are over: heal, resume, and restart (state kept) until enough nodes are
+    up for a leader; returns the state and how many steps that took."""
     taken = 0
     while not model.up(state):
         number, state, _ = model.recover(state)
