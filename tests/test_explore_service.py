@@ -319,6 +319,32 @@ def test_the_progress_check_counts_a_crashed_node_that_stays_down() -> None:
     assert not model.up(two_down)  # no majority: nobody can lead
 
 
+def test_a_lone_survivor_asking_for_ever_comes_back_to_a_state_it_was_in() -> None:
+    # Two of three crashed: the last asks for a round for ever, and nobody answers.  Its
+    # states must repeat (they once counted its quiet heartbeats for ever: two crashes
+    # were an endless search).
+    config = load_config(SERVICE)
+    model = service_model(config, ServiceOptions(crashes=2))
+    state, _ = model.settle(model.initial()[0])
+    led = model.leading(state)
+    assert led is not None
+    leader = model.ids.index(led[0])
+    follower = next(i for i in range(model.n) if i != leader)
+    _, state, _ = model.take(state, ("crash", leader))
+    _, state, _ = model.take(state, ("crash", follower))
+    seen: set[tuple[int, ...]] = set()
+    for _ in range(5_000):
+        if state in seen:
+            break
+        seen.add(state)
+        choices = [c for c in model.enabled(state) if c[0] in ("deliver", "timer", "tick")]
+        quick = [c for c in choices if c[0] != "tick"]
+        _, state, _ = model.take(state, quick[0] if quick else ("tick",))
+    else:
+        pytest.fail("5,000 steps, every state new")
+
+
+@pytest.mark.timeout(60)
 def test_a_persist_after_another_action_stops_the_explorer(monkeypatch: pytest.MonkeyPatch) -> None:
     # The host carries out a member's actions in order: a Persist after a send would
     # send before the state file has what it says.  The explorer refuses such a member.

@@ -110,8 +110,11 @@ class PreVoting:
 
     def key(self) -> tuple[object, ...]:
         """Its state as a hashable value (``Member.key``): the attempt's number is left
-        out (only whether a reply answers the attempt in progress matters)."""
-        return (self.wish, frozenset(self.grants), self._asked, self._every, self._quiet)
+        out (only whether a reply answers the attempt in progress matters), and the quiet
+        heartbeats count only up to ``patience``, and only without a quorum (a node that
+        cannot reach a majority asks for ever: its states must not be new for ever)."""
+        quiet = 0 if self.quorum else min(self._quiet, self.patience)
+        return (self.wish, frozenset(self.grants), self._asked, self._every, quiet)
 
     def drop(self) -> None:
         """No round is wanted any more (the leader is heard again, or a round began)."""
