@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, nullcontext
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +14,7 @@ from ringleader.errors import UsageError
 from ringleader.topologies import TOPOLOGIES, Config
 
 from ._explore_service import INCOMPLETE, add_service_arguments, explore_service_command
+from ._spinner import spinner
 
 if TYPE_CHECKING:  # imported when the command runs: building the parser needs none
     from rich.console import Console
@@ -137,34 +137,16 @@ def _out_dir(args: argparse.Namespace) -> Path:
     return Path(f"{stem}-explore")
 
 
-@contextmanager
-def _progress(console: Console) -> Iterator[Callable[[int, int, int], None]]:
-    from rich.progress import (  # noqa: PLC0415
-        Progress,
-        SpinnerColumn,
-        TextColumn,
-        TimeElapsedColumn,
-    )
+def _progress(console: Console) -> AbstractContextManager[Callable[..., None]]:
+    def describe(seconds: float, counts: tuple[int, ...]) -> str:
+        found, explored, depth = counts
+        rate = found / max(1e-3, seconds)
+        return (
+            f"exploring: {found:,} states found, {explored:,} explored, depth {depth}, "
+            f"{rate:,.0f} states/s"
+        )
 
-    with Progress(
-        SpinnerColumn(),
-        TextColumn("{task.description}"),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-    ) as bar:
-        task = bar.add_task("exploring", total=None)
-        began = time.monotonic()
-
-        def update(found: int, explored: int, depth: int) -> None:
-            rate = found / max(1e-3, time.monotonic() - began)
-            bar.update(
-                task,
-                description=f"exploring: {found:,} states found, {explored:,} explored, "
-                f"depth {depth}, {rate:,.0f} states/s",
-            )
-
-        yield update
+    return spinner(console, describe)
 
 
 def explore_command(args: argparse.Namespace, config: Config, out: Console, err: Console) -> int:

@@ -4,14 +4,15 @@ every ordering of it, checked against the service's guarantees; its output."""
 from __future__ import annotations
 
 import argparse
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, nullcontext
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ringleader.errors import UsageError
 from ringleader.topologies import Config
+
+from ._spinner import spinner
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -209,38 +210,18 @@ def _refuse_notes_options(args: argparse.Namespace) -> None:
             raise UsageError(f"{option} is for the notes' runs: leave it out with --service")
 
 
-@contextmanager
-def _progress(console: Console, walks: int | None) -> Iterator[Callable[..., None]]:
-    from rich.progress import (  # noqa: PLC0415
-        Progress,
-        SpinnerColumn,
-        TextColumn,
-        TimeElapsedColumn,
-    )
+def _progress(console: Console, walks: int | None) -> AbstractContextManager[Callable[..., None]]:
+    def describe(seconds: float, counts: tuple[int, ...]) -> str:
+        if walks is not None:
+            return f"walking: {counts[0]:,} of {walks:,} walks, {counts[1]:,} steps"
+        found, explored, depth = counts
+        rate = found / max(1e-3, seconds)
+        return (
+            f"exploring: {found:,} states found, {explored:,} explored, depth {depth}, "
+            f"{rate:,.0f} states/s"
+        )
 
-    with Progress(
-        SpinnerColumn(),
-        TextColumn("{task.description}"),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-    ) as bar:
-        task = bar.add_task("exploring", total=None)
-        began = time.monotonic()
-
-        def update(*counts: int) -> None:
-            rate = counts[0] / max(1e-3, time.monotonic() - began)
-            if walks is not None:
-                text = f"walking: {counts[0]:,} of {walks:,} walks, {counts[1]:,} steps"
-            else:
-                found, explored, depth = counts
-                text = (
-                    f"exploring: {found:,} states found, {explored:,} explored, depth "
-                    f"{depth}, {rate:,.0f} states/s"
-                )
-            bar.update(task, description=text)
-
-        yield update
+    return spinner(console, describe)
 
 
 def explore_service_command(
