@@ -78,8 +78,6 @@ Emit = Callable[[dict[str, Any]], None]
 STOP_TIMEOUT = 10.0
 
 ELECTED, LOST, LEADER = "elected", "lost", "leader"
-#: How often :meth:`Node.wait_for_leader` looks whether this node's own lease is granted.
-LEASE_POLL = 0.02
 #: ``on_lost``'s reason when the service stops a node that leads.
 STOPPED = "stopped"
 #: ``on_lost``'s reason when a leader stopped by itself: it could not keep its state.
@@ -293,7 +291,8 @@ class Node:
         self._steady = steady
         self._secret = secret
         self._trace = trace
-        self._leadership = Leadership(node_id)
+        # Every publication (a lease granted too) wakes wait_for_leader.
+        self._leadership = Leadership(node_id, on_publish=self._wake)
         self._ref: pykka.ActorRef[_ServiceActor] | None = None
         self._network: ZmqNetwork | None = None
         self._metrics: NodeMetrics | None = None
@@ -370,9 +369,8 @@ class Node:
                 left = None if deadline is None else deadline - time.monotonic()
                 if left is not None and left <= 0:
                     raise TimeoutError(f"node {self.id}: no leader within {timeout} s")
-                # Its own lease comes with a heartbeat's answers: look again soon.
-                if granting:
-                    left = LEASE_POLL if left is None else min(left, LEASE_POLL)
+                # Woken by the next event or publication (its own lease comes with a
+                # heartbeat's answers, and is published).
                 self._decided.wait(left)
 
     def status(self, timeout: float = 10.0) -> NodeStatus:
@@ -606,8 +604,7 @@ class Node:
             except pykka.Timeout:
                 log.warning("node %s did not stop within %s s", self.id, STOP_TIMEOUT)
         self._running = False
-        with self._decided:
-            self._decided.notify_all()
+        self._wake()
         if self._network is not None:
             self._network.close()
             self._network = None
@@ -681,9 +678,13 @@ class Node:
         if event.kind == "failed":  # it could not keep its state, and stopped
             self._running = False
         if event.kind in ("state", "lost", "lease", "failed"):
-            with self._decided:
-                self._decided.notify_all()
+            self._wake()
             self._calls.put(event)
+
+    def _wake(self) -> None:
+        """Wake every :meth:`wait_for_leader`: what it waits on may have changed."""
+        with self._decided:
+            self._decided.notify_all()
 
     def _call(self) -> None:
         """The callbacks thread: each event's callbacks, in order, until stopped.  It
