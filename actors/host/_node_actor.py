@@ -122,8 +122,8 @@ class NodeActor(pykka.ThreadingActor):
             events=events,
             leadership=leadership,
         )
-        fresh = None if self._settings is None else 2 * self._settings.heartbeat
-        self._sender = Sender(node, network, session, fresh=fresh, trace=trace, tally=tally)
+        within = None if self._settings is None else 2 * self._settings.heartbeat
+        self._sender = Sender(node, network, session, heard_within=within, trace=trace, tally=tally)
         self._rejections = Rejections(node)
         self._replies = ReplyLinks(node, network)
         self._desk = OperatorDesk(

@@ -311,7 +311,7 @@ class Node:
         self._leading: int | None = None  # the epoch this node was last told it leads
         # With a lease, a node leads (on_elected, is_leader) once its followers have
         # acknowledged it: from its "lease" event, not from its change of state.
-        self._leased = bool(self._settings.get("lease"))
+        self._leads_at_lease = bool(self._settings.get("lease"))
 
     # -- reading, from any thread ---------------------------------------------------------
 
@@ -703,10 +703,10 @@ class Node:
                 continue
             leader = None if event.state == "undecided" else event.elected
             if event.kind == "state" and (leader, event.epoch) != self._seen:
-                mine = leader == self.id and not self._leased  # else at its lease
+                mine = leader == self.id and not self._leads_at_lease  # else at its lease
                 self._tell_change(LeaderChange(LEADER, leader, event.epoch, mine))
                 self._callback(self._on_leader_change, leader, event.epoch)
-            leads = event.kind == ("lease" if self._leased else "state")
+            leads = event.kind == ("lease" if self._leads_at_lease else "state")
             if leads and event.state == "leader" and self._leading != event.epoch:
                 self._leading = event.epoch
                 self._tell_change(LeaderChange(ELECTED, self.id, event.epoch, True))
