@@ -7,6 +7,8 @@
   supervises it.
 - :func:`ask_status` is ``ringleader status``: the operator asks every node;
   :func:`transfer` is ``ringleader transfer``: it asks the leader to hand over.
+- :class:`NodeOptions`: how a node runs beyond its config and id, checked once whoever
+  gives them (:class:`Node`'s keywords, ``ringleader node``'s flags, a supervisor).
 - :class:`NodeMetrics` serves a node's Prometheus metrics.
 - :class:`StateFile`: what must survive a node of a service (the highest epoch it saw,
   its incarnation counter), under :func:`default_state_dir` or the config's
@@ -23,8 +25,10 @@ from typing import TYPE_CHECKING
 from ringleader._lazy import lazy_names
 
 if TYPE_CHECKING:
-    from ._metrics import FAILOVER_BUCKETS, NodeMetrics, parse_address
-    from ._node import LeaderChange, Node, check_standalone, service_settings
+    from ._callbacks import LeaderChange
+    from ._metrics import FAILOVER_BUCKETS, NodeMetrics
+    from ._node import Node, check_standalone, service_settings
+    from ._node_options import NodeOptions, OptionError, flag, parse_address
     from ._operator import ask_status, status_summary
     from ._output import EventWriter, describe
     from ._protocol import (
@@ -62,7 +66,7 @@ _HOMES = {
     "START": "._protocol",
     "STATUS": "._protocol",
     "EventWriter": "._output",
-    "LeaderChange": "._node",
+    "LeaderChange": "._callbacks",
     "Node": "._node",
     "NodeMetrics": "._metrics",
     "RejectionThrottle": "._standalone",
@@ -75,7 +79,10 @@ _HOMES = {
     "link_addresses": "._protocol",
     "link_line": "._protocol",
     "node_event": "._protocol",
-    "parse_address": "._metrics",
+    "parse_address": "._node_options",
+    "NodeOptions": "._node_options",
+    "OptionError": "._node_options",
+    "flag": "._node_options",
     "parse_command": "._protocol",
     "run_node": "._standalone",
     "serve": "._standalone",
@@ -102,6 +109,8 @@ __all__ = [
     "LeaderChange",
     "Node",
     "NodeMetrics",
+    "NodeOptions",
+    "OptionError",
     "RejectionThrottle",
     "StateFile",
     "Transfer",
@@ -112,6 +121,7 @@ __all__ = [
     "describe",
     "die_with_parent",
     "event_dict",
+    "flag",
     "link_addresses",
     "link_line",
     "node_event",
