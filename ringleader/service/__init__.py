@@ -25,9 +25,10 @@ from typing import TYPE_CHECKING
 from ringleader._lazy import lazy_names
 
 if TYPE_CHECKING:
+    from ._assembly import check_standalone, service_settings
     from ._callbacks import LeaderChange
     from ._metrics import FAILOVER_BUCKETS, NodeMetrics
-    from ._node import Node, check_standalone, service_settings
+    from ._node import Node
     from ._node_options import NodeOptions, OptionError, flag, parse_address
     from ._operator import ask_status, status_summary
     from ._output import EventWriter, describe
@@ -71,7 +72,7 @@ _HOMES = {
     "NodeMetrics": "._metrics",
     "RejectionThrottle": "._standalone",
     "ask_status": "._operator",
-    "check_standalone": "._node",
+    "check_standalone": "._assembly",
     "command_line": "._protocol",
     "describe": "._output",
     "die_with_parent": "._standalone",
@@ -86,7 +87,7 @@ _HOMES = {
     "parse_command": "._protocol",
     "run_node": "._standalone",
     "serve": "._standalone",
-    "service_settings": "._node",
+    "service_settings": "._assembly",
     "StateFile": "._state_file",
     "default_state_dir": "._state_file",
     "state_path": "._state_file",

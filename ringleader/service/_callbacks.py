@@ -24,7 +24,8 @@ if TYPE_CHECKING:  # imported when used: only a service in asyncio asks for chan
 
 __all__ = ["FAILED", "STOPPED", "Callbacks", "LeaderChange"]
 
-log = logging.getLogger(__name__)
+#: A failed callback is logged where the docs say (docs/tutorials/service.md).
+log = logging.getLogger("ringleader.service._node")
 
 ELECTED, LOST, LEADER = "elected", "lost", "leader"
 #: ``on_lost``'s reason when the service stops a node that leads.

@@ -36,7 +36,6 @@ from typing import TYPE_CHECKING, Any
 
 import pykka
 
-from ringleader.actors import Member, crash_policy
 from ringleader.actors.faults import Misbehaving
 from ringleader.actors.host import (
     Boot,
@@ -50,12 +49,12 @@ from ringleader.actors.host import (
     NodeStatus,
     Resign,
     Start,
-    wire_kinds,
 )
 from ringleader.errors import ConfigError, RingleaderError, TransferRefused, TransportError
-from ringleader.topologies import Config, cluster_codec, load_config, node_secret
-from ringleader.transport import BETWEEN_PROCESSES, SocketOptions, ZmqNetwork
+from ringleader.topologies import Config, load_config
+from ringleader.transport import ZmqNetwork
 
+from ._assembly import check_standalone, node_codec, node_member, node_network, service_settings
 from ._callbacks import STOPPED, Callbacks, LeaderChange
 from ._node_options import NodeOptions, check_node_id
 from ._protocol import event_dict, status_dict
@@ -66,54 +65,13 @@ if TYPE_CHECKING:  # imported when used: a node without metrics or changes() nee
 
     from ._metrics import NodeMetrics
 
-__all__ = ["Node", "check_standalone", "service_settings"]
+__all__ = ["Node"]
 
 log = logging.getLogger(__name__)
 
 Emit = Callable[[dict[str, Any]], None]
 #: How long :meth:`Node.stop` waits for the actor, then for the callbacks thread (s).
 STOP_TIMEOUT = 10.0
-
-
-def service_settings(config: Config, *, teaching: bool = False) -> dict[str, float]:
-    """The settings a node of ``config`` runs with in a service: a majority's lease
-    (``quorum``) unless the config says ``quorum = false``; ``teaching``: a node of
-    ``ringleader run``'s, with the config's settings as they are."""
-    settings = config.node_settings()
-    if teaching or "quorum" in settings:
-        return settings
-    if not settings.get("lease"):
-        raise ConfigError(
-            config.source,
-            "lease",
-            "0 s: a node of a service leads only with a majority's lease (quorum is on "
-            "unless the config says quorum = false), and suspect_after "
-            f"{settings['suspect_after']:g} s leaves no room for one",
-            "raise suspect_after to at least 4 heartbeats, set lease, or quorum = false to "
-            "lead without a majority (and risk two leaders in a partition)",
-        )
-    return {**settings, "quorum": 1.0}
-
-
-def check_standalone(config: Config, *, any_port: bool = False) -> None:
-    """What a config needs for nodes in separate processes (``node``, ``status``): a
-    transport between processes and a fixed address for every node (``any_port``: or a
-    wildcard port, ``tcp://127.0.0.1:*``, for nodes a supervisor starts together)."""
-    if config.transport not in BETWEEN_PROCESSES:
-        raise ConfigError(
-            config.source,
-            "transport",
-            f"{config.transport} cannot reach another process",
-            'use transport = "tcp" (or "ipc" on one machine)',
-        )
-    for index, spec in enumerate(config.nodes):
-        if spec.address is None or (spec.address.endswith(":*") and not any_port):
-            raise ConfigError(
-                config.source,
-                f"nodes[{index}].address",
-                "every node needs a fixed address, so that its peers can find it",
-                'e.g. address = "tcp://192.0.2.10:7001"',
-            )
 
 
 class _ServiceActor(NodeActor):
@@ -395,41 +353,10 @@ class Node:
             # Before the node sends anything: this life's number, counted durably.
             self._state = state = StateFile.open(config, node_id, fresh=self._options.fresh_state)
             self.incarnation = state.incarnation
-        view = next(v for v in config.wiring.views(settings) if v.id == node_id)
-        algorithm = config.algorithm_class
-        policy = crash_policy(algorithm)
         floor = 0 if state is None else state.epoch  # (before the node can raise it)
-        steady = self._options.steady
-        if self._options.fresh:
-            initiator = node_id in config.initiators
-            member = Member(
-                algorithm,
-                view,
-                initiator=initiator,
-                policy=policy,
-                steady=steady,
-                durable=state is not None,
-            )
-        else:
-            member = Member(
-                algorithm,
-                view,
-                recovering=True,
-                floor=floor,
-                acknowledged=None if state is None else state.acknowledged,
-                policy=policy,
-                steady=steady,
-                durable=state is not None,
-            )
-        secret = self._options.secret or node_secret(config)
-        codec = cluster_codec(config, secret, config.cluster_id, wire_kinds(algorithm))
-        self._network = ZmqNetwork(
-            config.transport,
-            nodes=1,
-            links=config.n,
-            options=SocketOptions(send_timeout=settings["heartbeat"]),
-            curve=config.curve_keys([node_id]),
-        )
+        member = node_member(config, node_id, self._options, settings, state)
+        codec = node_codec(config, self._options)
+        self._network = node_network(config, node_id, settings)
         if self._metrics_at is not None:
             from ._metrics import NodeMetrics  # noqa: PLC0415 -- the Prometheus client
 

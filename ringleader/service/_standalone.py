@@ -26,7 +26,8 @@ from typing import Any, TextIO
 
 from ringleader.topologies import Config
 
-from ._node import Node, check_standalone
+from ._assembly import check_standalone
+from ._node import Node
 from ._node_options import NodeOptions
 from ._output import EventWriter, describe
 from ._protocol import BOOT, LINK, START, STATUS, link_addresses, parse_command
