@@ -28,8 +28,11 @@ formula's value) must be covered by one of its markers' texts.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
+import signal
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -204,21 +207,30 @@ def spans(text: str, wanted: str) -> list[tuple[int, int]]:
 
 def run_command(command: str, scratch: Path, timeout: float) -> str:
     """What ``command`` prints on stdout, run as a ``sh`` block is (its exit status aside:
-    ``explore`` exits 1 when it finds what the page tells of)."""
-    done = subprocess.run(
+    ``explore`` exits 1 when it finds what the page tells of); whatever it started is
+    killed when it ends."""
+    process = subprocess.Popen(
         ["bash", "-o", "pipefail", "-c", command],
         cwd=scratch,
         env=environment(scratch),
         stdin=subprocess.DEVNULL,
-        capture_output=True,
-        timeout=timeout,
-        check=False,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
     )
-    if done.returncode not in (0, 1):
+    try:
+        out, err = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise AssertionError(f"{command!r}: still running after {timeout:g} s") from None
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+    if process.returncode not in (0, 1):
         raise AssertionError(
-            f"{command!r} exited {done.returncode}:\n{done.stdout.decode()}{done.stderr.decode()}"
+            f"{command!r} exited {process.returncode}:\n{out.decode()}{err.decode()}"
         )
-    return done.stdout.decode()
+    return out.decode()
 
 
 def uncovered(
