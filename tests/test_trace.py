@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SIM = {"heartbeat": 0.05, "suspect_after": 0.3, "election_timeout": 0.1, "coordinator_timeout": 0.2}
 
 
-def _events(text: str) -> list[dict[str, Any]]:
+def events_of(text: str) -> list[dict[str, Any]]:
     """A written trace's events, its header (the first line: what ran) left out."""
     events = [json.loads(line) for line in text.splitlines()]
     assert all(e["event"] != "header" for e in events[1:]), "a header after the first line"
@@ -84,7 +84,7 @@ def test_a_simulated_run_traces_every_message_once_and_the_same_seed_the_same_by
         out = io.StringIO()
         write_trace(result.records, out, nodes=config.n)
         texts.append(out.getvalue())
-        check_trace(_events(out.getvalue()), total=result.total)
+        check_trace(events_of(out.getvalue()), total=result.total)
         assert result.total == 20  # the notes' table
     assert texts[0] == texts[1]
     assert texts[0] != texts[2]
@@ -104,7 +104,7 @@ def test_heartbeats_are_marked_and_left_out_unless_asked_for() -> None:
     quiet, loud = io.StringIO(), io.StringIO()
     write_trace(result.records, quiet, nodes=config.n)
     write_trace(result.records, loud, nodes=config.n, heartbeats=True)
-    plain, beats = _events(quiet.getvalue()), _events(loud.getvalue())
+    plain, beats = events_of(quiet.getvalue()), events_of(loud.getvalue())
     assert not any(e.get("heartbeat") for e in plain)
     pings = [e for e in beats if e.get("kind") in ("ping", "pong")]
     assert pings and all(e["heartbeat"] for e in pings)
@@ -125,7 +125,7 @@ def test_a_real_run_traces_what_its_report_counts(transport: str, tmp_path: Path
     header = json.loads(text.splitlines()[0])
     assert header["event"] == "header" and header["mode"] == "threads"
     assert header["algorithm"] == "chang_roberts" and header["config"]["transport"] == transport
-    events = _events(text)
+    events = events_of(text)
     check_trace(events, total=report.total)
     states = [e for e in events if e["event"] == "state"]
     assert {e["node"] for e in states} == {n.id for n in config.nodes}
@@ -139,7 +139,7 @@ def test_a_crash_run_traces_the_crash_the_suspicions_and_the_restart(tmp_path: P
     path = tmp_path / "failover.jsonl"
     report = ringleader.run(config, trace=path)
     assert report.ok
-    events = _events(path.read_text())
+    events = events_of(path.read_text())
     check_trace(events, total=report.total)
     kinds = [e["event"] for e in events]
     crash, restart = kinds.index("crash"), kinds.index("restart")
@@ -174,7 +174,7 @@ def test_processes_merge_the_childrens_parts(tmp_path: Path) -> None:
     header = json.loads(text.splitlines()[0])
     assert header["event"] == "header" and header["mode"] == "processes"
     assert header["algorithm"] == "bully" and [n["id"] for n in header["nodes"]] == [1, 2, 3, 4, 5]
-    events = _events(text)
+    events = events_of(text)
     check_trace(events, total=report["messages"]["total"])
     assert {"crash", "restart", "suspect", "state"} <= {e["event"] for e in events}
     assert all("vars" in e for e in events if e["event"] == "state")
