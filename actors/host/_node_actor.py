@@ -421,7 +421,8 @@ class NodeActor(pykka.ThreadingActor):
 
     def _trace_state(self, change: StateChanged) -> None:
         assert self.trace is not None
-        self.trace.state(str(change.state), change.elected, change.epoch)
+        variables = self.member.election.variables()
+        self.trace.state(str(change.state), change.elected, change.epoch, variables)
 
     def _notice(self, notice: Notice) -> None:
         kind, node = notice.kind, notice.node

@@ -26,7 +26,7 @@ from matplotlib import rc_context
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from ._narration import ALGORITHM_KINDS, algorithm_of, extinctions
+from ._narration import ALGORITHM_KINDS, algorithm_of, algorithm_ran, extinctions
 from ._order import choose_nodes
 from ._palette import MARKS, colours
 from ._trace_file import Trace, candidate, label
@@ -107,8 +107,12 @@ def _title(trace: Trace) -> str:
     events = trace.without_heartbeats()
     sends = [e for e in events if e["event"] == "send"]
     lost = sum(1 for e in sends if e.get("lost"))
-    algorithm = algorithm_of({e["kind"] for e in sends})
-    name = f"{ALGORITHM_KINDS[algorithm][1]}, " if algorithm else ""
+    if trace.header is not None:  # what ran, as the header names it
+        ran = algorithm_ran(events, trace.header)[0]
+        name = f"{ALGORITHM_KINDS[ran][1] if ran else trace.header['algorithm']}, "
+    else:
+        algorithm = algorithm_of({e["kind"] for e in sends})
+        name = f"{ALGORITHM_KINDS[algorithm][1]}, " if algorithm else ""
     epochs = {e.get("epoch") for e in sends}
     one = f", all in epoch {next(iter(epochs))}" if len(epochs) == 1 else ""
     lost_text = f" ({lost} lost)" if lost else ""
@@ -136,7 +140,7 @@ def _figure(  # noqa: PLR0912, PLR0915 -- one picture, drawn in order
     # Room on the right for the last marks' labels.
     axes.set_xlim(min(xs, default=0) - span * 0.02, max(xs, default=1) + span * 0.08)
     kinds = colours(events)
-    swallowed = extinctions(events)
+    swallowed = extinctions(events, trace.header)
     epochs = len({e.get("epoch") for e in events if e["event"] == "send"}) > 1
     labelled = sum(e["event"] == "send" for e in events) <= _ARROW_LABELS
     sent: dict[Any, tuple[float, Event]] = {}

@@ -384,7 +384,7 @@ def html_page(trace: Trace) -> str:
     """The step-through page of ``trace`` (heartbeats left out, and said so)."""
     events = trace.without_heartbeats()
     kinds = colours(events)
-    told = story(events)
+    told = story(events, trace.header)
     step_of = [-1] * len(events)
     for number, (_, _, indices) in enumerate(told.steps):
         for index in indices:
@@ -399,7 +399,7 @@ def html_page(trace: Trace) -> str:
         "steps": [f"t={t:.6g} {sentence}" for t, sentence, _ in told.steps],
         "stepOf": step_of,
         "contents": _contents(events),
-        "swallowed": sorted(extinctions(events), key=str),
+        "swallowed": sorted(extinctions(events, trace.header), key=str),
         "marks": {key: [symbol, fill] for key, (_, fill, symbol, _) in MARKS.items()},
         "many": _MANY,
     }
