@@ -117,11 +117,15 @@ class _Scale:
         self.x = size[0] * 0.85 / span
         self.y = size[1] * 0.7 / max(1, rows)
         self.font = font
-        self.apart = font * _DPI / 72 * 1.6  # pixels between two labels' centres
+        self.height = font * _DPI / 72 * 1.25  # a label's height, in pixels
+        self.char = font * _DPI / 72 * 0.6  # a character's width, roughly
 
 
 #: Where along its arrow a label may go, the middle first.
 _ALONG = (0.5, 0.35, 0.65, 0.22, 0.78)
+
+#: A label placed: its centre, half its length, and points along it (pixels).
+_Placed = tuple[tuple[float, float], float, list[tuple[float, float]]]
 
 
 def _arrow_label(  # noqa: PLR0917 -- one label, where it goes
@@ -130,28 +134,44 @@ def _arrow_label(  # noqa: PLR0917 -- one label, where it goes
     start: tuple[float, float],
     end: tuple[float, float],
     colour: str,
-    placed: list[tuple[float, float]],
+    placed: list[_Placed],
     scale: _Scale,
-) -> None:
-    """Write ``text`` along the arrow from ``start`` to ``end``, where it is furthest
-    from the labels already ``placed`` (the middle unless it overlaps one)."""
+) -> bool:
+    """Write ``text`` along the arrow from ``start`` to ``end``, in the middle or, if that
+    overlaps a label already ``placed``, the first place along it that does not; if none
+    does, or the arrow is too short to carry it, leave it out (return False)."""
     (x0, y0), (x1, y1) = start, end
+    dx, dy = (x1 - x0) * scale.x, (y1 - y0) * scale.y
+    length = math.hypot(dx, dy)
+    half = len(text) * scale.char / 2
+    if length < half * 1.6:
+        return False
+    ux, uy = dx / length, dy / length
+    points = [t / 4 - 0.5 for t in range(5)]  # along the label, -½ … ½ of its length
 
-    def at(f: float) -> tuple[float, float]:
-        return ((x0 + (x1 - x0) * f) * scale.x, (y0 + (y1 - y0) * f) * scale.y)
+    def at(f: float) -> _Placed:
+        cx, cy = (x0 + (x1 - x0) * f) * scale.x, (y0 + (y1 - y0) * f) * scale.y
+        return (cx, cy), half, [(cx + ux * t * 2 * half, cy + uy * t * 2 * half) for t in points]
 
-    def room(f: float) -> float:
-        px, py = at(f)
-        return min((abs(px - qx) + abs(py - qy) for qx, qy in placed), default=float("inf"))
+    def free(mine: _Placed) -> bool:
+        (cx, cy), own, pts = mine
+        for (qx, qy), other, others in placed:
+            if math.hypot(cx - qx, cy - qy) > own + other + scale.height:
+                continue  # too far apart to touch
+            if any(
+                math.hypot(px - ox, py - oy) < scale.height for px, py in pts for ox, oy in others
+            ):
+                return False
+        return True
 
-    best = next((f for f in _ALONG if room(f) >= scale.apart), None)
-    if best is None:
-        best = max(_ALONG, key=room)
-    placed.append(at(best))
+    spot = next((f for f in _ALONG if free(at(f))), None)
+    if spot is None:
+        return False
+    placed.append(at(spot))
     angle = math.degrees(math.atan2(y1 - y0, x1 - x0)) if x1 != x0 else -90.0
     axes.text(
-        x0 + (x1 - x0) * best,
-        y0 + (y1 - y0) * best,
+        x0 + (x1 - x0) * spot,
+        y0 + (y1 - y0) * spot,
         text,
         fontsize=scale.font,
         color=colour,
@@ -163,6 +183,7 @@ def _arrow_label(  # noqa: PLR0917 -- one label, where it goes
         zorder=3,
         bbox={"boxstyle": "round,pad=0.12", "fc": "white", "ec": "none", "alpha": 0.85},
     )
+    return True
 
 
 def _title(trace: Trace) -> str:
@@ -205,11 +226,12 @@ def _figure(  # noqa: PLR0912, PLR0915 -- one picture, drawn in order
     labelled = messages <= _ARROW_LABELS
     # Where the labels go: pixels per x unit and per row, and the labels placed so far.
     scale = _Scale(size, span * 1.1, len(nodes), style.small * (1.0 if messages <= 40 else 0.85))
-    placed: list[tuple[float, float]] = []
+    placed: list[_Placed] = []
+    unlabelled = 0
     sent: dict[Any, tuple[float, Event]] = {}
     ended: set[Any] = set()
     shown_marks: set[str] = set()
-    reach = 1.0 if not time_axis else span * 0.012  # how far a lost message goes
+    reach = 0.5 if not time_axis else span * 0.012  # how far a lost message goes (half a step)
     for x, event in zip(xs, events, strict=True):
         kind = event["event"]
         if kind in _NETWORK_LINES:  # the network splits or heals: a line across them all
@@ -260,7 +282,7 @@ def _figure(  # noqa: PLR0912, PLR0915 -- one picture, drawn in order
             shown_marks.add("extinction")
         text = _arrow_text(send, epochs)
         if labelled and text:
-            _arrow_label(axes, text, (x0, y0), (end, y1), colour, placed, scale)
+            unlabelled += not _arrow_label(axes, text, (x0, y0), (end, y1), colour, placed, scale)
     for msg, (x0, send) in sent.items():  # never ended: still in flight when the run ended
         if msg not in ended and send["peer"] in row:
             y0, y1 = row[send["node"]], row[send["peer"]]
@@ -288,6 +310,8 @@ def _figure(  # noqa: PLR0912, PLR0915 -- one picture, drawn in order
     axes.xaxis.label.set_fontsize(style.text)
     axes.tick_params(axis="x", labelsize=style.small)
     _legend(figure, kinds, styles, shown_marks, style)
+    if unlabelled:
+        left_out.append(f"the labels of {unlabelled} arrows, too short or too close to carry one")
     title = _title(trace)
     if left_out:
         width = max(40, int(size[0] * 0.95 / (style.text * _DPI / 72 * 0.56)))
