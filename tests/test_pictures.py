@@ -12,7 +12,10 @@ from __future__ import annotations
 import itertools
 import math
 import re
+import runpy
+import struct
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -159,3 +162,59 @@ def test_no_leader_yet_and_an_extinction_have_different_marks(tmp_path: Path) ->
     svg = _svg(tmp_path, run_trace("ring_crash"), "crash")
     assert "extinction: a candidacy swallowed here" in svg
     assert "no leader yet (elected = ⊥)" in svg
+
+
+# --- every picture of the docs, from docs/make_pictures.py, at lecture size ----------
+
+DOCS = ROOT / "docs"
+#: Wide enough to read when projected (a projector's 1920 and most in between).
+LECTURE_WIDTH = 1600
+_NAMED = re.compile(
+    r"!\[[^\]]*\]\((?P<image>[^)\s]+\.png)\)|<!--\s*picture:\s*(?P<picture>\S+\.png)\s"
+)
+
+
+_CODE = re.compile(r"^```.*?^```|`[^`\n]*`", re.S | re.M)
+
+
+def _script() -> dict[str, Any]:
+    return runpy.run_path(str(DOCS / "make_pictures.py"), run_name="make_pictures")
+
+
+def _named() -> dict[Path, str]:
+    """Every PNG a page of the docs (or the README) shows, and the page."""
+    named: dict[Path, str] = {}
+    for page in [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]:
+        text = _CODE.sub("", page.read_text(encoding="utf-8"))  # code shows, not pictures
+        for match in _NAMED.finditer(text):
+            path = match["image"] or match["picture"]
+            if "://" not in path:
+                named[(page.parent / path).resolve()] = str(page.relative_to(ROOT))
+    return named
+
+
+def _width(png: Path) -> int:
+    header = png.read_bytes()[:24]
+    assert header[:8] == b"\x89PNG\r\n\x1a\n", png
+    return int(struct.unpack(">I", header[16:20])[0])
+
+
+def test_the_script_makes_every_picture_the_docs_show() -> None:
+    made = {path.resolve() for path in _script()["outputs"]()}
+    named = _named()
+    assert named, "no pictures found in the docs"
+    missing = sorted(
+        f"{path.relative_to(ROOT)} ({page})" for path, page in named.items() if path not in made
+    )
+    assert not missing, f"shown but not made by docs/make_pictures.py: {missing}"
+    stale = sorted(str(p.relative_to(ROOT)) for p in DOCS.rglob("*.png") if p.resolve() not in made)
+    assert not stale, f"PNGs under docs/ that docs/make_pictures.py does not make: {stale}"
+
+
+def test_every_picture_of_the_docs_is_lecture_size() -> None:
+    narrow = sorted(
+        f"{png.relative_to(ROOT)}: {_width(png)} px"
+        for png in DOCS.rglob("*.png")
+        if _width(png) < LECTURE_WIDTH
+    )
+    assert not narrow, f"narrower than {LECTURE_WIDTH} px: {narrow}"
