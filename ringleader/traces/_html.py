@@ -245,7 +245,8 @@ function drawNetwork(k, states, current) {
     const px = a[0] + (b[0] - a[0]) * f, py = a[1] + (b[1] - a[1]) * f;
     el(netLines, 'circle', {cx: px, cy: py, r: 1.6 * w, fill: c});
     if (!many || zoom)
-      el(netLines, 'text', {x: px + ox * 2.5, y: py + oy * 2.5 + 5 * u, fill: c,
+      el(netLines, 'text', {x: a[0] + (b[0] - a[0]) * Math.min(f, 0.5) + ox * 3,
+        y: a[1] + (b[1] - a[1]) * Math.min(f, 0.5) + oy * 3 + 5 * u, fill: c,
         'font-size': (isCurrent ? 17 : 14) * u * (zoom ? 1.5 : 1),
         'font-weight': isCurrent ? 700 : 400, 'text-anchor': 'middle', class: 'label',
         'data-msg': m.send.msg, stroke: '#fff', 'stroke-width': 3 * u,
@@ -430,12 +431,15 @@ def _links(events: list[dict[str, Any]]) -> list[list[Any]]:
 
 
 def _vars(event: dict[str, Any]) -> str | None:
-    """A ``state`` event's variables (``vars``: a mapping, or already words), in words."""
+    """A ``state`` event's variables (``vars``: a mapping, [name, value] pairs, or
+    already words), in words."""
     if event["event"] != "state" or "vars" not in event:
         return None
     values = event["vars"]
     if isinstance(values, dict):
         return ", ".join(f"{k} = {_field(v)}" for k, v in values.items())
+    if isinstance(values, list) and all(isinstance(v, list) and len(v) == 2 for v in values):
+        return ", ".join(f"{k} = {_field(v)}" for k, v in values)  # [name, value] pairs
     return str(values)
 
 
