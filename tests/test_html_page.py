@@ -298,7 +298,11 @@ def test_each_node_shows_its_variables_when_the_trace_has_them(
     for number, line in enumerate(example_trace("chang_roberts_table").splitlines()):
         event = json.loads(line)
         if event["event"] == "state":
-            event["vars"] = {"seen": number, "best": {"id": 5, "capacity": 5}}
+            event["vars"] = {
+                "seen": number,
+                "best": {"id": 5, "capacity": 5},
+                "announcement": {"kind": "elected", "leader": {"id": 5, "capacity": 5}},
+            }
         lines.append(json.dumps(event))
     page, events = _page(tmp_path, "\n".join(lines) + "\n", "vars")
     browser.get(page.as_uri())
@@ -308,7 +312,8 @@ def test_each_node_shows_its_variables_when_the_trace_has_them(
     _go(browser, state + 1)
     node = events[state]["node"]
     cell = browser.find_element("css selector", f'#states tr[data-node="{node}"] td.vars')
-    assert cell.text == f"seen = {events[state]['vars']['seen']}, best = P5"
+    seen = events[state]["vars"]["seen"]
+    assert cell.text == f"seen = {seen}, best = P5, announcement = elected(P5)"
 
 
 def test_without_variables_a_node_shows_what_it_heard(browser: Any, tmp_path: Path) -> None:

@@ -444,10 +444,17 @@ def _vars(event: dict[str, Any]) -> str | None:
 
 
 def _field(value: Any) -> str:
+    """A field's or a variable's value as the notes write it: a node ``P5``, a message
+    ``elected(P5)``, a list of them ``[P1, P2]``."""
     if isinstance(value, dict) and "id" in value:
         capacity = value.get("capacity")
         shown = label(value["id"])
         return shown if capacity in (None, value["id"]) else f"{shown} (capacity {capacity})"
+    if isinstance(value, dict) and isinstance(value.get("kind"), str):
+        fields = {k: v for k, v in value.items() if k != "kind"}
+        return message_label({"kind": value["kind"], "fields": fields})
+    if isinstance(value, list) and any(isinstance(v, dict) for v in value):
+        return "[" + ", ".join(_field(v) for v in value) + "]"
     return json.dumps(value, ensure_ascii=False)
 
 
