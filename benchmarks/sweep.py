@@ -146,7 +146,7 @@ def plot(counts: dict[str, list[tuple[int, int, Bound]]], path: str) -> None:
     """Messages against n, log–log: measured worst cases as points, formulas as lines."""
     from matplotlib.figure import Figure
 
-    figure = Figure(figsize=(11, 7.5), layout="constrained")
+    figure = Figure(figsize=(16, 9), layout="constrained")  # 1920×1080 at 120 dpi: a projector
     axes = figure.add_subplot()
     for name, rows in counts.items():
         colour, marker, size, fill = STYLE.get(name, ("#444444", "x", 8, "full"))
@@ -160,7 +160,7 @@ def plot(counts: dict[str, list[tuple[int, int, Bound]]], path: str) -> None:
             [bound.value for _, _, bound in rows],
             style,
             color=colour,
-            lw=1.2,
+            lw=2.0,
             label=f"{name} ({arrangement}): notes {relation} {formula.formula}",
         )
         axes.plot(
@@ -168,25 +168,25 @@ def plot(counts: dict[str, list[tuple[int, int, Bound]]], path: str) -> None:
             [total for _, total, _ in rows],
             marker,
             color=colour,
-            ms=size,
+            ms=size * 1.4,
             mfc=colour if fill == "full" else "none",
-            mew=1.8,
+            mew=2.4,
             ls="",
         )
     axes.set_xscale("log", base=2)
     axes.set_yscale("log")
-    axes.set_xlabel("n (nodes)", fontsize=13)
-    axes.set_ylabel("messages", fontsize=13)
-    axes.tick_params(labelsize=12)
+    axes.set_xlabel("n (nodes)", fontsize=17)
+    axes.set_ylabel("messages", fontsize=17)
+    axes.tick_params(labelsize=15)
     axes.set_title(
         "Each algorithm's worst case, measured (points) against the notes' formula "
         "(lines; dashed: a bound)\nLeLann's n² (small filled dots) and Bully's N²−1 (large "
         "rings) coincide",
-        fontsize=13,
+        fontsize=17,
     )
     axes.grid(True, which="major", alpha=0.3)
-    axes.legend(fontsize=10, loc="upper left")
-    figure.savefig(path, dpi=110)
+    axes.legend(fontsize=14, loc="upper left")
+    figure.savefig(path, dpi=120)
 
 
 def main() -> None:
