@@ -83,6 +83,12 @@ class Around(Protocol):
         after a crash, see :func:`~ringleader.actors.proclaim_in_own_round`)."""
         ...
 
+    def own_round(self) -> bool:
+        """Whether this node, drawn into another node's round, holds its own election in
+        a round of its own at once (Bully asks: the notes' "sends its own election",
+        where it may proclaim itself only in a round it started)."""
+        ...
+
 
 class Alone:
     """The surroundings of an election run by itself, as on the slides: nobody crashes,
@@ -99,6 +105,9 @@ class Alone:
 
     def may_proclaim(self) -> bool:
         return True
+
+    def own_round(self) -> bool:
+        return False
 
 
 Handler = Callable[[Any, Any, int], None]
@@ -340,6 +349,12 @@ class Election:
         may have been lost with it.  The default does nothing; Bully asks the higher
         nodes again, a ring node sends its ``elected`` announcement again across the
         repaired link."""
+
+    def fenced(self, sender: int, message: Message, epoch: int) -> None:
+        """``message`` of an older round, ``epoch``, reached this node: it is fenced off,
+        not handled.  The default says nothing back; an algorithm whose notes answer a
+        message whatever round it comes from answers here, in this round (Bully rejects
+        a lower node's ``election``: a higher process is alive, in any round)."""
 
     def step_down(self) -> None:
         """Stop leading (or following): undecided again in this round, its timers
