@@ -253,9 +253,17 @@ class Report:
         return bool(self.elections) and self.elections[0].leader is not None
 
     @property
+    def bound_broken(self) -> bool:
+        """The notes' message count was checked and does not hold: a problem, exit 1
+        (the first election's count in a supervised run with a failure detector)."""
+        if not self.bound_counted or self.bound_holds:
+            return False
+        return self.safety is None or self.first_election_messages is not None
+
+    @property
     def ok(self) -> bool:
-        """Exit status 0: finished, safe and agreed."""
-        return self.finished and self.safe and self.agreed
+        """Exit status 0: finished, safe and agreed, and the notes' count held."""
+        return self.finished and self.safe and self.agreed and not self.bound_broken
 
     @property
     def problems(self) -> list[str]:
