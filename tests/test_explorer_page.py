@@ -146,3 +146,12 @@ def test_a_large_exploration_is_cut_and_says_so(tmp_path: Path) -> None:
     assert "<script src" not in text and "http://" not in text.replace(
         "http://www.w3.org/2000/svg", ""
     )
+
+
+def test_an_end_state_shows_every_check_it_fails() -> None:
+    """The hasty ring's nodes name different leaders: neither do they agree, nor does the
+    largest win, and the page's end state says both."""
+    exploration = explore_config(load_config(ROOT / "examples" / "your_algorithm" / "ring.toml"))
+    text = explorer_page(exploration)
+    assert text.count('"wrong":"disagreement: ') == exploration.end_states == 15
+    assert "; wrong_leader: P1 names P2, P2 names P3, P4 names P2; the largest is P4" in text
