@@ -34,6 +34,7 @@ __all__ = [
     "FAILED",
     "KINDS",
     "NOT_CHECKED",
+    "OUT_OF_SCOPE",
     "PASSED",
     "Finding",
     "Tally",
@@ -56,9 +57,13 @@ KINDS = (
 #: The end-state checks, in the order :func:`end_verdicts` applies them.
 END_KINDS = KINDS[1:5]
 
-#: What became of a check: it held wherever it was applied, and was applied wherever it
-#: could have been; it failed somewhere; or it was not applied (everywhere) — with why.
-PASSED, FAILED, NOT_CHECKED = "passed", "failed", "not_checked"
+#: A check held wherever it was applied, and was applied wherever it could have been.
+PASSED = "passed"
+#: A check failed somewhere (the first counterexample is a :class:`Finding`).
+FAILED = "failed"
+#: A check was not applied everywhere it could have been: no end state was reached, or
+#: one lacked what the check needs (every live node decided); the verdict says why.
+NOT_CHECKED = "not_checked"
 #: In one end state: the check does not apply there, and is not missed (``wrong_leader``
 #: where a node crashed: the notes' claim is about runs without a crash).
 OUT_OF_SCOPE = "out_of_scope"
