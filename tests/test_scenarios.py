@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +9,7 @@ import ringleader
 from ringleader.topologies import load_config
 from ringleader.traces import narrate
 
-from .test_trace import check_trace
+from .test_trace import check_trace, events_of
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -18,7 +17,7 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 def _run(example: str, tmp_path: Path) -> tuple[ringleader.Report, list[dict[str, Any]]]:
     path = tmp_path / "trace.jsonl"
     report = ringleader.run(load_config(EXAMPLES / example), simulate=True, trace=path)
-    events = [json.loads(line) for line in path.read_text().splitlines()]
+    events = events_of(path.read_text())
     check_trace(events, total=report.total)
     return report, events
 
@@ -147,7 +146,7 @@ def test_the_bully_walk_through_reads_the_same_in_threads_and_simulated(tmp_path
         path = tmp_path / f"{simulate}.jsonl"
         report = ringleader.run(config, simulate=simulate, trace=path)
         assert report.ok, report.problems
-        events = [json.loads(line) for line in path.read_text().splitlines()]
+        events = events_of(path.read_text())
         check_trace(events, total=report.total)
         told = _told(events)
         at = 0
