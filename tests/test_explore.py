@@ -262,6 +262,37 @@ def test_crash_entries_in_the_config_name_who_may_crash(tmp_path: Path) -> None:
     assert crashed == {exploration.model.index[3]}
 
 
+def test_a_check_not_applied_is_not_checked_with_why(tmp_path: Path) -> None:
+    """A search stopped before any end state has checked no end state: none is passed."""
+    stopped = explore_config(mesh(tmp_path, 6), max_states=2_000)
+    assert stopped.ok and not stopped.complete and stopped.end_states == 0
+    assert not stopped.checked
+    assert stopped.checks["two_leaders"].status == "passed"
+    for kind in ("undecided", "disagreement", "crashed_leader", "wrong_leader", "bound"):
+        assert stopped.checks[kind].status == "not_checked", kind
+    assert stopped.checks["undecided"].reason == (
+        "no end state reached before --max-states stopped the search at 2,000 states"
+    )
+    whole = explore_config(ring(tmp_path, 4))
+    assert whole.checked and all(v.status == "passed" for v in whole.checks.values())
+
+
+def test_the_largest_wins_only_where_every_live_node_names_it(tmp_path: Path) -> None:
+    """The nodes name different leaders: not a ✓ for 'the largest candidate wins'."""
+    hasty = explore_config(load_config(EXAMPLES / "your_algorithm" / "ring.toml"))
+    assert hasty.complete and hasty.checks["wrong_leader"].status == "failed"
+    found = {f.kind: f for f in hasty.findings}["wrong_leader"]
+    assert found.detail == "P1 names P2, P2 names P3, P4 names P2; the largest is P4"
+    lelann = explore_config(load_config(EXAMPLES / "lelann.toml"), Options(unordered=True))
+    assert "wrong_leader" in kinds(lelann)
+    # A crashed would-be leader leaves the others undecided: whether they agree is not
+    # checked in those end states, and says so.
+    crash = explore_config(load_config(EXAMPLES / "explore" / "ring_crash.toml"))
+    verdict = crash.checks["disagreement"]
+    assert verdict.status == "not_checked"
+    assert verdict.reason == "a live node never decided in 16 of 63 end states"
+
+
 # -- the command ---------------------------------------------------------------------------
 
 
@@ -314,6 +345,44 @@ def test_explore_exits_1_on_a_violation_with_its_trace(
     assert leaders == {1, 3}
 
 
+def test_explore_stopped_by_a_limit_says_so_first_and_exits_3(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["explore", "--nodes", "6", "--topology", "full_mesh", "--max-states", "2000"]
+    code = main([*argv, "--out", str(tmp_path / "o")])
+    lines = capsys.readouterr().out.splitlines()
+    assert code == 3
+    assert lines[0].endswith(": incomplete, stopped by --max-states at 2,000 states")
+    assert "  ✓ at most one leader per epoch, in every state explored" in lines
+    assert (
+        "  ? every live node decides (every end state): not checked (no end state reached "
+        "before --max-states stopped the search at 2,000 states)"
+    ) in lines
+    assert not any("✓ every live node decides" in line for line in lines)
+    code = main([*argv, "--json", "--out", str(tmp_path / "o")])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 3 and data["ok"] and not data["checked"] and not data["complete"]
+    assert data["checks"]["two_leaders"]["status"] == "passed"
+    assert data["checks"]["wrong_leader"]["status"] == "not_checked"
+    assert "--max-states" in data["checks"]["wrong_leader"]["reason"]
+    assert data["checks"]["bound"]["status"] == "not_checked"
+
+
+def test_explore_marks_what_is_false_with_a_cross(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cfg = EXAMPLES / "your_algorithm" / "ring.toml"
+    code = main(["explore", str(cfg), "--out", str(tmp_path / "o")])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "✓ without a crash, the largest candidate wins" not in out
+    assert "✗ without a crash, the largest candidate wins (every end state): P1 names P2" in out
+    code = main(["explore", str(cfg), "--json", "--out", str(tmp_path / "o")])
+    data = json.loads(capsys.readouterr().out)
+    assert data["checks"]["wrong_leader"]["status"] == "failed"
+    assert data["checks"]["crashed_leader"]["status"] == "passed"  # no node crashed
+
+
 def test_explore_report_in_words(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["explore", str(EXAMPLES / "lelann.toml"), "--out", str(tmp_path / "o")])
     out = capsys.readouterr().out
@@ -353,7 +422,11 @@ def test_explore_bad_usage_exits_2_in_one_line(
     [
         ("bully.toml", {}, []),
         ("bully.toml", {"crashes": 1}, ["crashed_leader"]),
-        ("bully_early.toml", {"timers": "any"}, ["two_leaders", "disagreement", "bound"]),
+        (
+            "bully_early.toml",
+            {"timers": "any"},
+            ["two_leaders", "disagreement", "wrong_leader", "bound"],
+        ),
         ("bully_pause.toml", {}, ["two_leaders"]),
         ("ring_crash.toml", {}, ["undecided", "crashed_leader"]),
         ("hirschberg_sinclair.toml", {}, []),

@@ -417,6 +417,16 @@ def test_explore_service_json_and_an_incomplete_search(tmp_path: Path) -> None:
 
 
 @pytest.mark.timeout(150)
+def test_an_incomplete_service_search_says_so_in_its_first_line(tmp_path: Path) -> None:
+    done = ringleader(
+        "explore", str(SERVICE), "--service", "--max-states", "2000", "--out", str(tmp_path)
+    )
+    assert done.returncode == 3, done.stderr
+    first = done.stdout.splitlines()[0]
+    assert first.endswith(": incomplete, stopped by --max-states at 2,000 states"), first
+
+
+@pytest.mark.timeout(150)
 def test_explore_service_writes_a_counterexample_and_exits_1(tmp_path: Path) -> None:
     config = tmp_path / "noquorum.toml"
     config.write_text(

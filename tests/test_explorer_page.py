@@ -181,3 +181,12 @@ def test_a_two_way_ring_has_one_line_per_link(browser: Any, tmp_path: Path) -> N
     browser.get(page.as_uri())
     links = browser.find_elements("css selector", "#topology line.link")
     assert len(links) == 3 and not any(link.get_attribute("marker-end") for link in links)
+
+
+def test_an_end_state_shows_every_check_it_fails() -> None:
+    """The hasty ring's nodes name different leaders: neither do they agree, nor does the
+    largest win, and the page's end state says both."""
+    exploration = explore_config(load_config(ROOT / "examples" / "your_algorithm" / "ring.toml"))
+    text = explorer_page(exploration)
+    assert text.count('"wrong":"disagreement: ') == exploration.end_states == 15
+    assert "; wrong_leader: P1 names P2, P2 names P3, P4 names P2; the largest is P4" in text

@@ -271,3 +271,26 @@ def test_the_nodes_of_a_cluster_share_one_set_of_allowed_senders() -> None:
     assert all(a is allowed[0] for a in allowed)
     lone = NodeView(7, 7, out=(8,), inbound=(6,))  # no members: its in-neighbours only
     assert _senders(lone) == {6, OPERATOR}
+
+
+def test_a_count_the_notes_do_not_give_is_a_problem_and_not_ok() -> None:
+    """Safe and agreed, but 60 messages where the notes give at most 20: exit status 1."""
+    from ringleader import NodeReport, Report
+    from ringleader.actors import Bound
+
+    report = Report(
+        topology="unidirectional_ring",
+        algorithm="chang_roberts",
+        transport="memory",
+        n=4,
+        nodes=[NodeReport(i, "leader" if i == 4 else "not_leader", 4, i) for i in range(1, 5)],
+        messages_by_type={"election": 56, "elected": 4},
+        bound=Bound("n(n+1)/2+n", 14, exact=False),
+        expected_leader=4,
+        finished=True,
+    )
+    assert report.safe and report.agreed and not report.ok
+    assert report.problems == ["60 messages, but the notes give n(n+1)/2+n ≤ 14"]
+    assert report.bound_broken
+    unfinished = Report(**{**report.__dict__, "finished": False})
+    assert not unfinished.bound_broken  # a run cut short proves nothing about the count

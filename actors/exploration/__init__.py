@@ -13,7 +13,8 @@ lost and duplicated messages, partitions and pauses — and checks each state.
   and a node's pending timers with their time left, numbered, with memoised moves (the
   canonical state is a tuple of small integers);
 - ``_model.py``: :class:`Model`, the global state and every step enabled in it;
-- ``_checks.py``: what is checked (:data:`KINDS`), :class:`Finding`;
+- ``_checks.py``: what is checked (:data:`KINDS`), :class:`Finding`, and what became of
+  each check (:class:`Verdict`: passed, failed, or not checked and why);
 - ``_graph.py``: the explored graph and the fewest and most messages to each state;
 - ``_search.py``: :func:`explore`, breadth-first, and its :class:`Exploration`;
 - ``_replay.py``: a path found, run again step by step into a trace (:func:`records`).
@@ -21,7 +22,18 @@ lost and duplicated messages, partitions and pauses — and checks each state.
 Standard library only, like the rest of :mod:`ringleader.actors`.
 """
 
-from ._checks import KINDS, Finding, end_check, leaders_clash
+from ._checks import (
+    FAILED,
+    KINDS,
+    NOT_CHECKED,
+    OUT_OF_SCOPE,
+    PASSED,
+    Finding,
+    Verdict,
+    end_check,
+    end_verdicts,
+    leaders_clash,
+)
 from ._graph import Graph
 from ._model import Model
 from ._nodes import CRASHED
@@ -31,7 +43,11 @@ from ._search import Exploration, Path, explore
 
 __all__ = [
     "CRASHED",
+    "FAILED",
     "KINDS",
+    "NOT_CHECKED",
+    "OUT_OF_SCOPE",
+    "PASSED",
     "START_RULES",
     "TIMER_RULES",
     "Exploration",
@@ -40,7 +56,9 @@ __all__ = [
     "Model",
     "Options",
     "Path",
+    "Verdict",
     "end_check",
+    "end_verdicts",
     "explore",
     "leaders_clash",
     "records",

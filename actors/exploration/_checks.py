@@ -2,18 +2,26 @@
 
 - ``two_leaders`` (every state): two live nodes lead in one epoch at once — the notes'
   safety property, at most one leader (per round: the epoch is the fencing token).
-- At every end state (nothing in flight, no timer to fire, every initiator awake):
-  ``undecided``, a live node has no leader (the notes' liveness: everyone decides);
-  ``disagreement``, live nodes name different leaders (or rounds); ``crashed_leader``,
-  they agree on a node that crashed (nobody noticed: there is no failure detector in an
-  explored run); ``wrong_leader``, no node crashed and they agree on another node than
-  the largest ``(capacity, id)``, which the notes' elections elect.
+- At every end state (nothing in flight, no timer to fire, every initiator awake), each
+  check on its own (:func:`end_verdicts`): ``undecided``, a live node has no leader (the
+  notes' liveness: everyone decides); ``disagreement``, live nodes name different
+  leaders (or rounds), or one that does not say it leads; ``crashed_leader``, a live
+  node names a node that crashed (nobody noticed: there is no failure detector in an
+  explored run); ``wrong_leader``, no node crashed and a live node names another node
+  than the largest ``(capacity, id)``, which the notes' elections elect.  A check that
+  needs every live node to have decided is *not checked* in an end state where one has
+  not; ``wrong_leader`` leaves out the end states where a node crashed.
 - ``bound`` (over the complete runs in which no fault struck): the notes' message count,
   exact or an upper bound, against the fewest and the most messages any run sent.
+
+Each check ends :data:`PASSED`, :data:`FAILED` or :data:`NOT_CHECKED` (with why) over a
+whole search (:class:`Tally`, :class:`Verdict`): a check is passed only when it was
+applied wherever it could have been, and held there.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +30,20 @@ from ringleader.actors.core import Bound, NodeState
 from ._model import Model
 from ._nodes import CRASHED
 
-__all__ = ["KINDS", "Finding", "bound_check", "end_check", "leaders_clash"]
+__all__ = [
+    "FAILED",
+    "KINDS",
+    "NOT_CHECKED",
+    "OUT_OF_SCOPE",
+    "PASSED",
+    "Finding",
+    "Tally",
+    "Verdict",
+    "bound_check",
+    "end_check",
+    "end_verdicts",
+    "leaders_clash",
+]
 
 #: Every kind of violation, in the order they are reported.
 KINDS = (
@@ -33,6 +54,19 @@ KINDS = (
     "wrong_leader",
     "bound",
 )
+#: The end-state checks, in the order :func:`end_verdicts` applies them.
+END_KINDS = KINDS[1:5]
+
+#: A check held wherever it was applied, and was applied wherever it could have been.
+PASSED = "passed"
+#: A check failed somewhere (the first counterexample is a :class:`Finding`).
+FAILED = "failed"
+#: A check was not applied everywhere it could have been: no end state was reached, or
+#: one lacked what the check needs (every live node decided); the verdict says why.
+NOT_CHECKED = "not_checked"
+#: In one end state: the check does not apply there, and is not missed (``wrong_leader``
+#: where a node crashed: the notes' claim is about runs without a crash).
+OUT_OF_SCOPE = "out_of_scope"
 
 
 @dataclass(frozen=True)
@@ -69,43 +103,189 @@ def leaders_clash(model: Model, state: tuple[int, ...]) -> str:
     return "; ".join(clashes)
 
 
-def end_check(model: Model, state: tuple[int, ...]) -> tuple[str, str] | None:
-    """The first violation of the end-state checks in ``state``, as (kind, detail)."""
+def end_verdicts(model: Model, state: tuple[int, ...]) -> list[tuple[str, str, str | None]]:
+    """Each end-state check in ``state``, on its own: ``(kind, status, text)``, where
+    ``status`` is :data:`PASSED` (``text`` ``None``), :data:`FAILED` (``text`` says
+    what is wrong), :data:`NOT_CHECKED` (``text`` says why) or :data:`OUT_OF_SCOPE`."""
     stances = _stances(model, state)
-    if not stances:
-        return None  # everyone crashed: nobody left to decide
+    if not stances:  # everyone crashed: nobody left to decide, or to name anyone
+        return [
+            *((kind, PASSED, None) for kind in END_KINDS[:3]),
+            ("wrong_leader", OUT_OF_SCOPE, "a node crashed"),
+        ]
     undecided = sorted(node for node, (s, _, _) in stances.items() if s is NodeState.UNDECIDED)
+    decided = {node: view for node, view in stances.items() if node not in undecided}
+    crashed = set(model.crashed(state))
+    verdicts: list[tuple[str, str, str | None]] = []
     if undecided:
         who = ", ".join(f"P{node}" for node in undecided)
         verb = "it is" if len(undecided) == 1 else "they are"
-        return "undecided", f"{who} never decided ({verb} live)"
-    named = {(elected, epoch) for _, elected, epoch in stances.values()}
+        verdicts.append(("undecided", FAILED, f"{who} never decided ({verb} live)"))
+    else:
+        verdicts.append(("undecided", PASSED, None))
+    verdicts.append(("disagreement", *_agreement(stances, decided, crashed, bool(undecided))))
+    verdicts.append(("crashed_leader", *_alive(stances, decided, crashed)))
+    best = max(view.candidate for view in model.views).id
+    verdicts.append(("wrong_leader", *_largest(stances, decided, crashed, best, undecided)))
+    return verdicts
+
+
+_Stances = dict[int, tuple[NodeState, int | None, int]]
+NO_DECISION = "a live node never decided"
+
+
+def _agreement(
+    stances: _Stances, decided: _Stances, crashed: set[int], undecided: bool
+) -> tuple[str, str | None]:
+    """All live nodes name one leader in one epoch, which says it leads (or crashed:
+    that is ``crashed_leader``'s)."""
+    named = {(elected, epoch) for _, elected, epoch in decided.values()}
     if len(named) > 1:
         views = ", ".join(
             f"P{node} names P{elected} (epoch {epoch})"
-            for node, (_, elected, epoch) in sorted(stances.items())
+            for node, (_, elected, epoch) in sorted(decided.items())
         )
-        return "disagreement", views
+        return FAILED, views
+    if undecided:
+        return NOT_CHECKED, NO_DECISION
     ((leader, _),) = named
-    return _agreed_on(model, state, stances, leader)
+    if leader not in crashed and (
+        leader not in stances or stances[leader][0] is not NodeState.LEADER
+    ):
+        return FAILED, f"every live node names P{leader}, which does not say it leads"
+    return PASSED, None
 
 
-def _agreed_on(
-    model: Model,
-    state: tuple[int, ...],
-    stances: dict[int, tuple[NodeState, int | None, int]],
-    leader: int | None,
-) -> tuple[str, str] | None:
-    """What is wrong with every live node naming ``leader``, if anything."""
-    crashed = model.crashed(state)
-    if leader in crashed:
-        return "crashed_leader", f"every live node names P{leader}, which crashed"
-    if leader not in stances or stances[leader][0] is not NodeState.LEADER:
-        return "disagreement", f"every live node names P{leader}, which does not say it leads"
-    best = max(view.candidate for view in model.views)
-    if not crashed and leader != best.id:
-        return "wrong_leader", f"P{leader} was elected, not P{best.id}, the largest"
+def _alive(stances: _Stances, decided: _Stances, crashed: set[int]) -> tuple[str, str | None]:
+    """No live node names a node that crashed."""
+    dead = sorted({elected for _, elected, _ in decided.values() if elected in crashed})
+    if not dead:
+        return PASSED, None
+    leader = dead[0]
+    naming = sorted(node for node, (_, elected, _) in decided.items() if elected == leader)
+    if len(naming) == len(stances):
+        return FAILED, f"every live node names P{leader}, which crashed"
+    who = ", ".join(f"P{node}" for node in naming)
+    return FAILED, f"{who} name{'s' * (len(naming) == 1)} P{leader}, which crashed"
+
+
+def _largest(
+    stances: _Stances, decided: _Stances, crashed: set[int], best: int, undecided: list[int]
+) -> tuple[str, str | None]:
+    """Without a crash, every live node names the largest ``(capacity, id)``, and it leads."""
+    if crashed:
+        return OUT_OF_SCOPE, "a node crashed"
+    others = {node: elected for node, (_, elected, _) in decided.items() if elected != best}
+    if others and len(others) == len(stances) and len(set(others.values())) == 1:
+        return FAILED, f"P{next(iter(others.values()))} was elected, not P{best}, the largest"
+    if others:
+        views = ", ".join(f"P{node} names P{elected}" for node, elected in sorted(others.items()))
+        return FAILED, f"{views}; the largest is P{best}"
+    if undecided:
+        return NOT_CHECKED, NO_DECISION
+    if stances[best][0] is not NodeState.LEADER:
+        return FAILED, f"every live node names P{best}, the largest, which does not say it leads"
+    return PASSED, None
+
+
+def end_check(model: Model, state: tuple[int, ...]) -> tuple[str, str] | None:
+    """The first violation of the end-state checks in ``state``, as (kind, detail)."""
+    for kind, status, text in end_verdicts(model, state):
+        if status == FAILED:
+            assert text is not None
+            return kind, text
     return None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What became of one check over a search: ``status`` (:data:`PASSED`,
+    :data:`FAILED`, :data:`NOT_CHECKED`), ``reason`` (why not checked) and ``checked``,
+    the states (or end states) it was applied to (``None`` for the bound, checked once
+    over the complete runs)."""
+
+    status: str
+    reason: str | None = None
+    checked: int | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"status": self.status, "reason": self.reason, "checked": self.checked}
+
+
+class Tally:
+    """The end-state checks' verdicts as a search meets end states (:meth:`add`), then
+    every check's :class:`Verdict` once it is over (:meth:`verdicts`)."""
+
+    def __init__(self) -> None:
+        self.ends = 0
+        self.checked = dict.fromkeys(END_KINDS, 0)
+        #: kind -> (end states in which it could not be applied, the first one's why)
+        self.missed: dict[str, tuple[int, str]] = {}
+        self.out: dict[str, tuple[int, str]] = {}
+
+    def add(self, verdicts: list[tuple[str, str, str | None]]) -> list[tuple[str, str]]:
+        """Count one end state's verdicts; its failures, as (kind, detail)."""
+        self.ends += 1
+        failures = []
+        for kind, status, text in verdicts:
+            if status in (PASSED, FAILED):
+                self.checked[kind] += 1
+                if status == FAILED:
+                    assert text is not None
+                    failures.append((kind, text))
+            else:
+                table = self.missed if status == NOT_CHECKED else self.out
+                count, why = table.get(kind, (0, text or ""))
+                table[kind] = (count + 1, why)
+        return failures
+
+    def verdicts(
+        self,
+        failed: Collection[str],
+        *,
+        states: int,
+        stopped: str | None,
+        bound: Bound | None,
+        bound_held: bool | None,
+        bound_unchecked: str | None = None,
+    ) -> dict[str, Verdict]:
+        """Every check's verdict: ``failed`` holds the kinds violated somewhere."""
+        out = {"two_leaders": Verdict(FAILED if "two_leaders" in failed else PASSED, None, states)}
+        for kind in END_KINDS:
+            checked = self.checked[kind]
+            if kind in failed:
+                out[kind] = Verdict(FAILED, None, checked)
+            elif not self.ends:
+                out[kind] = Verdict(NOT_CHECKED, _no_end(states, stopped), 0)
+            elif kind in self.missed:
+                count, why = self.missed[kind]
+                where = f"{count:,} of {self.ends:,} end states"
+                out[kind] = Verdict(NOT_CHECKED, f"{why} in {where}", checked)
+            elif not checked:
+                out[kind] = Verdict(NOT_CHECKED, "no end state without a crash", 0)
+            else:
+                out[kind] = Verdict(PASSED, None, checked)
+        if bound is not None:
+            if "bound" in failed:
+                out["bound"] = Verdict(FAILED)
+            elif bound_held:
+                out["bound"] = Verdict(PASSED)
+            else:
+                why = bound_unchecked or (
+                    "no complete run without a fault"
+                    if stopped is None
+                    else "no complete run without a fault found before the search stopped"
+                )
+                out["bound"] = Verdict(NOT_CHECKED, why)
+        return out
+
+
+def _no_end(states: int, stopped: str | None) -> str:
+    if stopped == "max_states":
+        return f"no end state reached before --max-states stopped the search at {states:,} states"
+    if stopped == "max_depth":
+        return "no end state reached within --max-depth steps"
+    return "no end state: every run goes on for ever"
 
 
 def bound_check(

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from ringleader.actors.core import Bound, Election, NodeView
 
-from ._checks import KINDS, Finding, bound_check, end_check, leaders_clash
+from ._checks import KINDS, Finding, Tally, Verdict, bound_check, end_verdicts, leaders_clash
 from ._graph import Graph
 from ._model import Model, NewLink
 from ._options import Options
@@ -49,8 +49,10 @@ class Exploration:
     messages over the complete runs (``most`` is ``None`` where a cycle makes it
     unbounded); ``faultless`` the same over the complete runs in which no fault struck,
     which ``bound`` is checked against.  ``findings`` holds the first violation of each
-    kind found; ``paths`` the runs to show: ``"min"``, ``"max"`` and one per finding's
-    kind.  ``memory``: bytes the search kept (states, their index, the graph).
+    kind found; ``checks`` what became of each check (passed, failed, or not checked and
+    why: a search stopped before any end state checks nothing at one); ``paths`` the runs
+    to show: ``"min"``, ``"max"`` and one per finding's kind.  ``memory``: bytes the
+    search kept (states, their index, the graph).
     """
 
     model: Model
@@ -69,13 +71,21 @@ class Exploration:
     bound_held: bool | None = None
     cyclic: bool = False
     findings: list[Finding] = field(default_factory=list)
+    checks: dict[str, Verdict] = field(default_factory=dict)
     #: Every state found, by number (tuples of ``Model``'s layout).
     found: list[tuple[int, ...]] = field(default_factory=list)
     paths: dict[str, Path] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
+        """Nothing violated (in the states explored: see :attr:`checked`)."""
         return not self.findings
+
+    @property
+    def checked(self) -> bool:
+        """Every state explored and every check applied wherever it could be: with
+        :attr:`ok`, nothing is left unproven."""
+        return self.complete and all(v.status != "not_checked" for v in self.checks.values())
 
     @property
     def rate(self) -> float:
@@ -119,6 +129,9 @@ class _Search:
         self.index: dict[tuple[int, ...], int] = {}
         self.findings: dict[str, Finding] = {}
         self.ends: list[int] = []
+        self.tally = Tally()
+        #: Why the bound could not be checked, where a stopped search leaves it open.
+        self.bound_unchecked: str | None = None
 
     def _found(self, kind: str, detail: str, state: int) -> None:
         first = self.findings.get(kind)
@@ -155,6 +168,14 @@ class _Search:
         self._runs(exploration)
         exploration.elapsed = time.perf_counter() - began
         exploration.findings = [self.findings[k] for k in KINDS if k in self.findings]
+        exploration.checks = self.tally.verdicts(
+            self.findings,
+            states=exploration.states,
+            stopped=stopped,
+            bound=bound,
+            bound_held=exploration.bound_held,
+            bound_unchecked=self.bound_unchecked,
+        )
         return exploration
 
     def _search(self) -> tuple[str | None, int]:  # noqa: PLR0912
@@ -170,7 +191,7 @@ class _Search:
         initial = model.initial()
         states.append(initial)
         index[initial] = 0
-        expand, ends, found = model.expand, self.ends, self._found
+        expand, ends, found, tally = model.expand, self.ends, self._found, self.tally
         max_states, max_depth, progress = self.max_states, self.max_depth, self.progress
         head, depth, level_end = 0, 0, 1
         stopped: str | None = None
@@ -185,9 +206,8 @@ class _Search:
             steps, end = expand(state)
             if end:
                 ends.append(head)
-                wrong = end_check(model, state)
-                if wrong is not None:
-                    found(wrong[0], wrong[1], head)
+                for kind, detail in tally.add(end_verdicts(model, state)):
+                    found(kind, detail, head)
             for number, successor, messages, clash in steps:
                 to = index.get(successor)
                 if to is None:
@@ -252,7 +272,22 @@ class _Search:
                 if bound is not None:
                     free = model.options.starts == "any"
                     wrong = bound_check(bound, fewest, most, free_starts=free)
-                    exploration.bound_held = wrong is None
+                    if (
+                        wrong is not None
+                        and not exploration.complete
+                        and free
+                        and bound.exact
+                        and most is not None
+                        and most < bound.value
+                    ):  # the run that sends the most may lie past where the search stopped
+                        self.bound_unchecked = (
+                            f"the most any complete run found sent is {most} messages, below "
+                            f"{bound.formula} = {bound.value}; the search stopped before "
+                            "every run was found"
+                        )
+                        wrong = None
+                    else:
+                        exploration.bound_held = wrong is None
                     if wrong is not None:
                         below = bound.exact and not free and fewest != bound.value
                         culprit = clean_low if below else clean_high

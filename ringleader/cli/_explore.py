@@ -66,11 +66,13 @@ def add_explore_command(
         "shortest run to each violation as traces (replay and diagram read them). "
         "With --service, explore it as `ringleader node` runs it instead, and check the "
         "service's guarantees.",
-        epilog="Exit status: 0 nothing violated; 1 a violation found; 2 bad usage or "
-        f"config; {INCOMPLETE} (--service) nothing violated in the states explored, but "
-        "not every state was. Examples: ringleader explore "
-        "examples/chang_roberts_table.toml --out cr && ringleader diagram cr/max.jsonl -o "
-        "max.svg; ringleader explore examples/service/cluster.toml --service",
+        epilog="Exit status: 0 nothing violated, every state explored and every check "
+        "applied; 1 a violation found (the notes' message count too); 2 bad usage or "
+        f"config; {INCOMPLETE} nothing violated in the states explored, but not every state "
+        "was (a limit stopped the search), or a check found nothing to check. Examples: "
+        "ringleader explore examples/chang_roberts_table.toml --out cr && ringleader "
+        "diagram cr/max.jsonl -o max.svg; ringleader explore "
+        "examples/service/cluster.toml --service",
     )
     config_arguments(parser)
     what = parser.add_argument_group("what may happen (besides every ordering)")
@@ -207,7 +209,9 @@ def explore_command(args: argparse.Namespace, config: Config, out: Console, err:
         print(json.dumps(summary))  # noqa: T201
     else:
         print_exploration(out, summary)
-    return 0 if exploration.ok else 1
+    if not exploration.ok:
+        return 1
+    return 0 if exploration.checked else INCOMPLETE
 
 
 def _title(config: Config) -> str:
@@ -243,6 +247,7 @@ def exploration_summary(
     paths = exploration.paths
     return {
         "ok": exploration.ok,
+        "checked": exploration.checked,
         "source": config.source,
         "title": _title(config),
         "algorithm": config.algorithm_class.name,
@@ -266,6 +271,10 @@ def exploration_summary(
         if faultless is None
         else {"min": faultless[0], "max": faultless[1]},
         "bound": None if bound is None else {**bound.as_dict(), "held": exploration.bound_held},
+        "checks": {
+            kind: {**verdict.as_dict(), "check": CHECKS[kind]}
+            for kind, verdict in exploration.checks.items()
+        },
         "violations": [
             {
                 **finding.as_dict(),
@@ -321,15 +330,29 @@ def _claim(bound: dict[str, Any], messages: dict[str, Any] | None, starts: str) 
     return f"exactly {count}"
 
 
-def print_exploration(console: Console, summary: dict[str, Any]) -> None:
-    """The human report of an exploration."""
-    console.print(f"[bold]Explored {summary['title']}[/] ({summary['source']})")
+def _extent(summary: dict[str, Any]) -> str:
+    """Where a search stopped, and at what, if a limit stopped it."""
+    if summary["stopped"] == "max_states":
+        return f"stopped by --max-states at {summary['states']:,} states"
+    return "stopped by --max-depth"
+
+
+def _scope(words: str, complete: bool) -> str:
+    """A check's words, narrowed to what a stopped search saw."""
+    if complete:
+        return words
+    return words.replace("in every state", "in every state explored").replace(
+        "(every end state)", "(every end state reached)"
+    )
+
+
+def print_exploration(console: Console, summary: dict[str, Any]) -> None:  # noqa: PLR0912
+    """The human report of an exploration: a check not applied is never a ✓."""
+    complete = summary["complete"]
+    stopped = "" if complete else f": [yellow]incomplete, {_extent(summary)}[/]"
+    console.print(f"[bold]Explored {summary['title']}[/] ({summary['source']}){stopped}")
     console.print(f"  what may happen: {_what_may_happen(summary['options'])}")
-    if summary["complete"]:
-        extent = "every reachable state"
-    else:
-        limit = "--max-states" if summary["stopped"] == "max_states" else "--max-depth"
-        extent = f"[yellow]stopped by {limit}: not every state[/]"
+    extent = "every reachable state" if complete else "[yellow]not every state[/]"
     ends = summary["end_states"]
     console.print(
         f"  states: {summary['states']:,} ({extent}), {ends:,} end state{'s' * (ends != 1)}, "
@@ -341,14 +364,18 @@ def print_exploration(console: Console, summary: dict[str, Any]) -> None:
         most = (
             "unbounded (a run can go on for ever)" if messages["max"] is None else messages["max"]
         )
-        console.print(f"  messages: {messages['min']} to {most} over the complete runs")
+        runs = "complete runs" if complete else "complete runs found"
+        console.print(f"  messages: {messages['min']} to {most} over the {runs}")
+    checks = summary["checks"]
     bound = summary["bound"]
     if bound is not None:
-        verdict = {
-            True: "[green]held[/]",
-            False: "[red]broken[/]",
-            None: "not checked (no complete run without a fault)",
-        }[bound["held"]]
+        status = checks["bound"]["status"]
+        if status == "passed":
+            verdict = "[green]held[/]" if complete else "[green]held[/] in the complete runs found"
+        elif status == "failed":
+            verdict = "[red]broken[/]"
+        else:
+            verdict = f"[yellow]not checked[/] ({checks['bound']['reason']})"
         whose = "its bound()" if summary["custom"] else "the notes"
         claim = _claim(bound, messages, summary["options"]["starts"])
         console.print(f"  {whose}: {claim}: {verdict}")
@@ -357,14 +384,17 @@ def print_exploration(console: Console, summary: dict[str, Any]) -> None:
         if kind == "bound":
             continue
         found = kinds.get(kind)
-        if found is None:
-            console.print(f"  [green]✓[/] {words}")
-        else:
+        status = checks[kind]["status"]
+        if found is not None:
             console.print(
                 f"  [red]✗ {words}[/]: {found['detail']} ({found['count']:,} "
                 f"{'states' if found['count'] != 1 else 'state'}); shortest run, "
                 f"{found['steps']} steps: {found['trace']}"
             )
+        elif status == "passed":
+            console.print(f"  [green]✓[/] {_scope(words, complete)}")
+        else:
+            console.print(f"  [yellow]?[/] {words}: not checked ({checks[kind]['reason']})")
     if "bound" in kinds:
         found = kinds["bound"]
         console.print(f"  [red]✗ {CHECKS['bound']}[/]: {found['detail']}: {found['trace']}")

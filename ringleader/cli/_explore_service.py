@@ -365,12 +365,23 @@ def _title(config: Config) -> str:
     return f"{algorithm.title} on a {topology} of {config.n} nodes"
 
 
+def _incomplete(summary: dict[str, Any]) -> str:
+    """What the first line says of a search that did not explore every state."""
+    if summary["search"] == "walks":
+        return ": [yellow]incomplete, random walks[/]"
+    if summary["complete"]:
+        return ""
+    limit = summary["stopped"].replace("_", "-")
+    return f": [yellow]incomplete, stopped by --{limit} at {summary['states']:,} states[/]"
+
+
 def print_service_exploration(console: Console, summary: dict[str, Any]) -> None:
     """The human report of a service's exploration."""
     from ringleader.actors.exploration.service import CHECKS  # noqa: PLC0415
 
     console.print(
-        f"[bold]Explored {summary['title']} as `ringleader node` runs it[/] ({summary['source']})"
+        f"[bold]Explored {summary['title']} as `ringleader node` runs it[/] "
+        f"({summary['source']}){_incomplete(summary)}"
     )
     timing, network = summary["timing"], summary["network"]
     drift = timing["drift"]

@@ -158,11 +158,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="ringleader",
         description="Leader election on the actor model: Pykka actors over ZeroMQ.",
-        epilog="Exit status: 0 elected and safe (explore: nothing violated); 1 not "
-        "finished in time, unsafe, or the cluster could not be set up (explore: a "
-        "violation found); 2 bad usage or config; 3 explore --service: nothing broken in "
-        "the states explored, not every state explored; 141 the reader of the output "
-        "went away (| head).",
+        epilog="Exit status: 0 elected and safe, in the notes' message count (explore: "
+        "nothing violated, and everything checked); 1 not finished in time, unsafe, a "
+        "message count the notes do not give, or the cluster could not be set up (explore: "
+        "a violation found); 2 bad usage or config; 3 explore: nothing broken in the states "
+        "explored, but not every state explored (a limit stopped it) or a check left "
+        "without anything to check; 141 the reader of the output went away (| head).",
     )
     parser.add_argument("--version", action="version", version=f"ringleader {__version__}")
     parser.add_argument(

@@ -140,8 +140,8 @@ def _print_crashes(console: Console, report: Report) -> None:
 def _messages_text(report: Report) -> str:
     """``Messages: …; the notes: formula ✓`` (✗, or not finished: nothing to judge)."""
     kinds = ", ".join(f"{k} {v}" for k, v in report.messages_by_type.items())
-    if not report.bound_counted:
-        mark = "(not finished: nothing to hold it to)"
+    if report.bound_unchecked is not None:
+        mark = f"({report.bound_unchecked})"
     else:
         mark = "[green]✓[/]" if report.bound_holds else "[red]✗[/]"
     first = report.first_election_messages

@@ -246,16 +246,44 @@ class Report:
 
     @property
     def bound_counted(self) -> bool:
-        """Whether the election the notes' formula counts ran to its end: a run cut short
-        by its timeout, or a first election a crash broke off, proves nothing about it."""
+        """Whether the election the notes' formula counts ran to its end, and its count is
+        its own: a run cut short by its timeout, or a first election a crash broke off,
+        proves nothing about it; nor does one whose round another node's crash struck,
+        with no later election (:attr:`bound_unchecked`)."""
+        return self.bound_unchecked is None
+
+    @property
+    def bound_unchecked(self) -> str | None:
+        """Why the notes' count was not checked, if it was not."""
         if self.first_election_messages is None:
-            return self.finished
-        return bool(self.elections) and self.elections[0].leader is not None
+            return None if self.finished else "not finished: nothing to hold it to"
+        if not self.elections or self.elections[0].leader is None:
+            return "not finished: nothing to hold it to"
+        first = self.elections[0]
+        if any(e.election > 1 for e in self.elections):
+            return None  # a crash set a new election off: no repair of the first round
+        for fault in self.faults:
+            if fault.action == "crash" and not fault.skipped and fault.node != first.leader:
+                # The cluster stayed in the first round and repaired itself there (a
+                # ring sends its announcement round again): those messages count as its.
+                return (
+                    f"not checked: node {fault.node} crashed in the first election's round, "
+                    "so its count takes in what the crash set off"
+                )
+        return None
+
+    @property
+    def bound_broken(self) -> bool:
+        """The notes' message count was checked and does not hold: a problem, exit 1
+        (the first election's count in a supervised run with a failure detector)."""
+        if not self.bound_counted or self.bound_holds:
+            return False
+        return self.safety is None or self.first_election_messages is not None
 
     @property
     def ok(self) -> bool:
-        """Exit status 0: finished, safe and agreed."""
-        return self.finished and self.safe and self.agreed
+        """Exit status 0: finished, safe and agreed, and the notes' count held."""
+        return self.finished and self.safe and self.agreed and not self.bound_broken
 
     @property
     def problems(self) -> list[str]:

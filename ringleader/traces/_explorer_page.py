@@ -27,7 +27,13 @@ import json
 from typing import Any
 
 from ringleader.actors.core import NodeState
-from ringleader.actors.exploration import CRASHED, Exploration, end_check, leaders_clash
+from ringleader.actors.exploration import (
+    CRASHED,
+    FAILED,
+    Exploration,
+    end_verdicts,
+    leaders_clash,
+)
 
 __all__ = ["PAGE_STATES", "explorer_page"]
 
@@ -309,9 +315,13 @@ def explorer_page(exploration: Exploration, *, title: str = "", limit: int = PAG
         if expanded and not edges:
             ends.add(s)
             entry["end"] = True
-            wrong = end_check(model, state)
-            if wrong is not None:
-                entry["wrong"] = f"{wrong[0]}: {wrong[1]}"
+            wrong = [
+                f"{kind}: {detail}"
+                for kind, status, detail in end_verdicts(model, state)
+                if status == FAILED
+            ]
+            if wrong:  # every end-state check that fails here, not the first only
+                entry["wrong"] = "; ".join(wrong)
         clash = leaders_clash(model, state)
         if clash:
             entry["clash"] = clash
