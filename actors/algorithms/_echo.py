@@ -61,14 +61,16 @@ class Echo(Election):
         self.wave: Candidate | None = None
         self.daddy: int | None = None
         self.waiting: set[int] = set()  # asked, not answered yet
-        self.children: list[int] = []  # answered with a REP: below us in the tree
+        #: Answered with a REP: below us in the tree.  A set: the order the replies came
+        #: in is no part of the state (the ELU go out in link order).
+        self.children: set[int] = set()
         self.best = self.me
 
     def start(self) -> None:
         self.join(self.me, None)
 
     def join(self, wave: Candidate, daddy: int | None) -> None:
-        self.wave, self.daddy, self.best, self.children = wave, daddy, self.me, []
+        self.wave, self.daddy, self.best, self.children = wave, daddy, self.me, set()
         self.waiting = {p for p in self.node.out if p != daddy and p not in self.suspected}
         for peer in sorted(self.waiting, key=self.node.out.index):
             self.send(peer, Demande(wave))
@@ -85,7 +87,7 @@ class Echo(Election):
         if message.wave != self.wave:
             return  # an extinguished election
         self.best = max(self.best, message.best)
-        self.children.append(sender)
+        self.children.add(sender)
         self.answered(sender)
 
     def answered(self, sender: int) -> None:
@@ -102,7 +104,7 @@ class Echo(Election):
 
     def proclaim(self, leader: Candidate) -> None:
         self.decide(leader)
-        for child in self.children:
+        for child in sorted(self.children, key=self.node.out.index):
             self.send(child, Elu(leader))
 
     def on_elu(self, message: Elu, sender: int) -> None:
