@@ -136,7 +136,7 @@ class TestRefusal:
         [
             (Limits(memory=4_000_000_000), "4.0 GB available"),
             (Limits(sockets=1_023), "at most 1,023"),
-            (Limits(files=1_024), "at most 1,024 files"),
+            (Limits(files=1_024), "at most 1,024 more (its hard limit"),
         ],
     )
     def test_a_refusal_is_one_line_naming_the_estimate_and_the_limit(
@@ -175,7 +175,7 @@ class TestCommands:
         check = _refusal(_ringleader("check", *argv, files=256), "check")
         run = _refusal(_ringleader("run", *argv, files=256), "run")
         assert run == check
-        assert "open files" in check and "(hard limit)" in check
+        assert "open files" in check and "(its hard limit, less those open)" in check
         assert "--simulate, which opens none" in check
 
     def test_force_goes_past_the_refusal(

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from ringleader.actors import Candidate
+from ringleader.actors import Candidate, Graph
 from ringleader.transport import BETWEEN_PROCESSES, SCHEMES
 from ringleader.transport import estimate as estimate_files
 
@@ -88,8 +88,9 @@ class Size:
 
 @dataclass(frozen=True)
 class Limits:
-    """The machine's: available memory in bytes, the process's hard open-file limit and
-    ZeroMQ's sockets per context (``None``: no limit known)."""
+    """The machine's: available memory in bytes, the files this process may still open
+    (its hard limit less those open) and ZeroMQ's sockets per context (``None``: no
+    limit known)."""
 
     memory: int | None = None
     files: int | None = None
@@ -151,9 +152,9 @@ def refusal(size: Size, limits: Limits) -> str | None:
         )
     if limits.files is not None and size.files > limits.files:
         return (
-            f"{size.summary()}; this process may open at most {limits.files:,} files "
-            "(hard limit): raise it (ulimit -Hn), run fewer nodes, or --simulate, which "
-            "opens none (--force to try anyway)"
+            f"{size.summary()}; this process may open at most {limits.files:,} more "
+            "(its hard limit, less those open): raise it (ulimit -Hn), run fewer nodes, "
+            "or --simulate, which opens none (--force to try anyway)"
         )
     return None
 
@@ -175,14 +176,13 @@ def _bytes(count: int) -> str:
     return f"{count / 10**3:,.0f} kB"
 
 
-def _sketch(config: Config) -> _Graph:
+def _sketch(config: Config) -> Graph:
     """The graph an algorithm's bound reads, without the wiring's links listed where the
     topology alone says them: a full mesh's out-neighbours are computed on demand."""
-    ids = tuple(node.id for node in config.nodes)
-    candidates = [node.candidate for node in config.nodes]
     if config.topology == "full_mesh":
-        return _Graph(candidates, _MeshOut(ids))
-    return _Graph(candidates, config.wiring.out)
+        candidates = [node.candidate for node in config.nodes]
+        return _Graph(candidates, _MeshOut(tuple(node.id for node in config.nodes)))
+    return config.wiring  # at most linear in the nodes or in the config's edges
 
 
 @dataclass(frozen=True)
