@@ -45,7 +45,9 @@ PAGE = ROOT / "docs" / "design" / "performance.md"
 BEGIN = "<!-- all.py: begin"
 END = "<!-- all.py: end -->"
 #: A line of a benchmark's output that the page quotes: a goal, a ratio, a verdict.
-KEY_LINE = re.compile(r"goal|ratio|median|\bmet\b|noisy|PROBLEM|load before", re.IGNORECASE)
+KEY_LINE = re.compile(
+    r"goal|ratio|median|\bmet\b|noisy|calibration:|PROBLEM|load before", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True)

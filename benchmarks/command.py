@@ -139,8 +139,8 @@ def main() -> None:
     print(
         f"\nGoal: whole ≤ {GOAL}× election: median {goal.ratio:.3f}× "
         f"(min {min(goal.ratios):.3f}, max {max(goal.ratios):.3f}): "
-        + ("met" if goal.met else "NOT met")
-        + ("  (noisy)" if goal.noisy else "")
+        + str(goal.verdict)
+        + (f" ({goal.noise})" if goal.noise else "")
     )
 
 

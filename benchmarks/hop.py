@@ -27,6 +27,7 @@ memory transport, and whether the cost per hop stays flat from N = 10 to 1000 no
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -39,7 +40,7 @@ import zmq
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _compare import Comparison, Side, compare
+from _compare import Calibration, Comparison, Side, compare
 from _probes import token_ring
 
 import ringleader
@@ -133,6 +134,13 @@ def goals(hops: int, runs: int, cpus: str) -> list[Comparison]:
                 runs=runs,
                 goal=goal,
                 warmup=True,
+                # The same bare hop, a tenth of the hops a run: µs per hop, as predicted.
+                calibration=Calibration(
+                    f"bare pyzmq, {scheme}, {max(2, hops // 10)} hops",
+                    functools.partial(bare_us, max(2, hops // 10), scheme),
+                    1.0,
+                    unit="µs",
+                ),
             )
         )
     return results

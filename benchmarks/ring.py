@@ -17,6 +17,11 @@ exactly as many hops.  The sides alternate (bare, ringleader, bare …), ``--rep
 runs each (3 by default, ≥ 3 for a claim); each ratio is the median of the per-round
 ratios, printed with its min–max and the load before and after (``_compare.py``).
 
+The calibration (``_compare.py``): the same bare ring with a twentieth of the hops, the
+fastest of three at the start and three at the end, predicts the bare side; a bare side
+far slower than that (the machine got busy), ends that disagree, or a CPU loop that gets
+less than 80 % of a CPU make the verdict **noisy**, never met.
+
 Goals (issue 22): election over inproc ≤ 1.5 × the bare ring over inproc; over tcp
 ≤ 2 × the bare ring over tcp.  The whole command's ratio is printed beside them.
 """
@@ -37,12 +42,15 @@ import zmq
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _compare import Comparison, Side, compare, load
+from _compare import Calibration, Comparison, Side, compare, load
 from hop import ring_config
 
 from ringleader.transport import ensure_open_files
 
 GOALS = {"inproc": 1.5, "tcp": 2.0}
+#: The calibration: the same bare ring, this many times fewer hops (at least MIN_SHORT).
+SHORT = 20
+MIN_SHORT = 2_000
 #: The command as a user types it: the console script next to this Python.
 RINGLEADER = str(Path(sys.executable).with_name("ringleader"))
 
@@ -122,6 +130,7 @@ class WholeRun:
 
 def one_transport(n: int, scheme: str, runs: int, folder: Path) -> list[Comparison]:
     hops = n * (n + 1) // 2 + n
+    short = min(hops, max(hops // SHORT, MIN_SHORT))
     config_file = folder / f"worst-case-{scheme}-{n}.toml"
     config_file.write_text(ring_config(n, scheme, descending=True).to_toml())
     ours = WholeRun(config_file, n)
@@ -133,6 +142,11 @@ def one_transport(n: int, scheme: str, runs: int, folder: Path) -> list[Comparis
         ],
         runs=runs,
         goal=GOALS[scheme],
+        calibration=Calibration(
+            f"bare token ring, {scheme}, {short:,} hops",
+            lambda: bare_ring(n, short, scheme),
+            hops / short,
+        ),
     )
     bare = election.values[election.sides[0].name]
     per_hop = [v / hops * 1e6 for v in (min(bare), min(election.values[election.sides[1].name]))]
@@ -144,6 +158,7 @@ def one_transport(n: int, scheme: str, runs: int, folder: Path) -> list[Comparis
         {election.sides[0].name: bare, "ringleader run: whole command": ours.whole},
         election.load_before,
         load(),
+        election.calibrated,
     )
     for line in whole.lines():
         print(line)

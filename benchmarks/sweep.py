@@ -6,10 +6,12 @@
     python benchmarks/sweep.py --algorithm hirschberg_sinclair --max 131072 --real-limit 0
                                           # HS simulated up to 131,072 nodes (~30 s)
 
-For each algorithm on its default topology, in its worst-case arrangement (for
-Hirschberg–Sinclair: ids in bit-reversal order round the ring, which keeps as many
-candidates as possible in every phase, so the count grows as n log n, under the notes'
-bound 8n(log₂ n + 2) + 5n; ids descending would give about 10n):
+For each algorithm on its default topology, in its worst-case arrangement where the notes
+give one (for Hirschberg–Sinclair, whose notes give only a bound, a hard case: ids in
+bit-reversal order round the ring, which keeps many candidates in every phase, so the
+count grows as n log n, under the notes' bound 8n(log₂ n + 2) + 5n; ids descending would
+give about 10n.  It is not the most any order sends: at n = 8 the notes' eight of
+examples/two_way_ring.toml send one more; docs/algorithms/hirschberg-sinclair.md):
 
 - ``messages``: counted by the deterministic simulator (the very algorithm classes the
   actors host, no threads), so every n up to 1024 is affordable;
@@ -53,7 +55,7 @@ def bit_reversal(n: int) -> list[int]:
 class Case:
     algorithm: str
     topology: str
-    arrangement: str  # how the worst case is built, in words
+    arrangement: str  # how the worst (or, for Hirschberg–Sinclair, a hard) case is built
 
     def nodes(self, n: int) -> list[NodeSpec]:
         if self.arrangement.startswith("ids descending"):
@@ -144,7 +146,7 @@ def plot(counts: dict[str, list[tuple[int, int, Bound]]], path: str) -> None:
     """Messages against n, log–log: measured worst cases as points, formulas as lines."""
     from matplotlib.figure import Figure
 
-    figure = Figure(figsize=(11, 7.5), layout="constrained")
+    figure = Figure(figsize=(16, 9), layout="constrained")  # 1920×1080 at 120 dpi: a projector
     axes = figure.add_subplot()
     for name, rows in counts.items():
         colour, marker, size, fill = STYLE.get(name, ("#444444", "x", 8, "full"))
@@ -158,7 +160,7 @@ def plot(counts: dict[str, list[tuple[int, int, Bound]]], path: str) -> None:
             [bound.value for _, _, bound in rows],
             style,
             color=colour,
-            lw=1.2,
+            lw=2.0,
             label=f"{name} ({arrangement}): notes {relation} {formula.formula}",
         )
         axes.plot(
@@ -166,25 +168,25 @@ def plot(counts: dict[str, list[tuple[int, int, Bound]]], path: str) -> None:
             [total for _, total, _ in rows],
             marker,
             color=colour,
-            ms=size,
+            ms=size * 1.4,
             mfc=colour if fill == "full" else "none",
-            mew=1.8,
+            mew=2.4,
             ls="",
         )
     axes.set_xscale("log", base=2)
     axes.set_yscale("log")
-    axes.set_xlabel("n (nodes)", fontsize=13)
-    axes.set_ylabel("messages", fontsize=13)
-    axes.tick_params(labelsize=12)
+    axes.set_xlabel("n (nodes)", fontsize=17)
+    axes.set_ylabel("messages", fontsize=17)
+    axes.tick_params(labelsize=15)
     axes.set_title(
         "Each algorithm's worst case, measured (points) against the notes' formula "
         "(lines; dashed: a bound)\nLeLann's n² (small filled dots) and Bully's N²−1 (large "
         "rings) coincide",
-        fontsize=13,
+        fontsize=17,
     )
     axes.grid(True, which="major", alpha=0.3)
-    axes.legend(fontsize=10, loc="upper left")
-    figure.savefig(path, dpi=110)
+    axes.legend(fontsize=14, loc="upper left")
+    figure.savefig(path, dpi=120)
 
 
 def main() -> None:
@@ -209,7 +211,7 @@ def main() -> None:
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     sizes = [2**k for k in range(3, args.max.bit_length()) if 2**k <= args.max]
     counts: dict[str, list[tuple[int, int, Bound]]] = {}
-    print("| algorithm | worst case | n | messages | notes | real run |")
+    print("| algorithm | arrangement | n | messages | notes | real run |")
     print("|---|---|---|---|---|---|")
     for case in CASES:
         if args.algorithm and case.algorithm not in args.algorithm:

@@ -146,3 +146,38 @@ def test_a_large_exploration_is_cut_and_says_so(tmp_path: Path) -> None:
     assert "<script src" not in text and "http://" not in text.replace(
         "http://www.w3.org/2000/svg", ""
     )
+
+
+def test_the_network_draws_the_links_and_what_is_in_flight_on_each(
+    browser: Any,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    exploration = explore_config(load_config(ROOT / "examples" / "chang_roberts_table.toml"))
+    page = tmp_path / "cr.html"
+    page.write_text(explorer_page(exploration, title="Chang–Roberts"), encoding="utf-8")
+    browser.get(page.as_uri())
+    links = browser.find_elements("css selector", "#topology line.link")
+    # A one-way ring of 5: five links, each with its arrowhead.
+    assert sorted(link.get_attribute("data-link") for link in links) == sorted(
+        f"{a}-{b}" for a, b in exploration.model.links
+    )
+    assert len(links) == 5 and all(link.get_attribute("marker-end") for link in links)
+    assert browser.find_elements("css selector", "#topology text.inflight") == []
+    steps(browser)["P5 wakes up (initiates)"].click()
+    flying = browser.find_elements("css selector", "#topology text.inflight")
+    assert [(f.get_attribute("data-link"), f.text) for f in flying] == [("5-4", "election(P5)")]
+    circle = browser.find_element("css selector", '#topology circle[data-node="5"]')
+    assert circle.get_attribute("fill") == "#ffffff"  # no leader yet
+
+
+def test_a_two_way_ring_has_one_line_per_link(browser: Any, tmp_path: Path) -> None:  # noqa: F811
+    config = tmp_path / "hs.toml"
+    config.write_text(
+        'topology = "bidirectional_ring"\nalgorithm = "hirschberg_sinclair"\n'
+        "initiators = [3]\nnodes = 3\n"
+    )
+    page = tmp_path / "hs.html"
+    main(["explore", str(config), "--out", str(tmp_path / "o"), "--html", str(page), "--json"])
+    browser.get(page.as_uri())
+    links = browser.find_elements("css selector", "#topology line.link")
+    assert len(links) == 3 and not any(link.get_attribute("marker-end") for link in links)

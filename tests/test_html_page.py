@@ -6,6 +6,7 @@ the states table; compare with what the trace says after that many events.
 
 from __future__ import annotations
 
+import json
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -288,3 +289,96 @@ def test_at_200_nodes_the_views_follow_the_action(browser: Any, tmp_path: Path) 
             event["node"],
         )
         assert name, (step, event)
+
+
+def test_each_node_shows_its_variables_when_the_trace_has_them(
+    browser: Any, tmp_path: Path
+) -> None:
+    lines = []
+    for number, line in enumerate(example_trace("chang_roberts_table").splitlines()):
+        event = json.loads(line)
+        if event["event"] == "state":
+            event["vars"] = {
+                "seen": number,
+                "best": {"id": 5, "capacity": 5},
+                "announcement": {"kind": "elected", "leader": {"id": 5, "capacity": 5}},
+            }
+        lines.append(json.dumps(event))
+    page, events = _page(tmp_path, "\n".join(lines) + "\n", "vars")
+    browser.get(page.as_uri())
+    header = browser.find_element("css selector", "#states thead").text
+    assert "variables" in header
+    state = next(i for i, e in enumerate(events) if e["event"] == "state")
+    _go(browser, state + 1)
+    node = events[state]["node"]
+    cell = browser.find_element("css selector", f'#states tr[data-node="{node}"] td.vars')
+    seen = events[state]["vars"]["seen"]
+    assert cell.text == f"seen = {seen}, best = P5, announcement = elected(P5)"
+
+
+def test_without_variables_a_node_shows_what_it_heard(browser: Any, tmp_path: Path) -> None:
+    # A trace written before state events carried their variables (issue 28).
+    old = []
+    for line in example_trace("chang_roberts_table").splitlines():
+        event = json.loads(line)
+        event.pop("vars", None)
+        old.append(json.dumps(event))
+    page, events = _page(tmp_path, "\n".join(old) + "\n", "heard")
+    browser.get(page.as_uri())
+    assert "no variables in the trace" in browser.find_element("css selector", "#states").text
+    receive = next(i for i, e in enumerate(events) if e["event"] == "receive")
+    _go(browser, receive + 1)
+    event = events[receive]
+    sent = sum(
+        1 for e in events[: receive + 1] if e["event"] == "send" and e["node"] == event["node"]
+    )
+    cell = browser.find_element("css selector", f'#states tr[data-node="{event["node"]}"] td.vars')
+    assert cell.text == (
+        f"last heard election(P{event['fields']['candidate']['id']}) from P{event['peer']}; "
+        f"sent {sent}, received 1"
+    )
+
+
+@pytest.mark.parametrize(
+    ("example", "links", "one_way"), [("chang_roberts_table", 5, True), ("two_way_ring", 8, False)]
+)
+def test_the_network_draws_the_links(
+    browser: Any, tmp_path: Path, example: str, links: int, one_way: bool
+) -> None:
+    page, events = _page(tmp_path, example_trace(example), example)
+    browser.get(page.as_uri())
+    drawn = browser.find_elements("css selector", "#network line.link")
+    pairs = {frozenset((e["node"], e["peer"])) for e in events if e["event"] == "send"}
+    assert len(drawn) == links == len(pairs)
+    assert {
+        frozenset(int(n) for n in d.get_attribute("data-link").split("-")) for d in drawn
+    } == pairs
+    heads = [d.get_attribute("marker-end") for d in drawn]
+    assert all(heads) if one_way else not any(heads)
+
+
+def test_messages_in_flight_carry_their_label_and_line(browser: Any, tmp_path: Path) -> None:
+    page, events = _page(tmp_path, example_trace("two_way_ring"), "hs")
+    browser.get(page.as_uri())
+    probe = next(i for i, e in enumerate(events) if e["event"] == "send" and e["kind"] == "probe")
+    reply = next(i for i, e in enumerate(events) if e["event"] == "send" and e["kind"] == "reply")
+    _go(browser, reply + 1)
+    msg = events[reply]["msg"]
+    label = browser.find_element("css selector", f'#network text.label[data-msg="{msg}"]')
+    fields = events[reply]["fields"]
+    assert label.text == f"reply(P{fields['candidate']['id']} φ{fields['phase']})"
+    line = browser.find_element("css selector", f'#svg line.msg[data-msg="{msg}"]')
+    first = browser.find_element(
+        "css selector", f'#svg line.msg[data-msg="{events[probe]["msg"]}"]'
+    )
+    assert line.get_attribute("stroke-dasharray") and not first.get_attribute("stroke-dasharray")
+
+
+def test_the_legend_tells_no_leader_from_an_extinction(tmp_path: Path) -> None:
+    page, _ = _page(tmp_path, run_trace("ring_crash"), "crash")
+    text = page.read_text(encoding="utf-8")
+    assert "⊥</b> no leader yet (elected = ⊥)" in text
+    assert "┃</b> extinction: a candidacy swallowed here" in text
+    assert "⊥</b> extinction" not in text
+    for kind in ("election", "elected"):
+        assert f'data-kind="{kind}"><svg' in text  # its line beside its name

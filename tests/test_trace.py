@@ -34,8 +34,11 @@ ROOT = Path(__file__).resolve().parent.parent
 SIM = {"heartbeat": 0.05, "suspect_after": 0.3, "election_timeout": 0.1, "coordinator_timeout": 0.2}
 
 
-def _events(text: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in text.splitlines()]
+def events_of(text: str) -> list[dict[str, Any]]:
+    """A written trace's events, its header (the first line: what ran) left out."""
+    events = [json.loads(line) for line in text.splitlines()]
+    assert all(e["event"] != "header" for e in events[1:]), "a header after the first line"
+    return events[1:] if events and events[0]["event"] == "header" else events
 
 
 def check_trace(events: list[dict[str, Any]], *, total: int, vectors: bool = True) -> None:
@@ -81,7 +84,7 @@ def test_a_simulated_run_traces_every_message_once_and_the_same_seed_the_same_by
         out = io.StringIO()
         write_trace(result.records, out, nodes=config.n)
         texts.append(out.getvalue())
-        check_trace(_events(out.getvalue()), total=result.total)
+        check_trace(events_of(out.getvalue()), total=result.total)
         assert result.total == 20  # the notes' table
     assert texts[0] == texts[1]
     assert texts[0] != texts[2]
@@ -101,7 +104,7 @@ def test_heartbeats_are_marked_and_left_out_unless_asked_for() -> None:
     quiet, loud = io.StringIO(), io.StringIO()
     write_trace(result.records, quiet, nodes=config.n)
     write_trace(result.records, loud, nodes=config.n, heartbeats=True)
-    plain, beats = _events(quiet.getvalue()), _events(loud.getvalue())
+    plain, beats = events_of(quiet.getvalue()), events_of(loud.getvalue())
     assert not any(e.get("heartbeat") for e in plain)
     pings = [e for e in beats if e.get("kind") in ("ping", "pong")]
     assert pings and all(e["heartbeat"] for e in pings)
@@ -118,10 +121,17 @@ def test_a_real_run_traces_what_its_report_counts(transport: str, tmp_path: Path
     path = tmp_path / "run.jsonl"
     report = ringleader.run(config, trace=path)
     assert report.ok and report.total == 20
-    events = _events(path.read_text())
+    text = path.read_text()
+    header = json.loads(text.splitlines()[0])
+    assert header["event"] == "header" and header["mode"] == "threads"
+    assert header["algorithm"] == "chang_roberts" and header["config"]["transport"] == transport
+    events = events_of(text)
     check_trace(events, total=report.total)
     states = [e for e in events if e["event"] == "state"]
     assert {e["node"] for e in states} == {n.id for n in config.nodes}
+    # each change of state carries the node's election variables (Chang–Roberts': its
+    # participant flag, false once the round is decided)
+    assert all(e["vars"]["participant"] is False for e in states)
 
 
 def test_a_crash_run_traces_the_crash_the_suspicions_and_the_restart(tmp_path: Path) -> None:
@@ -129,7 +139,7 @@ def test_a_crash_run_traces_the_crash_the_suspicions_and_the_restart(tmp_path: P
     path = tmp_path / "failover.jsonl"
     report = ringleader.run(config, trace=path)
     assert report.ok
-    events = _events(path.read_text())
+    events = events_of(path.read_text())
     check_trace(events, total=report.total)
     kinds = [e["event"] for e in events]
     crash, restart = kinds.index("crash"), kinds.index("restart")
@@ -160,9 +170,74 @@ def test_processes_merge_the_childrens_parts(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
-    events = _events(path.read_text())
+    text = path.read_text()
+    header = json.loads(text.splitlines()[0])
+    assert header["event"] == "header" and header["mode"] == "processes"
+    assert header["algorithm"] == "bully" and [n["id"] for n in header["nodes"]] == [1, 2, 3, 4, 5]
+    events = events_of(text)
     check_trace(events, total=report["messages"]["total"])
     assert {"crash", "restart", "suspect", "state"} <= {e["event"] for e in events}
+    assert all("vars" in e for e in events if e["event"] == "state")
+
+
+def test_a_simulated_trace_says_what_ran_in_its_first_line(tmp_path: Path) -> None:
+    """The header: algorithm, topology, nodes (ids, capacities), the config as run (after
+    the command line's overrides), the seed and the version."""
+    path = tmp_path / "table.jsonl"
+    code = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ringleader",
+            "run",
+            str(ROOT / "examples/chang_roberts_table.toml"),
+            "--simulate",
+            "--seed",
+            "7",
+            "--transport",
+            "inproc",
+            "--trace",
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=100,
+        check=False,
+    )
+    assert code.returncode == 0, code.stderr
+    header = json.loads(path.read_text().splitlines()[0])
+    assert header["event"] == "header"
+    assert header["algorithm"] == "chang_roberts" and header["title"] == "Chang–Roberts"
+    assert header["topology"] == "unidirectional_ring" and header["mode"] == "simulated"
+    assert [(n["id"], n["capacity"]) for n in header["nodes"]] == [(i, i) for i in (5, 4, 3, 2, 1)]
+    assert header["seed"] == 7 and header["ringleader"] == ringleader.__version__
+    assert header["config"]["transport"] == "inproc"  # the override, not the file's
+    assert header["config"]["initiators"] == [5, 4, 3, 2, 1]
+
+
+def test_the_explorers_runs_say_what_ran_in_their_first_line(tmp_path: Path) -> None:
+    out = tmp_path / "runs"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ringleader",
+            "explore",
+            str(ROOT / "examples/explore/ring_crash.toml"),
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=100,
+        check=False,
+    )
+    runs = sorted(out.glob("*.jsonl"))
+    assert runs
+    for run in runs:
+        header = json.loads(run.read_text().splitlines()[0])
+        assert header["event"] == "header" and header["mode"] == "explored"
+        assert header["algorithm"] == "chang_roberts" and len(header["nodes"]) == 5
 
 
 def test_the_progress_shows_messages_and_their_rate() -> None:
@@ -230,3 +305,20 @@ def test_a_part_read_while_it_is_written_is_never_half_an_event() -> None:
         taken = end
     writer.join()
     assert taken == 200_000
+
+
+def test_an_election_gives_its_variables_by_the_notes_names() -> None:
+    """What a traced ``state`` event carries: the election's own variables, class
+    defaults included, without the event's own fields or the node's plumbing."""
+    config = load_config(ROOT / "examples/chang_roberts_table.toml")
+    view = config.wiring.views(config.settings)[0]
+    chang_roberts = ALGORITHMS["chang_roberts"](view)
+    assert chang_roberts.variables() == {"participant": False, "announcement": None}
+    chang_roberts.handle_start()
+    assert chang_roberts.variables()["participant"] is True
+    hirschberg_sinclair = ALGORITHMS["hirschberg_sinclair"](view)
+    assert {"phase", "replies", "running"} <= set(hirschberg_sinclair.variables())
+    echo = ALGORITHMS["echo"](view, initiator=True)
+    echo.handle_start()
+    assert {"daddy", "children", "wave"} <= set(echo.variables())
+    assert not {"state", "elected", "epoch", "node", "around"} & set(echo.variables())

@@ -152,3 +152,50 @@ def test_a_bad_algorithm_on_the_command_line_names_the_option(
     )
     assert code == 2
     assert err.startswith("ringleader check: error: command line: --algorithm: cannot import")
+
+
+#: A student's Chang–Roberts without the participant flag: it always replaces a smaller
+#: election by its own.  Its messages are Chang–Roberts'; it is not Chang–Roberts.
+NO_FLAG = """
+from ringleader.actors import ChangRoberts, Elected, ElectionMessage
+
+
+class NoFlag(ChangRoberts):
+    def on_election(self, message, sender):
+        if message.candidate > self.me:
+            self.send(self.successor, message)
+        elif message.candidate < self.me:
+            self.send(self.successor, ElectionMessage(self.me))
+        else:
+            self.decide(self.me)
+            self.announce(Elected(self.me))
+"""
+
+
+@pytest.mark.parametrize("how", ["--simulate", "explore"])
+def test_the_replay_tells_your_algorithm_as_yours_not_as_the_notes_one(
+    how: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "no_flag.py").write_text(NO_FLAG)
+    config = tmp_path / "ring.toml"
+    config.write_text(
+        'topology = "unidirectional_ring"\nalgorithm = "no_flag:NoFlag"\nnodes = 4\n'
+        "initiators = [1, 2, 3, 4]\n"
+    )
+    trace = tmp_path / "run.jsonl"
+    if how == "explore":
+        run_cli(capsys, "explore", str(config), "--out", str(tmp_path / "runs"))
+        trace = tmp_path / "runs" / "max.jsonl"
+    else:
+        code, _, err = run_cli(capsys, "run", str(config), "--simulate", "--trace", str(trace))
+        assert code == 0, err
+    header = json.loads(trace.read_text().splitlines()[0])
+    assert header["algorithm"] == "no_flag:NoFlag" and header["title"] == "NoFlag"
+    code, out, _ = run_cli(capsys, "replay", str(trace), "--no-step")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].startswith("NoFlag (no_flag:NoFlag), an algorithm the notes do not tell")
+    assert not any("Chang–Roberts" in line or "participant" in line.split(";")[0] for line in lines)
+    # what it did, and its variables as recorded: its flag, never reset, says True
+    assert any("receives election(" in line for line in lines)
+    assert any("participant = True" in line for line in lines), lines

@@ -13,8 +13,13 @@ expired too early is not corrected, so Bully is only safe when T and T′ exceed
 delay (:attr:`Bully.assumption`).  Priority is ``(capacity, id)``.
 
 After a crash, a node proclaims itself only where the round's policy allows it (see
-``proclaim_in_own_round`` in ``crashes/_bully_crashes.py``); the slide here asks, and holds its own
-round when told no.
+``proclaim_in_own_round`` in ``crashes/_bully_crashes.py``); the slide here asks.  In the
+teaching runs a node drawn by a lower node's ``election`` into that node's round holds
+its own election in a round of its own at once, as notes 000's walk-through has P3 do
+(step 3: it rejects P2 and sends *its own* election; ``Around.own_round``), and a lower
+node's ``election`` of an older round is rejected all the same (:meth:`Bully.fenced`).
+The service modes' steady rules keep the rounds they were explored with: the election
+runs in the round it was drawn into, and a round of its own follows when T runs out.
 
 Counts (notes 002): the lowest node alone initiating, everyone alive: every node below
 the top sends one ``election`` to each higher node, each is answered, and the top
@@ -105,7 +110,21 @@ class Bully(Election):
 
     def on_election(self, message: ElectionCall, sender: int) -> None:
         self.send(sender, OkAnswer())
-        self.ensure_started()
+        if not self.started and self.around.own_round():
+            # Notes 000, step 3: it sends its own election.  Drawn into a lower node's
+            # round, where it may not proclaim itself, it holds that election in a round
+            # of its own at once (not in this one, then in a second when T runs out).
+            self.around.new_round(f"election from {sender}")
+        else:
+            self.ensure_started()
+
+    def fenced(self, sender: int, message: Message, epoch: int) -> None:
+        """A lower node's ``election`` of an older round: still rejected (``ok``, in this
+        round), as the notes reject every lower node's election (step 7: P3 rejects P1
+        and P2 alike, whichever of their rounds it joined).  Unanswered, the lower node
+        would proclaim itself when T runs out, beside this one."""
+        if isinstance(message, ElectionCall) and self.node.neighbour(sender) < self.me:
+            self.send(sender, OkAnswer())
 
     def on_ok(self, message: OkAnswer, sender: int) -> None:
         self.answered = True

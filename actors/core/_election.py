@@ -83,6 +83,12 @@ class Around(Protocol):
         after a crash, see :func:`~ringleader.actors.proclaim_in_own_round`)."""
         ...
 
+    def own_round(self) -> bool:
+        """Whether this node, drawn into another node's round, holds its own election in
+        a round of its own at once (Bully asks: the notes' "sends its own election",
+        where it may proclaim itself only in a round it started)."""
+        ...
+
 
 class Alone:
     """The surroundings of an election run by itself, as on the slides: nobody crashes,
@@ -100,6 +106,9 @@ class Alone:
     def may_proclaim(self) -> bool:
         return True
 
+    def own_round(self) -> bool:
+        return False
+
 
 Handler = Callable[[Any, Any, int], None]
 
@@ -110,6 +119,10 @@ _send = tuple.__new__
 #: An election's attributes that are its place and its plumbing, not its state: the
 #: same in every state of one node (see :meth:`Election.key`).
 _NOT_STATE = frozenset({"node", "id", "me", "around", "_outbox"})
+
+#: What :meth:`Election.variables` leaves out besides the plumbing: what a trace's
+#: ``state`` event says already, and the host's bookkeeping of the round's start.
+_NOT_VARIABLES = _NOT_STATE | {"state", "elected", "epoch", "started", "initiator"}
 
 
 def frozen(value: Any) -> Hashable:
@@ -294,6 +307,33 @@ class Election:
         items.sort(key=lambda item: item[0])
         return tuple(items)
 
+    def variables(self) -> dict[str, Any]:
+        """The notes' variables of this round at this node, by name: Chang–Roberts'
+        ``participant``, Hirschberg–Sinclair's ``phase``, the echo's ``parent`` … — what
+        a trace's ``state`` event carries (``vars``), so that a replay tells the run
+        from them rather than guessing.  Read only when the run is traced.
+
+        The default takes the public attributes the election sets (on itself, or as a
+        class default such as ``participant = False``), but ``state``, ``elected`` and
+        ``epoch`` (the event has them), ``initiator``, ``started`` and the node's place
+        and plumbing.  Override it to show the variables another way.
+        """
+        names: dict[str, None] = {}
+        for klass in reversed(type(self).__mro__):
+            if not issubclass(klass, Election) or klass is Election:
+                continue
+            for name, value in vars(klass).items():
+                if (
+                    name.startswith("_")
+                    or name in _BASE_NAMES
+                    or callable(value)
+                    or isinstance(value, classmethod | staticmethod | property)
+                ):
+                    continue
+                names[name] = None
+        names.update(dict.fromkeys(n for n in self.__dict__ if not n.startswith("_")))
+        return {n: getattr(self, n) for n in names if n not in _NOT_VARIABLES}
+
     # -- for what runs it: the round's few changes that come from outside a slide -------
     #
     # Only an election changes its own state.  Whatever composes it with crash handling
@@ -309,6 +349,12 @@ class Election:
         may have been lost with it.  The default does nothing; Bully asks the higher
         nodes again, a ring node sends its ``elected`` announcement again across the
         repaired link."""
+
+    def fenced(self, sender: int, message: Message, epoch: int) -> None:
+        """``message`` of an older round, ``epoch``, reached this node: it is fenced off,
+        not handled.  The default says nothing back; an algorithm whose notes answer a
+        message whatever round it comes from answers here, in this round (Bully rejects
+        a lower node's ``election``: a higher process is alive, in any round)."""
 
     def step_down(self) -> None:
         """Stop leading (or following): undecided again in this round, its timers
@@ -365,3 +411,9 @@ class Election:
     def __repr__(self) -> str:
         name = type(self).__name__
         return f"<{name} node {self.id} epoch {self.epoch} {self.state} elected={self.elected}>"
+
+
+#: The class attributes every election has (its description, not its variables).
+_BASE_NAMES = frozenset(
+    n for n in [*vars(Election), *Election.__annotations__] if not n.startswith("_")
+)

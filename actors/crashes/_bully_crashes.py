@@ -8,7 +8,10 @@ network delay, not a heartbeat of each other) and the rounds they start end at o
 
 **The proclamation rule** (:func:`proclaim_in_own_round`).  Every epoch after the first
 has a single initiator (epochs are dealt by rank), so a node proclaims itself there only
-if it started that round; drawn into another node's round, it starts its own.  Otherwise
+if it started that round; drawn into a lower node's round by its ``election``, it holds
+its own election in a round of its own at once in the teaching runs (notes 000, step 3:
+P3 rejects P2 and sends its own election), and one that finds no higher node alive in a
+round it did not start (the service modes) starts its own then.  Otherwise
 a late frame could draw it into a round whose initiator already leads (it suspected this
 node across a partition, say) and the epoch would have two leaders.  Epoch 1, the start
 every initiator shares, is the notes' plain Bully and keeps its message counts: there a

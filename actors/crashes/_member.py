@@ -310,6 +310,13 @@ class Member:
     def may_proclaim(self) -> bool:
         return self.policy.may_proclaim(self)
 
+    def own_round(self) -> bool:
+        """In the teaching runs, where this round may not have it proclaim itself.  The
+        service modes' steady rules keep the rounds they were explored with: the node
+        runs its election in the round it was drawn into, and starts its own only if
+        it finds no higher node alive there."""
+        return self.steady is None and not self.may_proclaim()
+
     def new_round(self, why: str, subject: int | None = None) -> None:
         """Start a round of this node's own, one epoch above any it has seen; ``why`` in
         words, ``subject`` the node whose crash or return caused it, if any."""
@@ -376,8 +383,11 @@ class Member:
         election = self.election
         if epoch != election.epoch:
             # Fenced off: an older round, or (steady rules) a round against a live leader.
-            if epoch < election.epoch or (self.steady is not None and self.steady.held(sender)):
+            older = epoch < election.epoch
+            if older or (self.steady is not None and self.steady.held(sender)):
                 rounds.stale += 1
+                if older and self.steady is None:  # answered all the same (Bully: ok)
+                    election.fenced(sender, message, epoch)
                 return self.flush()
             self.enter(epoch)
             election = self.election
@@ -607,7 +617,7 @@ class Member:
         Then a heartbeat, so that they hear from it at once."""
         detector = self.detector
         assert detector is not None
-        detector.fresh()
+        detector.forgive_own_stall()
         steady = self.steady
         if steady is not None:
             steady.stood_still()
@@ -743,7 +753,7 @@ class Member:
             return
         self._sitting_out = False
         assert self.detector is not None and self.settings is not None
-        self.detector.fresh()
+        self.detector.forgive_own_stall()
         if self.state is NodeState.UNDECIDED:
             self._stall = self.settings.suspect_after
             self._arm_stall()

@@ -57,7 +57,10 @@ class _Run:
             self._state(i, unseen)
 
     def _state(self, i: int, change: StateChanged) -> None:
-        self.record(self.model.ids[i], "state", str(change.state), change.elected, change.epoch)
+        member = self.members[i]
+        variables = member.election.variables() if member is not None else {}
+        state, elected, epoch = str(change.state), change.elected, change.epoch
+        self.record(self.model.ids[i], "state", state, elected, epoch, variables)
 
     def send(self, i: int, to: int, action: Send) -> None:
         model = self.model

@@ -364,7 +364,8 @@ class _Simulation:
         state, elected, epoch = str(change.state), change.elected, change.epoch
         self.safety.observe(slot.id, slot.life, epoch, state, elected, now)
         if self.records is not None:
-            self.record(now, slot.id, "state", state, elected, epoch)
+            variables = slot.member.election.variables()
+            self.record(now, slot.id, "state", state, elected, epoch, variables)
 
     def fault(self, now: float, node: int, action: str | tuple[str, object]) -> None:
         if isinstance(action, tuple):  # the network: partition, heal, pause, resume

@@ -9,11 +9,19 @@ counted over the events the trace shows.  One object per line::
     {"event":"send","t":0.000412,"node":4,"peer":9,"kind":"election","epoch":1,
      "fields":{"candidate":{"capacity":4,"id":4}},"msg":1,"lamport":1,"vc":{"4":1}}
 
+The first line is a *header* (``"event": "header"``, written by :class:`TraceWriter`
+when given one): what ran — ``algorithm`` (its config name, or ``module:Class``),
+``title``, ``topology``, ``nodes`` (ids and capacities), ``mode``, ``config`` (the config
+as run), ``seed`` (if any) and ``ringleader`` (the version).  It has no ``t`` and no
+``node``; a trace written before traces had one starts with its first event.
+
 ``event`` is one of :data:`EVENTS`.  Every event has ``t`` (seconds since the run
 began; virtual seconds in the simulator) and ``node``.  ``send``/``receive`` also have
 ``peer`` (the other end), ``kind`` (the notes' name), ``epoch``, ``fields``, ``msg`` (the
 number a send shares with its receive), ``lamport`` and ``vc``; ``timer`` has ``timer``
-(its name); ``state`` has ``state``, ``elected`` and ``epoch``; ``suspect`` has ``peer``
+(its name); ``state`` has ``state``, ``elected``, ``epoch`` and (when the host gave
+them) ``vars``, the node's election variables then
+(:meth:`~ringleader.actors.Election.variables`); ``suspect`` has ``peer``
 and ``epoch``.  The failure detector's traffic and timers carry ``"heartbeat": true`` and
 are left out unless asked for.
 

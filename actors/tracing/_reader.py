@@ -29,15 +29,20 @@ def read_trace(lines: Iterable[str], *, source: str = "trace") -> Iterator[Event
         yield event
 
 
-def merge_parts(parts: Iterable[Iterable[Event]], out: IO[str]) -> int:
+def merge_parts(
+    parts: Iterable[Iterable[Event]], out: IO[str], *, header: Event | None = None
+) -> int:
     """Join nodes' parts into one trace written to ``out``: events in time order (``t``
     from the earliest), messages numbered, clocks counted over the whole run; return how
-    many events."""
-    events = sorted((dict(event) for part in parts for event in part), key=lambda e: e["t"])
+    many events.  ``header``: the trace's first line (else the first part's, if any)."""
+    every = [dict(event) for part in parts for event in part]
+    headers = [event for event in every if event["event"] == "header"]
+    header = header if header is not None else (headers[0] if headers else None)
+    events = sorted((e for e in every if e["event"] != "header"), key=lambda e: e["t"])
     began = events[0]["t"] if events else 0.0
     for event in events:
         event["t"] = round(event["t"] - began, 6)
-    writer = TraceWriter(out, nodes=len({event["node"] for event in events}))
+    writer = TraceWriter(out, nodes=len({event["node"] for event in events}), header=header)
     writer.write(events)
     writer.close()
     return writer.written

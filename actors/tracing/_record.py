@@ -29,6 +29,8 @@ EVENTS = (
     "heal",
     "pause",
     "resume",
+    # the first line of a trace: what ran (see ``_writer.py``); never recorded
+    "header",
 )
 
 #: A recorded event: ``(t, order, node, event, *details)``; see :class:`NodeTrace`.
@@ -176,8 +178,17 @@ class NodeTrace:
     def timer(self, name: str) -> None:
         self._record("timer", obj=name)
 
-    def state(self, state: str, elected: int | None, epoch: int) -> None:
-        self._record("state", peer=_NOBODY if elected is None else elected, obj=state, epoch=epoch)
+    def state(
+        self,
+        state: str,
+        elected: int | None,
+        epoch: int,
+        variables: dict[str, Any] | None = None,
+    ) -> None:
+        """The node's state changed; ``variables``: its election's own (its
+        :meth:`~ringleader.actors.Election.variables`), if known."""
+        obj = state if variables is None else (state, variables)
+        self._record("state", peer=_NOBODY if elected is None else elected, obj=obj, epoch=epoch)
 
     def suspect(self, peer: int, epoch: int) -> None:
         self._record("suspect", peer=peer, epoch=epoch)
@@ -214,7 +225,10 @@ class NodeTrace:
                 out.append((t, order, node, event, obj))
             elif event == "state":
                 elected = None if peer == _NOBODY else peer
-                out.append((t, order, node, event, obj, elected, epoch))
+                if type(obj) is tuple:  # the state and the election's variables
+                    out.append((t, order, node, event, obj[0], elected, epoch, obj[1]))
+                else:
+                    out.append((t, order, node, event, obj, elected, epoch))
             elif event == "suspect":
                 out.append((t, order, node, event, peer, epoch))
             elif event == "pause":

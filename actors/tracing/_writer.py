@@ -22,6 +22,21 @@ VECTOR_LIMIT = 64
 Event = dict[str, Any]
 
 
+def _variable(value: Any) -> Any:
+    """An election's variable (or a header's value) as JSON: sets as sorted lists, dicts
+    with text keys, a message as its kind and fields, the rest as :func:`_jsonable`."""
+    if isinstance(value, set | frozenset):
+        return sorted((_variable(v) for v in value), key=lambda v: (str(type(v)), str(v)))
+    if isinstance(value, dict):
+        return {str(k): _variable(v) for k, v in value.items()}
+    if isinstance(value, Message):
+        names = value.__match_args__
+        return {"kind": value.kind, **{n: _variable(getattr(value, n)) for n in names}}
+    if isinstance(value, list) or (type(value) is tuple):
+        return [_variable(v) for v in value]
+    return _jsonable(value)
+
+
 def _jsonable(value: Any) -> Any:
     """A message field as JSON: candidates as objects, enums by value, the rest as is."""
     if isinstance(value, tuple) and hasattr(value, "_asdict"):
@@ -94,6 +109,8 @@ def _events(records: Iterable[Record], began: float, heartbeats: bool) -> Iterat
             line["timer"] = name
         elif event == "state":
             line.update(state=details[0], elected=details[1], epoch=details[2])
+            if len(details) > 3:  # the election's variables
+                line["vars"] = _variable(details[3])
         elif event == "suspect":
             line.update(peer=details[0], epoch=details[1])
         elif details and event in _NETWORK:  # partition, heal: groups; pause: seconds
@@ -139,7 +156,9 @@ class TraceWriter:
     the node's own events.
     """
 
-    def __init__(self, out: IO[str], *, nodes: int, part: bool = False) -> None:
+    def __init__(
+        self, out: IO[str], *, nodes: int, part: bool = False, header: Event | None = None
+    ) -> None:
         self._out = out
         self._part = part
         self._clocks = _Clocks(vectors=nodes <= VECTOR_LIMIT)
@@ -149,6 +168,10 @@ class TraceWriter:
         self._numbers = itertools.count(1)
         self._down: set[int] = set()  # crashed and not restarted, as far as written
         self.written = 0
+        if header is not None:  # the first line: what ran (not counted as an event)
+            line = {"event": "header", **{k: v for k, v in header.items() if k != "event"}}
+            out.write(json.dumps(_variable(line), separators=(",", ":"), ensure_ascii=False))
+            out.write("\n")
 
     def write(self, events: Iterable[Event]) -> None:
         sent, waiting = self._sent, self._waiting
@@ -226,14 +249,16 @@ def write_trace(
     nodes: int,
     heartbeats: bool = False,
     part: bool = False,
+    header: Event | None = None,
 ) -> int:
     """Write ``records`` (in the order they happened) as JSON lines; return how many.
 
     ``began``: when the run began, on the records' clock.  ``nodes``: how many nodes the
     run has (vector clocks only up to :data:`VECTOR_LIMIT`).  ``heartbeats``: keep the
     failure detector's traffic.  ``part``: one node's part (see the module's docs).
+    ``header``: what ran, written first (see the package's docs).
     """
-    writer = TraceWriter(out, nodes=nodes, part=part)
+    writer = TraceWriter(out, nodes=nodes, part=part, header=header)
     writer.write(_events(records, began, heartbeats))
     writer.close()
     return writer.written

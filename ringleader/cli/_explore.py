@@ -169,7 +169,7 @@ def explore_command(args: argparse.Namespace, config: Config, out: Console, err:
             flag = option.replace("_", "-")
             raise UsageError(f"--{flag} needs --service (it explores a service's runs)")
     from ringleader.cluster import explore_config, explore_options  # noqa: PLC0415
-    from ringleader.traces import explorer_page, write_runs  # noqa: PLC0415
+    from ringleader.traces import explorer_page, trace_header, write_runs  # noqa: PLC0415
 
     if args.html is not None and Path(args.html).suffix.lower() != ".html":
         raise UsageError(f"--html: {args.html} does not end in .html")
@@ -191,7 +191,8 @@ def explore_command(args: argparse.Namespace, config: Config, out: Console, err:
             max_depth=args.max_depth,
             progress=progress,
         )
-    files = write_runs(exploration, _out_dir(args))
+    header = trace_header(config, mode="explored")
+    files = write_runs(exploration, _out_dir(args), header=header)
     page = None
     if args.html is not None:
         page = Path(args.html)

@@ -229,7 +229,7 @@ def explore_service_command(
 ) -> int:
     """Run ``explore --service``; its exit status."""
     from ringleader.cluster import explore_service_config, service_timing  # noqa: PLC0415
-    from ringleader.traces import write_service_runs  # noqa: PLC0415
+    from ringleader.traces import trace_header, write_service_runs  # noqa: PLC0415
 
     _refuse_notes_options(args)
     options = _options(args)
@@ -260,7 +260,7 @@ def explore_service_command(
                 f"{config.source}: {exc} (--from boot explores from every node's start, "
                 "and shows the run)"
             ) from None
-    files = write_service_runs(result, directory)
+    files = write_service_runs(result, directory, header=trace_header(config, mode="explored"))
     summary = service_summary(config, result, files)
     if args.json:
         import json  # noqa: PLC0415

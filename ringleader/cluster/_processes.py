@@ -541,8 +541,10 @@ class ProcessCluster(SetUpOnEnter):
                 parts.append(list(read_trace(lines, source=str(part))))
         end = max((float(e["t"]) for part in parts[1:] for e in part), default=0.0)  # type: ignore[arg-type]
         parts.append([e for e in self._network_events if float(e["t"]) <= end])  # type: ignore[arg-type]
+        from ringleader.traces import trace_header  # noqa: PLC0415 -- only for a traced run
+
         with path.open("w", encoding="utf-8") as out:
-            merge_parts(parts, out)
+            merge_parts(parts, out, header=trace_header(self.config, mode="processes"))
 
     # -- what the supervisor drives ---------------------------------------------------
 

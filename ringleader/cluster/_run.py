@@ -63,9 +63,10 @@ def run(
         )
     run_trace = None
     if trace is not None:
-        from ringleader.traces import RunTrace  # noqa: PLC0415 -- only for a traced run
+        from ringleader.traces import RunTrace, trace_header  # noqa: PLC0415 -- traced runs
 
-        run_trace = RunTrace(trace, nodes=config.n, heartbeats=trace_heartbeats)
+        header = trace_header(config, algorithm=algorithm)
+        run_trace = RunTrace(trace, nodes=config.n, heartbeats=trace_heartbeats, header=header)
     try:
         report = _run(
             config,

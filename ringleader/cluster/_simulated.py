@@ -34,7 +34,7 @@ from ringleader.actors import (
 from ringleader.actors.host import NodeStatus
 from ringleader.reports import FailoverMetrics, NodeReport, Report
 from ringleader.topologies import Config, FaultSpec
-from ringleader.traces import open_trace
+from ringleader.traces import open_trace, trace_header
 
 __all__ = ["simulate_run"]
 
@@ -170,7 +170,8 @@ def _simulate_run(
     else:
         result, faults, finished = _play_schedule(config, ids, run)
     if trace is not None:
-        _write(result, trace, config.n, trace_heartbeats)
+        header = trace_header(config, algorithm=algorithm, seed=seed, mode="simulated")
+        _write(result, trace, header, trace_heartbeats)
     return _report(config, algorithm, result, faults, finished)
 
 
@@ -223,9 +224,12 @@ def _play_schedule(
     return run(faults, min(limit, end + settle)), faults, bool(after) and end + settle <= limit
 
 
-def _write(result: SimulationResult, path: str | os.PathLike[str], nodes: int, beats: bool) -> None:
+def _write(
+    result: SimulationResult, path: str | os.PathLike[str], header: dict[str, Any], beats: bool
+) -> None:
     with open_trace(Path(path)) as out:
-        write_trace(result.records or [], out, nodes=nodes, heartbeats=beats)
+        nodes = len(header["nodes"])
+        write_trace(result.records or [], out, nodes=nodes, heartbeats=beats, header=header)
 
 
 def _report(

@@ -1,7 +1,8 @@
 """Traces of a run, and everything told or drawn from them.
 
 - Recording: :class:`RunTrace` (a run in this process), :class:`PartWriter` (one node's
-  part, written as it goes), :func:`open_trace`.
+  part, written as it goes), :func:`open_trace`, :func:`trace_header` (the first line:
+  what ran).
 - Reading: :func:`load_trace` gives a :class:`Trace` (its events, nodes and the names
   the pictures use).
 - Telling and drawing: :func:`replay` and :func:`narrate` (the notes' words),
@@ -16,6 +17,7 @@ when a picture is drawn.
 
 from ._explored import write_runs, write_service_runs
 from ._explorer_page import PAGE_STATES, explorer_page
+from ._header import algorithm_name, trace_header
 from ._html import html_page
 from ._narration import ALGORITHM_KINDS, Story, algorithm_of, extinctions, narrate, story
 from ._palette import KIND_COLOURS, colours
@@ -35,6 +37,7 @@ __all__ = [
     "Story",
     "Trace",
     "TraceError",
+    "algorithm_name",
     "algorithm_of",
     "candidate",
     "colours",
@@ -49,6 +52,7 @@ __all__ = [
     "replay",
     "shiviz_log",
     "story",
+    "trace_header",
     "write_runs",
     "write_service_runs",
     "write_view",

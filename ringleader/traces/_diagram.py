@@ -1,13 +1,15 @@
 """A space-time (Lamport) diagram of a trace, drawn with matplotlib (no display needed).
 
 A horizontal line per node (in ring order on a ring, else by id), and an arrow per
-message from its send to its receive, in the colour of its kind (the same in every
-picture: :mod:`._palette`).  Along the x axis the events follow one another in the order
+message from its send to its receive, in the colour and the line of its kind (the same in
+every picture: :mod:`._palette`), labelled with what it carries (``election(P5)``,
+``probe(P5 φ1 d2)``).  Along the x axis the events follow one another in the order
 they happened, one step each; with ``time_axis`` at their time instead (real or virtual
 seconds: a crash schedule's quiet seconds show as they were).  A message that never
-arrived ends in ✗ where it was lost; where a ring election swallows a candidacy
-(extinction) its arrow ends in a bar; crashes, restarts, suspicions and changes of state
-are marked on the lines, and every mark is in the legend.
+arrived ends, without a head, in ⊗ where it was lost; where a ring election swallows a
+candidacy (extinction) its arrow ends in a bar; a node with no leader yet is ○ (⊥);
+crashes, restarts, suspicions and changes of state are marked on the lines, and every
+mark is in the legend.
 
 Made to be projected: 1920×1080 pixels and fonts readable from the back of a room by
 default (``size`` for another screen).  Past :data:`MAX_NODES` nodes it shows the nodes
@@ -17,6 +19,7 @@ says on the picture what it left out; heartbeats are always left out.
 
 from __future__ import annotations
 
+import math
 import textwrap
 from collections import Counter
 from pathlib import Path
@@ -26,10 +29,11 @@ from matplotlib import rc_context
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from ._narration import ALGORITHM_KINDS, algorithm_of, extinctions
+from ._narration import ALGORITHM_KINDS, algorithm_of, algorithm_ran, extinctions
 from ._order import choose_nodes
-from ._palette import MARKS, colours
-from ._trace_file import Trace, candidate, label
+from ._palette import MARKS, colours, lines
+from ._trace_file import Trace, label
+from ._words import message_label
 
 __all__ = ["FORMATS", "MAX_MESSAGES", "MAX_NODES", "SIZE", "draw_diagram"]
 
@@ -40,8 +44,8 @@ MAX_MESSAGES = 300
 SIZE = (1920, 1080)
 #: Pixels per inch: sizes are given in pixels, fonts in points of 1/72 inch.
 _DPI = 100
-#: Up to this many arrows each carries its label (the id it carries, its epoch).
-_ARROW_LABELS = 80
+#: Up to this many arrows each carries its label (its kind and fields, its epoch).
+_ARROW_LABELS = 160
 #: The network splitting and healing (``[[faults]]``): a line across every node.
 _NETWORK_LINES = {"partition": ("--", "the network splits"), "heal": (":", "it heals")}
 
@@ -95,20 +99,103 @@ def _state_mark(event: Event) -> str:
 
 
 def _arrow_text(send: Event, epochs: bool) -> str:
-    """What an arrow carries: the id in it (``P5``) and, in a run of several, the epoch."""
-    who = candidate(send.get("fields"))
-    parts = ([label(who)] if who is not None else []) + (
-        [f"e{send.get('epoch')}"] if epochs else []
+    """What an arrow carries: its kind and fields (``election(P5)``) and, in a run of
+    several, the epoch."""
+    text = message_label(send)
+    return f"{text} e{send.get('epoch')}" if epochs else text
+
+
+def _dashes(dashes: tuple[float, ...]) -> Any:
+    """A matplotlib line style for ``dashes`` (in line widths; empty: solid)."""
+    return (0, dashes) if dashes else "-"
+
+
+class _Scale:
+    """Roughly how many pixels an x unit and a row are, to keep labels apart."""
+
+    def __init__(self, size: tuple[int, int], span: float, rows: int, font: float) -> None:
+        self.x = size[0] * 0.85 / span
+        self.y = size[1] * 0.7 / max(1, rows)
+        self.font = font
+        self.height = font * _DPI / 72 * 1.25  # a label's height, in pixels
+        self.char = font * _DPI / 72 * 0.6  # a character's width, roughly
+
+
+#: Where along its arrow a label may go, the middle first.
+_ALONG = (0.5, 0.35, 0.65, 0.22, 0.78)
+
+#: A label placed: its centre, half its length, and points along it (pixels).
+_Placed = tuple[tuple[float, float], float, list[tuple[float, float]]]
+
+
+def _arrow_label(  # noqa: PLR0917 -- one label, where it goes
+    axes: Any,
+    text: str,
+    start: tuple[float, float],
+    end: tuple[float, float],
+    colour: str,
+    placed: list[_Placed],
+    scale: _Scale,
+) -> bool:
+    """Write ``text`` along the arrow from ``start`` to ``end``, in the middle or, if that
+    overlaps a label already ``placed``, the first place along it that does not; if none
+    does, or the arrow is too short to carry it, leave it out (return False)."""
+    (x0, y0), (x1, y1) = start, end
+    dx, dy = (x1 - x0) * scale.x, (y1 - y0) * scale.y
+    length = math.hypot(dx, dy)
+    half = len(text) * scale.char / 2
+    if length < half * 1.6:
+        return False
+    ux, uy = dx / length, dy / length
+    points = [t / 4 - 0.5 for t in range(5)]  # along the label, -½ … ½ of its length
+
+    def at(f: float) -> _Placed:
+        cx, cy = (x0 + (x1 - x0) * f) * scale.x, (y0 + (y1 - y0) * f) * scale.y
+        return (cx, cy), half, [(cx + ux * t * 2 * half, cy + uy * t * 2 * half) for t in points]
+
+    def free(mine: _Placed) -> bool:
+        (cx, cy), own, pts = mine
+        for (qx, qy), other, others in placed:
+            if math.hypot(cx - qx, cy - qy) > own + other + scale.height:
+                continue  # too far apart to touch
+            if any(
+                math.hypot(px - ox, py - oy) < scale.height for px, py in pts for ox, oy in others
+            ):
+                return False
+        return True
+
+    spot = next((f for f in _ALONG if free(at(f))), None)
+    if spot is None:
+        return False
+    placed.append(at(spot))
+    angle = math.degrees(math.atan2(y1 - y0, x1 - x0)) if x1 != x0 else -90.0
+    axes.text(
+        x0 + (x1 - x0) * spot,
+        y0 + (y1 - y0) * spot,
+        text,
+        fontsize=scale.font,
+        color=colour,
+        ha="center",
+        va="center",
+        rotation=angle,
+        rotation_mode="anchor",
+        transform_rotates_text=True,
+        zorder=3,
+        bbox={"boxstyle": "round,pad=0.12", "fc": "white", "ec": "none", "alpha": 0.85},
     )
-    return " ".join(parts)
+    return True
 
 
 def _title(trace: Trace) -> str:
     events = trace.without_heartbeats()
     sends = [e for e in events if e["event"] == "send"]
     lost = sum(1 for e in sends if e.get("lost"))
-    algorithm = algorithm_of({e["kind"] for e in sends})
-    name = f"{ALGORITHM_KINDS[algorithm][1]}, " if algorithm else ""
+    if trace.header is not None:  # what ran, as the header names it
+        ran = algorithm_ran(events, trace.header)[0]
+        name = f"{ALGORITHM_KINDS[ran][1] if ran else trace.header['algorithm']}, "
+    else:
+        algorithm = algorithm_of({e["kind"] for e in sends})
+        name = f"{ALGORITHM_KINDS[algorithm][1]}, " if algorithm else ""
     epochs = {e.get("epoch") for e in sends}
     one = f", all in epoch {next(iter(epochs))}" if len(epochs) == 1 else ""
     lost_text = f" ({lost} lost)" if lost else ""
@@ -136,13 +223,19 @@ def _figure(  # noqa: PLR0912, PLR0915 -- one picture, drawn in order
     # Room on the right for the last marks' labels.
     axes.set_xlim(min(xs, default=0) - span * 0.02, max(xs, default=1) + span * 0.08)
     kinds = colours(events)
-    swallowed = extinctions(events)
+    styles = lines(events)
+    swallowed = extinctions(events, trace.header)
     epochs = len({e.get("epoch") for e in events if e["event"] == "send"}) > 1
-    labelled = sum(e["event"] == "send" for e in events) <= _ARROW_LABELS
+    messages = sum(e["event"] == "send" for e in events)
+    labelled = messages <= _ARROW_LABELS
+    # Where the labels go: pixels per x unit and per row, and the labels placed so far.
+    scale = _Scale(size, span * 1.1, len(nodes), style.small * (1.0 if messages <= 40 else 0.85))
+    placed: list[_Placed] = []
+    unlabelled = 0
     sent: dict[Any, tuple[float, Event]] = {}
     ended: set[Any] = set()
     shown_marks: set[str] = set()
-    reach = 1.0 if not time_axis else span * 0.012  # how far a lost message goes
+    reach = 0.5 if not time_axis else span * 0.012  # how far a lost message goes (half a step)
     for x, event in zip(xs, events, strict=True):
         kind = event["event"]
         if kind in _NETWORK_LINES:  # the network splits or heals: a line across them all
@@ -164,6 +257,7 @@ def _figure(  # noqa: PLR0912, PLR0915 -- one picture, drawn in order
             continue
         lost = kind == "send"
         colour = kinds[send["kind"]]
+        dashes, width = styles[send["kind"]]
         y0, y1 = row[send["node"]], row[send["peer"]]
         axes.annotate(
             "",
@@ -172,8 +266,8 @@ def _figure(  # noqa: PLR0912, PLR0915 -- one picture, drawn in order
             arrowprops={
                 "arrowstyle": "-" if lost else "-|>",
                 "color": colour,
-                "lw": style.line,
-                "ls": (0, (4, 3)) if lost else "-",
+                "lw": style.line * width,
+                "ls": _dashes(dashes),
                 "mutation_scale": 4 * style.line + 8,
                 "shrinkA": 0,
                 "shrinkB": 0,
@@ -192,26 +286,20 @@ def _figure(  # noqa: PLR0912, PLR0915 -- one picture, drawn in order
             shown_marks.add("extinction")
         text = _arrow_text(send, epochs)
         if labelled and text:
-            axes.text(
-                (x0 + end) / 2,
-                (y0 + y1) / 2,
-                text,
-                fontsize=style.small,
-                color=colour,
-                ha="center",
-                va="center",
-                zorder=3,
-                bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.85},
-            )
+            unlabelled += not _arrow_label(axes, text, (x0, y0), (end, y1), colour, placed, scale)
     for msg, (x0, send) in sent.items():  # never ended: still in flight when the run ended
         if msg not in ended and send["peer"] in row:
             y0, y1 = row[send["node"]], row[send["peer"]]
             axes.plot(
                 [x0, x0 + span * 0.015],
                 [y0, y0 + (y1 - y0) * 0.35],
-                ls=":",
-                lw=style.line,
+                ls=_dashes(styles[send["kind"]][0]),
+                lw=style.line * styles[send["kind"]][1],
                 color=kinds[send["kind"]],
+                marker="o",
+                markevery=[1],
+                mfc="white",
+                ms=style.mark * 0.6,
             )
             shown_marks.add("in flight")
     shown_marks |= _marks(axes, events, xs, row, style=style, span=span)
@@ -225,7 +313,9 @@ def _figure(  # noqa: PLR0912, PLR0915 -- one picture, drawn in order
         axes.set_xlabel("events in the order they happened (step, and t in seconds) →")
     axes.xaxis.label.set_fontsize(style.text)
     axes.tick_params(axis="x", labelsize=style.small)
-    _legend(figure, kinds, shown_marks, style)
+    _legend(figure, kinds, styles, shown_marks, style)
+    if unlabelled:
+        left_out.append(f"the labels of {unlabelled} arrows, too short or too close to carry one")
     title = _title(trace)
     if left_out:
         width = max(40, int(size[0] * 0.95 / (style.text * _DPI / 72 * 0.56)))
@@ -235,9 +325,23 @@ def _figure(  # noqa: PLR0912, PLR0915 -- one picture, drawn in order
     return figure
 
 
-def _legend(figure: Figure, kinds: dict[str, str], marks: set[str], style: _Style) -> None:
+def _legend(
+    figure: Figure,
+    kinds: dict[str, str],
+    styles: dict[str, tuple[tuple[float, ...], float]],
+    marks: set[str],
+    style: _Style,
+) -> None:
     handles: list[Any] = [
-        Line2D([], [], color=c, lw=style.line * 1.5, label=k) for k, c in kinds.items()
+        Line2D(
+            [],
+            [],
+            color=c,
+            lw=style.line * 1.3 * styles[k][1],
+            ls=_dashes(styles[k][0]),
+            label=k,
+        )
+        for k, c in kinds.items()
     ]
     for key, (marker, fill, _, text) in MARKS.items():
         if key not in marks:
@@ -248,7 +352,6 @@ def _legend(figure: Figure, kinds: dict[str, str], marks: set[str], style: _Styl
                     [],
                     [],
                     color="#555555",
-                    ls=(0, (4, 3)),
                     lw=style.line,
                     marker=marker,
                     mec=fill,
@@ -281,7 +384,14 @@ def _legend(figure: Figure, kinds: dict[str, str], marks: set[str], style: _Styl
     if "in flight" in marks:
         handles.append(
             Line2D(
-                [], [], color="#555555", ls=":", lw=style.line, label="still in flight at the end"
+                [],
+                [],
+                color="#555555",
+                lw=style.line,
+                marker="o",
+                mfc="white",
+                ms=style.mark * 0.6,
+                label="still in flight at the end",
             )
         )
     figure.legend(
@@ -290,6 +400,7 @@ def _legend(figure: Figure, kinds: dict[str, str], marks: set[str], style: _Styl
         ncol=min(len(handles), 5),
         fontsize=style.small,
         frameon=False,
+        handlelength=3.5,
     )
 
 
@@ -335,7 +446,11 @@ def _marks(
             if last.get(event["node"]) == seen:
                 continue  # the same view again (a new epoch): one mark per change is enough
             last[event["node"]] = seen
-            names = {"leader": "leader", "not_leader": f"→{label(event.get('elected'))}"}
+            names = {
+                "leader": "leader",
+                "not_leader": f"→{label(event.get('elected'))}",
+                "other": f"{event['state']} (⊥)",
+            }
             text = f"{names.get(key, event['state'])} e{event.get('epoch')}"
             view = (event.get("elected"), event.get("epoch"))
             if key == "not_leader" and learnt[view] > _NAMED_LEARNERS:

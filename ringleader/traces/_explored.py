@@ -12,24 +12,30 @@ from ringleader.actors.exploration.service import (
     WalkResult,
     service_records,
 )
-from ringleader.actors.tracing import Record
+from ringleader.actors.tracing import Event, Record
 from ringleader.errors import UsageError
 
 __all__ = ["write_runs", "write_service_runs"]
 
 
-def write_runs(exploration: Exploration, directory: str | Path) -> dict[str, Path]:
+def write_runs(
+    exploration: Exploration, directory: str | Path, *, header: Event | None = None
+) -> dict[str, Path]:
     """Write each run of ``exploration.paths`` (``min``, ``max``, one per violation
-    found) to ``directory/<name>.jsonl``; return the files by name."""
+    found) to ``directory/<name>.jsonl``, ``header`` (:func:`trace_header`) first in
+    each; return the files by name."""
     model = exploration.model
     runs = {
         name: (lambda p=path: records(model, p.events)) for name, path in exploration.paths.items()
     }
-    return _write(runs, directory, model.n, heartbeats=False)
+    return _write(runs, directory, model.n, heartbeats=False, header=header)
 
 
 def write_service_runs(
-    result: ServiceExploration | WalkResult, directory: str | Path
+    result: ServiceExploration | WalkResult,
+    directory: str | Path,
+    *,
+    header: Event | None = None,
 ) -> dict[str, Path]:
     """Write the run to each violation a service exploration found (heartbeats and all:
     the lease is made of them) to ``directory/<check>.jsonl``; return the files."""
@@ -38,7 +44,7 @@ def write_service_runs(
         name: (lambda events=events: service_records(model, events))
         for name, events in result.paths.items()
     }
-    return _write(runs, directory, model.n, heartbeats=True)
+    return _write(runs, directory, model.n, heartbeats=True, header=header)
 
 
 def _write(
@@ -47,6 +53,7 @@ def _write(
     nodes: int,
     *,
     heartbeats: bool,
+    header: Event | None,
 ) -> dict[str, Path]:
     folder = Path(directory)
     try:
@@ -58,7 +65,7 @@ def _write(
         file = folder / f"{name}.jsonl"
         try:
             with file.open("w", encoding="utf-8") as out:
-                write_trace(run(), out, nodes=nodes, heartbeats=heartbeats)
+                write_trace(run(), out, nodes=nodes, heartbeats=heartbeats, header=header)
         except OSError as exc:
             raise UsageError(f"--out: cannot write {file}: {exc.strerror or exc}") from None
         written[name] = file

@@ -5,8 +5,11 @@ inline), in the spirit of DSLabs' visual debugger and Stateright's explorer: the
 picks the next step from those enabled in the current state — a delivery, a timer, a
 node waking up, a crash, a message lost — goes back, and sees at each step every node's
 state and variables, what is in flight on each link, the messages sent on the way, and
-the checks' status in that state.  Buttons replay the runs the search reported (the
-fewest and most messages, each violation's shortest run).
+the checks' status in that state.  The network (``#topology``) draws the nodes round a
+circle, filled by state, the topology's links between them (``line.link``, an arrowhead
+on a link that goes one way only) and, on each link, the messages in flight on it
+(``text.inflight``).  Buttons replay the runs the search reported (the fewest and most
+messages, each violation's shortest run).
 
 What the script reads and the tests check: ``#state`` (``data-state``, the state's
 number), ``#steps button`` (``data-event``, ``data-target``), ``#back``, ``#restart``,
@@ -49,12 +52,78 @@ h1 { font-size: 1.3em; }
 #checks li[data-status=pending]::marker { content: "… "; color: #888; }
 #path { max-height: 20em; overflow-y: auto; font-family: monospace; font-size: 12px; }
 .vars { font-family: monospace; font-size: 12px; }
+#topology { width: 100%; max-width: 34em; }
 """
 
 _SCRIPT = r"""
 const G = JSON.parse(document.getElementById('graph').textContent);
 const label = n => (n === null || n === undefined) ? '⊥' : 'P' + n;
 let history = [];  // [state, event, sent] taken so far
+// The network: the nodes round a circle, the links, and what is in flight on each.
+const svgNS = 'http://www.w3.org/2000/svg';
+function mk(parent, name, attrs, text) {
+  const e = document.createElementNS(svgNS, name);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  if (text !== undefined) e.textContent = text;
+  parent.appendChild(e);
+  return e;
+}
+const net = document.getElementById('topology');
+const R = 150, C = 200, DOT = 16;
+const where = new Map(G.nodes.map((n, i) => {
+  const a = -Math.PI / 2 + 2 * Math.PI * i / G.nodes.length;
+  return [String(n), [C + R * Math.cos(a), C + R * Math.sin(a)]];
+}));
+{
+  const m = mk(mk(net, 'defs', {}), 'marker', {id: 'link-head', viewBox: '0 0 10 10',
+    refX: 10, refY: 5, markerWidth: 6, markerHeight: 6, orient: 'auto'});
+  mk(m, 'path', {d: 'M0,0 L10,5 L0,10 z', fill: '#888'});
+}
+const linked = new Set(G.links.map(([a, b]) => a + '>' + b));
+function ends(a, b, shift) {
+  const [x1, y1] = where.get(String(a)), [x2, y2] = where.get(String(b));
+  const dx = x2 - x1, dy = y2 - y1, len = Math.hypot(dx, dy) || 1, s = DOT + 3;
+  const ox = -dy / len * shift, oy = dx / len * shift;
+  return [x1 + dx / len * s + ox, y1 + dy / len * s + oy, x2 - dx / len * s + ox,
+          y2 - dy / len * s + oy];
+}
+for (const [a, b] of G.links) {
+  const both = linked.has(b + '>' + a);
+  if (both && String(a) > String(b)) continue;  // a link both ways: one line
+  const [x1, y1, x2, y2] = ends(a, b, 0);
+  const attrs = {x1, y1, x2, y2, stroke: '#888', 'stroke-width': 2, class: 'link',
+    'data-link': a + '-' + b};
+  if (!both) attrs['marker-end'] = 'url(#link-head)';
+  mk(net, 'line', attrs);
+}
+const flightLayer = mk(net, 'g', {});
+const fills = {leader: '#F0E442', not_leader: '#999999', undecided: '#ffffff', crashed: '#000000'};
+const circles = new Map();
+for (const n of G.nodes) {
+  const [x, y] = where.get(String(n));
+  circles.set(String(n), mk(net, 'circle', {cx: x, cy: y, r: DOT, stroke: '#000',
+    'stroke-width': 1.5, fill: '#fff', 'data-node': n}));
+  mk(net, 'text', {x, y: y + 5, 'text-anchor': 'middle', 'font-size': 13,
+    'font-weight': 600, fill: '#0072B2'}, 'P' + n);
+}
+function drawNetwork(s) {
+  G.nodes.forEach((n, i) => {
+    circles.get(String(n)).setAttribute('fill', fills[nodeRow(i, s.v[i]).state] || '#fff');
+  });
+  flightLayer.replaceChildren();
+  G.links.forEach(([a, b], k) => {
+    const content = G.channels[s.v[G.n + k]];
+    if (!content || !content.length) return;
+    // on the sender's side of the link, a little off it (both ways stay apart)
+    const [x1, y1, x2, y2] = ends(a, b, 9);
+    mk(flightLayer, 'line', {x1, y1, x2, y2, stroke: '#0072B2', 'stroke-width': 3,
+      'marker-end': 'url(#link-head)', class: 'flight', 'data-link': a + '-' + b});
+    mk(flightLayer, 'text', {x: x1 + (x2 - x1) * 0.35, y: y1 + (y2 - y1) * 0.35,
+      'font-size': 12, fill: '#0b3d63', stroke: '#fff', 'stroke-width': 3,
+      'paint-order': 'stroke', class: 'inflight', 'data-link': a + '-' + b},
+      content.map(m => G.messages[m]).join(', '));
+  });
+}
 let current = 0;
 function nodeRow(i, local) {
   if (local === -1) return {state: 'crashed', elected: null, epoch: '', vars: '', timers: ''};
@@ -88,6 +157,7 @@ function show() {
     flight.appendChild(li);
   });
   if (!flight.children.length) flight.innerHTML = '<li>nothing</li>';
+  drawNetwork(s);
   const sent = history.reduce((a, h) => a + h[2], 0);
   const sentBox = document.getElementById('sent');
   sentBox.dataset.count = sent;
@@ -304,7 +374,11 @@ agree<span class="detail"></span></li></ul>
 <div class="box"><h2>Nodes</h2><table id="nodes"><thead><tr><th>node</th><th>state</th>
 <th>elected</th><th>epoch</th><th>timers</th><th>variables</th></tr></thead>
 <tbody>{rows}</tbody></table></div>
-<div class="box"><h2>In flight</h2><ul id="flight"></ul></div>
+<div class="box"><h2>In flight</h2><ul id="flight"></ul>
+<svg id="topology" viewBox="0 0 400 400" xmlns="http://www.w3.org/2000/svg"
+aria-label="the network: its links, and the messages in flight on each"></svg>
+<p>Grey: the links (→: one way only); blue: messages in flight on a link. Filled yellow:
+leader, grey: knows its leader, white: no leader yet (⊥), black: crashed.</p></div>
 </div></div>
 <script type="application/json" id="graph">{embedded}</script>
 <script>{_SCRIPT}</script>

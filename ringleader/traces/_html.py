@@ -2,18 +2,24 @@
 
 No network: the trace is embedded as JSON, the script and styles are inline, and the
 page's script draws two views as inline SVG.  *The network*: the nodes round a circle
-(in ring order on a ring), each coloured by its state, and every message in flight at
-this step drawn between its two ends, an arrow from sender to receiver with a dot
-travelling along it; the current one thick.  *The space-time diagram*: a line per node,
-the messages so far as arrows, those in flight growing towards their receiver, nothing
-of the future; the node names stay in view, and the view scrolls to follow the current
-message, however many nodes.
+(in ring order on a ring), each coloured by its state, the links between them (those the
+run's messages used: a trace does not record the topology; with an arrowhead where
+messages went one way only), and every message in flight at this step drawn between its
+two ends, an arrow from sender to receiver with a dot travelling along it and its label
+(``election(P5)``, ``probe(P5 φ1 d2)``); the current one thick.  Every kind has its colour
+and its line (:mod:`._palette`), so no meaning rests on colour alone.  *The space-time
+diagram*: a line per node, the messages so far as arrows, those in flight growing towards
+their receiver, nothing of the future; the node names stay in view, and the view scrolls
+to follow the current message, however many nodes.
 
 Step k shows the run after its first k events.  Above the views: the sentence the replay
 tells for the step the current event belongs to (``#story``), the event in words
-(``#event``), and the current message's contents (``#message``).  Every node's state
-and ``elected`` are in the table ``#states`` (one row per node, with ``data-node``,
-``data-state`` and ``data-elected``; the acting node's row is marked and kept in view).
+(``#event``), and the current message's contents (``#message``).  Every node's state,
+``elected`` (⊥: no leader yet) and epoch are in the table ``#states`` (one row per node,
+with ``data-node``, ``data-state`` and ``data-elected``; the acting node's row is marked
+and kept in view), and its variables: those its last ``state`` event carries (``vars``)
+when the trace has them, else what the trace says it has heard (its last message and how
+many it sent and received), in the cell ``td.vars``.
 Buttons ``#prev``/``#next`` (an event), ``#back``/``#forward`` (a step of the story),
 ``#play`` (play or pause) with ``#speed`` (events per second), the arrow keys (space:
 play, PageUp/PageDown: a step) and the slider ``#slider`` move; ``#step`` says where.
@@ -28,9 +34,9 @@ from typing import Any
 
 from ._narration import extinctions, story
 from ._order import node_order
-from ._palette import MARKS, colours
+from ._palette import MARKS, colours, lines
 from ._trace_file import Trace, label
-from ._words import event_words, message_words
+from ._words import event_words, message_label, message_words
 
 __all__ = ["html_page"]
 
@@ -61,11 +67,11 @@ h1 { font-size: 1.5em; margin: .2em 0; }
 #states tr[data-state=leader] { background: #fff3b0; font-weight: 600; }
 #states tr[data-state=crashed] { background: #ddd; color: #555; text-decoration: line-through; }
 #states tr.acting td:first-child { outline: 3px solid #0072B2; }
-line.msg { stroke-width: 2; }
 line.msg.future { display: none; }
-line.msg.flight { stroke-dasharray: 6 4; }
-line.msg.lost { stroke-dasharray: 3 4; }
 line.msg.current { stroke-width: 5; }
+#states td.vars { font-family: ui-monospace, monospace; font-size: .85em;
+                 white-space: nowrap; }
+.legend svg { vertical-align: middle; }
 .mark.future { display: none; }
 """
 
@@ -74,6 +80,10 @@ const data = JSON.parse(document.getElementById('trace').textContent);
 const events = data.events, nodes = data.nodes, colours = data.colours;
 const said = data.said, steps = data.steps, stepOf = data.stepOf;
 const contents = data.contents, swallowed = new Set(data.swallowed);
+const kindLines = data.lines, msgLabels = data.labels, varsText = data.vars;
+// A kind's dashes for a line w wide ('' : solid): its own on the page as in the pictures.
+const dashOf = (kind, w) => (kindLines[kind] ? kindLines[kind][0] : []).map(d => d * w).join(' ');
+const widthOf = kind => kindLines[kind] ? kindLines[kind][1] : 1;
 const svgNS = 'http://www.w3.org/2000/svg';
 const many = nodes.length > data.many;
 const X = many ? 10 : 16, Y = Math.max(22, Math.min(70, 420 / nodes.length));
@@ -126,9 +136,11 @@ nodes.forEach(n => {
 const arrows = [];
 for (const m of [...msgs.values(), ...copies]) {
   const send = m.send, c = colourOf(send.kind);
+  const w = 2 * widthOf(send.kind);
   const line = el(svg, 'line', {x1: xOf(m.from), y1: yOf(send.node), x2: xOf(m.from),
-    y2: yOf(send.node), stroke: c, class: 'msg', 'data-msg': send.msg,
-    'marker-end': 'url(#svg-head-' + c.slice(1) + ')'});
+    y2: yOf(send.node), stroke: c, 'stroke-width': w, 'stroke-dasharray': dashOf(send.kind, w),
+    class: 'msg', 'data-msg': send.msg, 'marker-end': 'url(#svg-head-' + c.slice(1) + ')'});
+  el(line, 'title', {}, msgLabels[String(send.msg)] || send.kind);
   arrows.push({line, m});
 }
 const marks = [];
@@ -168,6 +180,7 @@ const where = new Map(nodes.map((n, i) => {
   const a = -Math.PI / 2 + 2 * Math.PI * i / N;
   return [String(n), [C + R * Math.cos(a), C + R * Math.sin(a)]];
 }));
+const netLinks = el(net, 'g', {id: 'links'});
 const netLines = el(net, 'g', {}), netNodes = el(net, 'g', {});
 const circles = new Map(), names = new Map();
 nodes.forEach(n => {
@@ -178,6 +191,23 @@ nodes.forEach(n => {
   names.set(String(n), el(netNodes, 'text', {x: C + (x - C) * out, y: C + (y - C) * out + 5,
     'text-anchor': 'middle', 'font-size': many ? 13 : 18}, label(n)));
 });
+// The links: those the run's messages used (a trace does not record the topology), an
+// arrowhead where they all went one way.
+{
+  const defs = el(net, 'defs', {});
+  const m = el(defs, 'marker', {id: 'link-head', viewBox: '0 0 10 10', refX: 10, refY: 5,
+    markerWidth: 5, markerHeight: 5, orient: 'auto'});
+  el(m, 'path', {d: 'M0,0 L10,5 L0,10 z', fill: '#aaa'});
+}
+for (const [a, b, both] of data.links) {
+  const [x1, y1] = where.get(String(a)), [x2, y2] = where.get(String(b));
+  const dx = x2 - x1, dy = y2 - y1, len = Math.hypot(dx, dy) || 1, s = dot + 3;
+  const attrs = {x1: x1 + dx / len * s, y1: y1 + dy / len * s, x2: x2 - dx / len * s,
+    y2: y2 - dy / len * s, stroke: '#aaa', 'stroke-width': many ? 1 : 2,
+    'data-link': a + '-' + b, class: 'link'};
+  if (!both) attrs['marker-end'] = 'url(#link-head)';
+  el(netLinks, 'line', attrs);
+}
 const fills = {leader: '#F0E442', not_leader: '#999999', undecided: '#ffffff', crashed: '#000000'};
 function drawNetwork(k, states, current) {
   netLines.replaceChildren();
@@ -202,17 +232,25 @@ function drawNetwork(k, states, current) {
     const s = r + 2 * u;
     const a = [x1 + dx / len * s + ox, y1 + dy / len * s + oy];
     const b = [x2 - dx / len * s + ox, y2 - dy / len * s + oy];
-    const c = colourOf(m.send.kind), w = (isCurrent ? 5 : 2.5) * u * (zoom ? 1.5 : 1);
+    const c = colourOf(m.send.kind);
+    const w = (isCurrent ? 5 : 2.5) * widthOf(m.send.kind) * u * (zoom ? 1.5 : 1);
     el(netLines, 'line', {x1: a[0], y1: a[1], x2: b[0], y2: b[1], stroke: c,
-      'stroke-width': w,
-      'stroke-dasharray': m.lost ? [w, 2 * w].join(' ') : (ended ? '' : [3 * w, 2 * w].join(' ')),
+      'stroke-width': w, 'stroke-dasharray': dashOf(m.send.kind, w),
       'marker-end': 'url(#network-head-' + c.slice(1) + ')', class: 'flight',
       'data-msg': m.send.msg});
-    // the message on its way: a dot, as far along as the steps it has been in flight
+    // the message on its way: a dot, as far along as the steps it has been in flight,
+    // and what it carries
     const end = endOf(m);
     const f = ended ? 1 : Math.min(1, (k - m.from) / Math.max(1, end - m.from));
-    el(netLines, 'circle', {cx: a[0] + (b[0] - a[0]) * f, cy: a[1] + (b[1] - a[1]) * f,
-      r: 1.6 * w, fill: c});
+    const px = a[0] + (b[0] - a[0]) * f, py = a[1] + (b[1] - a[1]) * f;
+    el(netLines, 'circle', {cx: px, cy: py, r: 1.6 * w, fill: c});
+    if (!many || zoom)
+      el(netLines, 'text', {x: a[0] + (b[0] - a[0]) * Math.min(f, 0.5) + ox * 3,
+        y: a[1] + (b[1] - a[1]) * Math.min(f, 0.5) + oy * 3 + 5 * u, fill: c,
+        'font-size': (isCurrent ? 17 : 14) * u * (zoom ? 1.5 : 1),
+        'font-weight': isCurrent ? 700 : 400, 'text-anchor': 'middle', class: 'label',
+        'data-msg': m.send.msg, stroke: '#fff', 'stroke-width': 3 * u,
+        'paint-order': 'stroke'}, msgLabels[String(m.send.msg)] || m.send.kind);
   }
   const font = (many && !zoom ? 13 : 18) * u * (zoom ? 1.5 : 1);
   for (const n of nodes) {
@@ -234,14 +272,20 @@ function drawNetwork(k, states, current) {
 }
 // --- the states at a step ---
 function statesAt(k) {
-  const states = new Map(nodes.map(
-    n => [String(n), {state: 'undecided', elected: null, epoch: ''}]));
-  for (const e of events.slice(0, k)) {
+  const states = new Map(nodes.map(n => [String(n),
+    {state: 'undecided', elected: null, epoch: '', vars: null, sent: 0, got: 0, last: ''}]));
+  for (const [i, e] of events.slice(0, k).entries()) {
     const s = states.get(String(e.node));
     if (!s) continue;
     if (e.event === 'state') Object.assign(s, {state: e.state, elected: e.elected, epoch: e.epoch});
-    if (e.event === 'crash') Object.assign(s, {state: 'crashed', elected: null});
-    if (e.event === 'restart') Object.assign(s, {state: 'undecided', elected: null});
+    if (varsText[i] !== null) s.vars = varsText[i];
+    if (e.event === 'send') s.sent += 1;
+    if (e.event === 'receive') {
+      s.got += 1;
+      s.last = (msgLabels[String(e.msg)] || e.kind) + ' from ' + label(e.peer);
+    }
+    if (e.event === 'crash') Object.assign(s, {state: 'crashed', elected: null, vars: null});
+    if (e.event === 'restart') Object.assign(s, {state: 'undecided', elected: null, vars: null});
   }
   return states;
 }
@@ -290,6 +334,8 @@ function show(k) {
     tr.cells[1].textContent = st.state;
     tr.cells[2].textContent = label(st.elected);
     tr.cells[3].textContent = st.epoch;
+    tr.cells[4].textContent = st.vars !== null ? st.vars :
+      (st.last ? 'last heard ' + st.last + '; ' : '') + 'sent ' + st.sent + ', received ' + st.got;
     const acting = current && String(current.node) === tr.dataset.node;
     tr.classList.toggle('acting', Boolean(acting));
   }
@@ -310,8 +356,9 @@ function follow(current) {
       : (top + bottom - box.clientHeight) / 2;
   const tr = document.querySelector('#states tr[data-node="' + current.node + '"]');
   const tb = document.getElementById('tablebox');
-  if (tr && (tr.offsetTop < tb.scrollTop || tr.offsetTop > tb.scrollTop + tb.clientHeight - 30))
-    tb.scrollTop = tr.offsetTop - tb.clientHeight / 2;
+  if (tr && (tr.offsetTop < tb.scrollTop ||
+      tr.offsetTop + tr.offsetHeight > tb.scrollTop + tb.clientHeight))
+    tb.scrollTop = tr.offsetTop - (tb.clientHeight - tr.offsetHeight) / 2;
 }
 // --- moving ---
 let timer = null;
@@ -372,19 +419,61 @@ def _contents(events: list[dict[str, Any]]) -> dict[str, str]:
     return out
 
 
+def _links(events: list[dict[str, Any]]) -> list[list[Any]]:
+    """The links the run's messages used, each once: [a, b, both ways]."""
+    used = {(e["node"], e["peer"]) for e in events if e["event"] == "send"}
+    links: list[list[Any]] = []
+    for a, b in sorted(used, key=str):
+        if (b, a) in used and str(b) < str(a):
+            continue  # said once, as (a, b)
+        links.append([a, b, (b, a) in used])
+    return links
+
+
+def _vars(event: dict[str, Any]) -> str | None:
+    """A ``state`` event's variables (``vars``: a mapping, [name, value] pairs, or
+    already words), in words."""
+    if event["event"] != "state" or "vars" not in event:
+        return None
+    values = event["vars"]
+    if isinstance(values, dict):
+        return ", ".join(f"{k} = {_field(v)}" for k, v in values.items())
+    if isinstance(values, list) and all(isinstance(v, list) and len(v) == 2 for v in values):
+        return ", ".join(f"{k} = {_field(v)}" for k, v in values)  # [name, value] pairs
+    return str(values)
+
+
 def _field(value: Any) -> str:
+    """A field's or a variable's value as the notes write it: a node ``P5``, a message
+    ``elected(P5)``, a list of them ``[P1, P2]``."""
     if isinstance(value, dict) and "id" in value:
         capacity = value.get("capacity")
         shown = label(value["id"])
         return shown if capacity in (None, value["id"]) else f"{shown} (capacity {capacity})"
+    if isinstance(value, dict) and isinstance(value.get("kind"), str):
+        fields = {k: v for k, v in value.items() if k != "kind"}
+        return message_label({"kind": value["kind"], "fields": fields})
+    if isinstance(value, list) and any(isinstance(v, dict) for v in value):
+        return "[" + ", ".join(_field(v) for v in value) + "]"
     return json.dumps(value, ensure_ascii=False)
+
+
+def _line_sample(colour: str, dashes: tuple[float, ...], width: float) -> str:
+    """A short line in a kind's colour and dashes, for the legend."""
+    w = 2 * width
+    dash = " ".join(f"{d * w:g}" for d in dashes)
+    return (
+        '<svg width="46" height="12" aria-hidden="true"><line x1="2" y1="6" x2="44" y2="6" '
+        f'stroke="{colour}" stroke-width="{w:g}" stroke-dasharray="{dash}"/></svg>'
+    )
 
 
 def html_page(trace: Trace) -> str:
     """The step-through page of ``trace`` (heartbeats left out, and said so)."""
     events = trace.without_heartbeats()
     kinds = colours(events)
-    told = story(events)
+    styles = lines(events)
+    told = story(events, trace.header)
     step_of = [-1] * len(events)
     for number, (_, _, indices) in enumerate(told.steps):
         for index in indices:
@@ -399,24 +488,37 @@ def html_page(trace: Trace) -> str:
         "steps": [f"t={t:.6g} {sentence}" for t, sentence, _ in told.steps],
         "stepOf": step_of,
         "contents": _contents(events),
-        "swallowed": sorted(extinctions(events), key=str),
+        "swallowed": sorted(extinctions(events, trace.header), key=str),
         "marks": {key: [symbol, fill] for key, (_, fill, symbol, _) in MARKS.items()},
+        "lines": {kind: [list(dashes), width] for kind, (dashes, width) in styles.items()},
+        "labels": {str(e["msg"]): message_label(e) for e in events if e["event"] == "send"},
+        "vars": [_vars(e) for e in events],
+        "links": _links(events),
         "many": _MANY,
     }
     embedded = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
     title = html.escape(Path(trace.source).name)
-    legend = "".join(
-        f'<span style="color:{c}">━▶ {html.escape(k)}</span>' for k, c in kinds.items()
-    ) + "".join(
-        f'<span><b style="color:{fill}">{symbol}</b> {html.escape(text)}</span>'
-        for key, (_, fill, symbol, text) in MARKS.items()
-        if key not in ("not_leader", "other")
+    legend = (
+        "".join(
+            f'<span style="color:{c}" data-kind="{html.escape(k)}">{_line_sample(c, *styles[k])}'
+            f" {html.escape(k)}</span>"
+            for k, c in kinds.items()
+        )
+        + "".join(
+            f'<span><b style="color:{fill}">{symbol}</b> {html.escape(text)}</span>'
+            for key, (_, fill, symbol, text) in MARKS.items()
+            if key not in ("not_leader", "other")
+        )
+        + "<span><b>⊥</b> no leader yet (elected = ⊥)</span>"
     )
     rows = "".join(
         f'<tr data-node="{html.escape(str(n))}" data-state="undecided" data-elected="">'
-        f"<td>P{html.escape(str(n))}</td><td>undecided</td><td>⊥</td><td></td></tr>"
+        f"<td>P{html.escape(str(n))}</td><td>undecided</td><td>⊥</td><td></td>"
+        f'<td class="vars"></td></tr>'
         for n in nodes
     )
+    has_vars = any(e["event"] == "state" and "vars" in e for e in events)
+    vars_heading = "variables" if has_vars else "what it has heard (no variables in the trace)"
     note = (
         f"<p>{trace.heartbeats} heartbeat events (the failure detector's) left out.</p>"
         if trace.heartbeats
@@ -432,7 +534,8 @@ def html_page(trace: Trace) -> str:
                 ("#000000", "crashed"),
             )
         )
-        + "<span>the network: messages in flight between their ends, the current one thick</span>"
+        + "<span>the network: messages in flight between their ends, the current one thick; "
+        + "</span><span>grey lines: the links its messages used (→: one way only)</span>"
     )
     zoom = (
         '<label><input id="zoom" type="checkbox" checked> the network follows the action</label>'
@@ -468,7 +571,7 @@ PageUp/PageDown a step of the story; step k shows the run after its first k even
 <svg id="svg" xmlns="http://www.w3.org/2000/svg"></svg></div>
 <div class="legend">{states_legend}</div>
 <div id="tablebox"><table id="states"><thead><tr><th>node</th><th>state</th><th>elected</th>
-<th>epoch</th></tr></thead><tbody>{rows}</tbody></table></div></div></div>
+<th>epoch</th><th>{vars_heading}</th></tr></thead><tbody>{rows}</tbody></table></div></div></div>
 <p>{html.escape("; ".join(told.summary))}</p>
 <script type="application/json" id="trace">{embedded}</script>
 <script>{_SCRIPT}</script>

@@ -2,9 +2,14 @@
 
 A *step* is what one node does on one trigger — a message received, a timer, a
 suspicion, a crash or a restart (or nothing: an initiator starting) — with the sends and
-the change of state that follow it on that node.  The trace does not name its algorithm:
-:func:`algorithm_of` infers it from the message kinds, and kinds nobody knows are told in
-neutral words.  :func:`narrate` is pure (events in, lines out).
+the change of state that follow it on that node.  A trace's header names the algorithm
+that ran: the notes' algorithms are told in the notes' words, any other (``module:Class``)
+in neutral ones — what was sent and received, which of its variables changed — never in
+another algorithm's.  A trace without a header (written before traces had one) has its
+algorithm guessed from its message kinds (:func:`algorithm_of`), and the story says so.
+A message of a round older than its receiver's is told as ignored, and a message lost
+because its receiver crashed is told with the crash, after it.  :func:`narrate` is pure
+(events in, lines out).
 """
 
 from __future__ import annotations
@@ -17,7 +22,15 @@ from typing import Any
 from ._trace_file import candidate, label
 from ._words import timer_words
 
-__all__ = ["ALGORITHM_KINDS", "Story", "algorithm_of", "extinctions", "narrate", "story"]
+__all__ = [
+    "ALGORITHM_KINDS",
+    "Story",
+    "algorithm_of",
+    "algorithm_ran",
+    "extinctions",
+    "narrate",
+    "story",
+]
 
 Event = dict[str, Any]
 
@@ -61,6 +74,22 @@ def algorithm_of(kinds: Iterable[str]) -> str | None:
     return None
 
 
+def algorithm_ran(events: Iterable[Event], header: Event | None) -> tuple[str | None, str]:
+    """The algorithm a run is told as (a key of :data:`ALGORITHM_KINDS`, ``None``: told
+    in neutral words) and its name in the story's heading: the header's, if the trace
+    has one, else guessed from the message kinds."""
+    if header is not None and isinstance(header.get("algorithm"), str):
+        ran = header["algorithm"]
+        if ran in ALGORITHM_KINDS:
+            return ran, ALGORITHM_KINDS[ran][1]
+        title = header.get("title")
+        named = f"{title} ({ran})" if isinstance(title, str) and title else ran
+        return None, f"{named}, an algorithm the notes do not tell"
+    kinds = {e["kind"] for e in events if e["event"] == "send" and not e.get("heartbeat")}
+    guessed = algorithm_of(kinds)
+    return guessed, ALGORITHM_KINDS[guessed][1] if guessed else "an algorithm the notes do not name"
+
+
 @dataclass
 class _Step:
     node: Any
@@ -69,12 +98,62 @@ class _Step:
     sends: list[Event] = field(default_factory=list)
     states: list[Event] = field(default_factory=list)
     events: list[int] = field(default_factory=list)  # their places in the run
+    #: The node's round (epoch) before this step, as far as the trace shows it.
+    epoch: Any = None
+    #: The node's election variables before this step, if the trace records them.
+    variables: dict[str, Any] | None = None
+    #: Messages to this node, sent while it was up, lost when it crashed (this step).
+    lost: list[Event] = field(default_factory=list)
+
+    @property
+    def stale(self) -> bool:
+        """A message of an older round than its receiver's, which changed nothing."""
+        trigger = self.trigger
+        return (
+            trigger is not None
+            and trigger["event"] == "receive"
+            and isinstance(trigger.get("epoch"), int)
+            and isinstance(self.epoch, int)
+            and trigger["epoch"] < self.epoch
+            and not self.sends
+            and not self.states
+        )
+
+
+def _lost_in_crash(event: Event) -> bool:
+    """Whether a send was lost because its receiver was down or crashed."""
+    why = event.get("lost")
+    return isinstance(why, str) and why.startswith(f"{label(event['peer'])} ")
+
+
+def _causal(events: list[Event]) -> tuple[list[Event], dict[int, list[Event]]]:
+    """``events`` with a send to a node that crashed while the message was on its way
+    told without its loss, and the places of those crashes with the sends they lost: a
+    loss caused by a crash is told after the crash."""
+    shown = list(events)
+    later: dict[int, list[Event]] = {}
+    pending: dict[Any, list[int]] = {}  # node → its messages on their way, lost later
+    for index, event in enumerate(events):
+        kind = event["event"]
+        if kind == "send" and _lost_in_crash(event):
+            pending.setdefault(event["peer"], []).append(index)
+        elif kind == "crash":
+            lost = pending.pop(event["node"], [])
+            for place in lost:
+                shown[place] = {k: v for k, v in events[place].items() if k != "lost"}
+            if lost:
+                later[index] = [events[place] for place in lost]
+        elif kind == "restart":
+            pending.pop(event["node"], None)
+    return shown, later
 
 
 def _steps(events: list[Event]) -> list[_Step]:
     """The run's steps, each with the places of its events in ``events``."""
     steps: list[_Step] = []
     current: dict[Any, _Step] = {}
+    epochs: dict[Any, Any] = {}  # node → its round, as far as its events show it
+    variables: dict[Any, dict[str, Any]] = {}  # node → its election's variables
     for index, event in enumerate(events):
         node, kind = event["node"], event["event"]
         if kind in _NETWORK:  # a step of its own: what follows is the node's
@@ -82,28 +161,68 @@ def _steps(events: list[Event]) -> list[_Step]:
             current.pop(node, None)
             continue
         if kind in _TRIGGERS:
-            step = current[node] = _Step(node, event["t"], event)
+            step = current[node] = _Step(
+                node, event["t"], event, epoch=epochs.get(node), variables=variables.get(node)
+            )
             steps.append(step)
             step.events.append(index)
+            if kind == "restart":
+                epochs.pop(node, None)
+                variables.pop(node, None)
             continue
-        step = current.get(node) or _Step(node, event["t"], None)
+        step = current.get(node) or _Step(
+            node, event["t"], None, epoch=epochs.get(node), variables=variables.get(node)
+        )
         if node not in current:
             current[node] = step
             steps.append(step)
         step.events.append(index)
         (step.sends if kind == "send" else step.states).append(event)
+        if isinstance(event.get("epoch"), int):
+            epochs[node] = event["epoch"]
+        if kind == "state" and isinstance(event.get("vars"), dict):
+            variables[node] = event["vars"]
     return steps
+
+
+def _candidate(fields: object, who: int | None) -> tuple[Any, Any] | None:
+    """The candidate a message carries as ``(capacity, id)``, the notes' criterion."""
+    if not isinstance(fields, dict) or who is None:
+        return None
+    for value in fields.values():
+        if isinstance(value, dict) and value.get("id") == who:
+            return (value.get("capacity", who), who)
+    return (who, who)
+
+
+def _own(events: list[Event], header: Event | None) -> dict[Any, tuple[Any, Any]]:
+    """Each node as a candidate ``(capacity, id)``: the header's, else as its own
+    messages carry it."""
+    own: dict[Any, tuple[Any, Any]] = {}
+    if header is not None and isinstance(header.get("nodes"), list):
+        for spec in header["nodes"]:
+            if isinstance(spec, dict) and "id" in spec:
+                own[spec["id"]] = (spec.get("capacity", spec["id"]), spec["id"])
+    for event in events:
+        if event["event"] == "send" and event["node"] not in own:
+            fields = event.get("fields")
+            if candidate(fields) == event["node"]:
+                found = _candidate(fields, event["node"])
+                if found is not None:
+                    own[event["node"]] = found
+    return own
 
 
 #: The candidacies that a ring election swallows (extinction, notes 000).
 _CANDIDACIES = {"chang_roberts": "election", "hirschberg_sinclair": "probe"}
 
 
-def extinctions(events: list[Event]) -> set[Any]:
+def extinctions(events: list[Event], header: Event | None = None) -> set[Any]:
     """The messages (their ``msg``) in which a candidacy died: an ``election`` (a
-    ``probe``) that its receiver swallowed, passing on nothing that carries its id."""
+    ``probe``) that its receiver swallowed, passing on nothing that carries its id (not
+    one of an older round, which its receiver ignored)."""
     shown = [e for e in events if not e.get("heartbeat")]
-    kind = _CANDIDACIES.get(algorithm_of({e["kind"] for e in shown if e["event"] == "send"}) or "")
+    kind = _CANDIDACIES.get(algorithm_ran(shown, header)[0] or "")
     if kind is None:
         return set()
     swallowed = set()
@@ -112,7 +231,7 @@ def extinctions(events: list[Event]) -> set[Any]:
         if trigger is None or trigger["event"] != "receive" or trigger["kind"] != kind:
             continue
         who = candidate(trigger.get("fields"))
-        if who is None or who == step.node:
+        if who is None or who == step.node or step.stale:
             continue
         if not any(candidate(send.get("fields")) == who for send in step.sends):
             swallowed.add(trigger.get("msg"))
@@ -155,9 +274,27 @@ def _peers(sends: list[Event]) -> str:
 class _Teller:
     """How one run's messages and steps are worded."""
 
-    def __init__(self, algorithm: str | None, epochs: bool) -> None:
+    def __init__(
+        self,
+        algorithm: str | None,
+        epochs: bool,
+        own: dict[Any, tuple[Any, Any]] | None = None,
+    ) -> None:
         self.algorithm = algorithm
         self.epochs = epochs
+        self.own = own or {}
+
+    def smaller(self, trigger: Event, node: Any) -> bool | None:
+        """Whether the candidate ``trigger`` carries is smaller than ``node`` (capacity,
+        then id, as the notes compare them); ``None``: the trace cannot say."""
+        mine = self.own.get(node)
+        theirs = _candidate(trigger.get("fields"), candidate(trigger.get("fields")))
+        if mine is None or theirs is None:
+            return None
+        try:
+            return bool(theirs < mine)
+        except TypeError:
+            return None
 
     def message(self, event: Event) -> str:
         kind, fields = event["kind"], event.get("fields") or {}
@@ -187,6 +324,24 @@ class _Teller:
             ]
         )
 
+    def changed(self, step: _Step) -> str:
+        """Which of the node's election variables this step changed, if the trace
+        records them: ``; best: P3 → P4``."""
+        last = next(
+            (s["vars"] for s in reversed(step.states) if isinstance(s.get("vars"), dict)), None
+        )
+        if last is None:
+            return ""
+        before = step.variables or {}
+        changes = [
+            f"{name}: {_value(before[name])} → {_value(value)}"
+            if name in before
+            else f"{name} = {_value(value)}"
+            for name, value in last.items()
+            if name not in before or before[name] != value
+        ]
+        return f"; its variables: {', '.join(changes)}" if changes else ""
+
     def state(self, step: _Step, said: str) -> str:
         if not step.states:
             return ""
@@ -211,6 +366,18 @@ class _Teller:
         if trigger is not None and trigger["event"] in _NETWORK:
             return _network(trigger, me) or ""
         kind = trigger["event"] if trigger else "start"
+        if trigger is not None and step.stale:
+            return (
+                f"{me} ignores {self.message(trigger)} from {label(trigger['peer'])}: it is "
+                f"of epoch {trigger['epoch']}, an older round than {me}'s (epoch {step.epoch})"
+            )
+        if trigger is not None and trigger["event"] == "crash":
+            if not step.lost:
+                return f"{me} crashes (fails): it stops, its messages are lost"
+            on_way = ", ".join(
+                f"{self.message(send)} from {label(send['node'])}" for send in step.lost
+            )
+            return f"{me} crashes (fails): it stops; what was on its way to it is lost: {on_way}"
         if self.algorithm == "bully":
             said = self.bully(step, me, trigger)
         elif self.algorithm == "bully_broadcast":
@@ -224,6 +391,8 @@ class _Teller:
                 "start": f"{me} acts",
                 "timer": f"{me}: {timer_words(str(trigger and trigger.get('timer')))}",
             }.get(kind, f"{me}: {kind}")
+        if self.algorithm is None:  # not the notes': what it changed, in its own names
+            return said + self.state(step, said) + self.changed(step)
         return said + self.state(step, said)
 
     def common(self, step: _Step, me: str, trigger: Event | None) -> str | None:
@@ -339,7 +508,7 @@ class _Teller:
         clauses = self.returned(
             me, got, own_id=who == step.node, kind=kind, trigger=trigger, own=own, forwards=forwards
         )
-        if own and kind == "election" and who is not None and who < step.node:
+        if own and kind == "election" and who is not None and self.smaller(trigger, step.node):
             clauses.append(
                 f"{me} replaces {got} by its own ({label(who)} < {me}, not yet a participant) "
                 f"and starts its round: {self.sends(own)}"
@@ -353,7 +522,13 @@ class _Teller:
             clauses.append(f"{me} answers {got} from {sender} with {self.sends(others)}")
         if not clauses and not step.states:
             why = ""
-            if self.algorithm == "chang_roberts" and who is not None:
+            participant = (step.variables or {}).get("participant", True)
+            if (
+                self.algorithm == "chang_roberts"
+                and who is not None
+                and participant
+                and self.smaller(trigger, step.node)
+            ):
                 why = f" (extinction: {me} is a participant, {label(who)} < {me})"
             verb = "swallows" if self.algorithm in _RINGS else "takes in"
             clauses.append(f"{me} {verb} {got}{why}")
@@ -417,6 +592,25 @@ def _summary(events: list[Event], teller: _Teller) -> list[str]:
     return lines
 
 
+def _value(value: Any) -> str:
+    """An election variable's value, short: a candidate as ``P4``, a set of them as
+    ``{P1, P4}``."""
+    if (
+        isinstance(value, dict)
+        and isinstance(value.get("id"), int)
+        and set(value) <= {"id", "capacity"}
+    ):
+        return label(value["id"])
+    if isinstance(value, dict) and isinstance(value.get("kind"), str):  # a message
+        who = candidate({k: v for k, v in value.items() if k != "kind"})
+        return f"{value['kind']}({label(who)})" if who is not None else value["kind"]
+    if isinstance(value, list):
+        return "[" + ", ".join(_value(v) for v in value) + "]"
+    if value is None:
+        return "⊥"
+    return str(value)
+
+
 def _numeric(node: object) -> tuple[int, Any]:
     """Node ids in their numeric order (P2 before P10), anything else after, as text."""
     if isinstance(node, int) and not isinstance(node, bool):
@@ -441,24 +635,32 @@ class Story:
         return [self.heading, *told, *self.summary]
 
 
-def story(events: Iterable[Event]) -> Story:
-    """The run in ``events`` (heartbeats are left out) told step by step."""
+def story(events: Iterable[Event], header: Event | None = None) -> Story:
+    """The run in ``events`` (heartbeats are left out) told step by step; ``header``:
+    the trace's header (what ran), if it has one."""
     shown = [e for e in events if not e.get("heartbeat")]
     kinds = {e["kind"] for e in shown if e["event"] == "send"}
-    algorithm = algorithm_of(kinds)
+    algorithm, name = algorithm_ran(shown, header)
     epochs = len({e.get("epoch") for e in shown if "epoch" in e}) > 1
-    teller = _Teller(algorithm, epochs)
+    teller = _Teller(algorithm, epochs, _own(shown, header))
     nodes = {e["node"] for e in shown}
-    name = ALGORITHM_KINDS[algorithm][1] if algorithm else "an algorithm the notes do not name"
+    if header is not None and isinstance(header.get("nodes"), list):
+        nodes |= {n.get("id") for n in header["nodes"] if isinstance(n, dict)}
     heading = f"{name} ({', '.join(sorted(kinds)) or 'no messages'}) among {len(nodes)} processes"
-    steps = [
-        (step.t, teller.tell(step), step.events)
-        for step in _steps(shown)
-        if not _idle(step)  # a crash-handling timer that changed nothing: nothing to tell
-    ]
+    if header is None:
+        heading += " — guessed from its messages: the trace does not say what ran (no header)"
+    told, lost = _causal(shown)
+    steps = []
+    for step in _steps(told):
+        if _idle(step):  # a crash-handling timer that changed nothing: nothing to tell
+            continue
+        if step.trigger is not None and step.trigger["event"] == "crash":
+            step.lost = lost.get(step.events[0], [])
+        steps.append((step.t, teller.tell(step), step.events))
     return Story(heading, steps, _summary(shown, teller))
 
 
-def narrate(events: Iterable[Event]) -> list[str]:
-    """The run in ``events`` told step by step: a heading, one line per step, a summary."""
-    return story(events).lines()
+def narrate(events: Iterable[Event], header: Event | None = None) -> list[str]:
+    """The run in ``events`` told step by step: a heading, one line per step, a summary
+    (``header``: the trace's, if it has one)."""
+    return story(events, header).lines()

@@ -40,11 +40,16 @@ class TraceError(UsageError):
 
 @dataclass(frozen=True)
 class Trace:
-    """A run's events in the order they happened, and its nodes in id order."""
+    """A run's events in the order they happened, and its nodes in id order.
+
+    ``header``: what ran (the trace's first line: algorithm, topology, nodes, config,
+    seed, version); ``None`` for a trace written before traces had one.
+    """
 
     source: str
     events: list[Event]
     nodes: list[int]
+    header: Event | None = None
 
     @property
     def heartbeats(self) -> int:
@@ -98,14 +103,22 @@ def parse_trace(lines: list[str], source: str = "trace") -> Trace:
             if k.isdigit() and int(k) <= len(numbered):
                 message = f"{prefix}{numbered[int(k) - 1][0]}:{rest}"
         raise TraceError(message) from None
-    for (number, _), event in zip(numbered, parsed, strict=True):
+    header = None
+    for place, ((number, _), event) in enumerate(zip(numbered, parsed, strict=True)):
+        if event["event"] == "header":
+            if place:
+                raise TraceError(f"{source}: line {number}: a header after the first line")
+            header = event
+            continue
         _check(event, source, number)
         events.append(event)
     if not events:
         raise TraceError(f"{source}: no events (an empty trace)")
     nodes = {event["node"] for event in events}
     nodes |= {event["peer"] for event in events if "peer" in event}
-    return Trace(source, events, sorted(nodes, key=lambda n: (str(type(n)), n)))
+    if header is not None and isinstance(header.get("nodes"), list):
+        nodes |= {n["id"] for n in header["nodes"] if isinstance(n, dict) and "id" in n}
+    return Trace(source, events, sorted(nodes, key=lambda n: (str(type(n)), n)), header)
 
 
 def load_trace(path: str | Path) -> Trace:

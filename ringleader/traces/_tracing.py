@@ -43,8 +43,16 @@ def open_trace(path: Path) -> IO[str]:
 class RunTrace:
     """The trace of a run in this process, written to ``path`` by :meth:`write`."""
 
-    def __init__(self, path: str | os.PathLike[str], *, nodes: int, heartbeats: bool = False):
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        nodes: int,
+        heartbeats: bool = False,
+        header: dict[str, Any] | None = None,
+    ):
         self.path = Path(path)
+        self.header = header
         open_trace(self.path).close()  # before the run, not after it: say so at once
         self.nodes = nodes
         self.heartbeats = heartbeats
@@ -82,6 +90,7 @@ class RunTrace:
                 began=self.began,
                 nodes=self.nodes,
                 heartbeats=self.heartbeats,
+                header=self.header,
             )
 
 
@@ -97,11 +106,12 @@ class PartWriter:
         nodes: int,
         heartbeats: bool = False,
         every: float = 0.1,
+        header: dict[str, Any] | None = None,
     ) -> None:
         self.trace = NodeTrace(node, TraceClock(time.time))  # wall clock: parts merge
         self.path = Path(path)
         self._out = open_trace(self.path)
-        self._writer = TraceWriter(self._out, nodes=nodes, part=True)
+        self._writer = TraceWriter(self._out, nodes=nodes, part=True, header=header)
         self._heartbeats = heartbeats
         self._taken = 0
         self._lock = threading.Lock()

@@ -93,7 +93,8 @@ def replay(
     """Tell the run in ``trace_file``; with ``step``, wait for ``ask`` (Enter) after each
     step, and stop when it answers ``q``."""
     out = out or sys.stdout
-    lines = narrate(load_trace(trace_file).events)
+    trace = load_trace(trace_file)
+    lines = narrate(trace.events, trace.header)
     if step:
         out.write("(Enter: the next step; q then Enter: stop)\n")
     for number, line in enumerate(lines):

@@ -11,7 +11,7 @@ from typing import Any
 
 from ._trace_file import candidate, label
 
-__all__ = ["event_words", "message_words", "timer_words"]
+__all__ = ["event_words", "message_label", "message_words", "timer_words"]
 
 #: The algorithms' own timers, as the notes name them.
 _ALGORITHM_TIMERS = {
@@ -46,6 +46,37 @@ def message_words(event: dict[str, Any]) -> str:
     """A message as the notes write it: its kind and the id it carries, ``election(P5)``."""
     who = candidate(event.get("fields"))
     return str(event["kind"]) + (f"({label(who)})" if who is not None else "")
+
+
+#: Fields a message's label writes short, as the notes do (Hirschberg–Sinclair's phase
+#: and distance); a field named here with ``None`` is left out (the arrow shows it).
+_SHORT: dict[str, str | None] = {"phase": "φ", "hop": "d", "direction": None}
+
+
+def message_label(event: dict[str, Any]) -> str:
+    """What a message's arrow says: its kind and what it carries, the id it is about
+    first: ``election(P5)``, ``elected(P5)``, ``probe(P5 φ1 d2)``, ``rep(P5 wave P3)``."""
+    fields = event.get("fields")
+    fields = fields if isinstance(fields, dict) else {}
+    who = candidate(fields)
+    parts = [label(who)] if who is not None else []
+    first = who is not None
+    for name, value in fields.items():
+        short = _SHORT.get(name, name)
+        if short is None or value is None:
+            continue
+        if isinstance(value, dict) and isinstance(value.get("id"), int):
+            if first and value["id"] == who:
+                first = False  # the id it is about, said first
+                continue
+            parts.append(f"{short} {label(value['id'])}")
+        elif isinstance(value, bool) or not isinstance(value, int | float | str):
+            parts.append(f"{short}={value}")
+        elif first and value == who:
+            first = False
+        else:
+            parts.append(f"{short}{value}" if name in _SHORT else f"{short}={value}")
+    return f"{event['kind']}({' '.join(parts)})" if parts else str(event["kind"])
 
 
 def event_words(event: dict[str, Any]) -> str:  # noqa: PLR0911 -- a sentence per kind

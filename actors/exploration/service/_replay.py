@@ -55,7 +55,7 @@ class _Run:
         unseen: StateChanged | None = None  # recorded after a suspicion, before a send
         for action in actions:
             if unseen is not None and type(action) is not Notice:
-                self.record(i, "state", str(unseen.state), unseen.elected, unseen.epoch)
+                self._state(i, unseen)
                 unseen = None
             if type(action) is Send:
                 self.send(i, model.index[action.to], action)
@@ -66,7 +66,13 @@ class _Run:
             elif type(action) is Persist:
                 self.kept[i] = (action.epoch, action.acknowledged)
         if unseen is not None:
-            self.record(i, "state", str(unseen.state), unseen.elected, unseen.epoch)
+            self._state(i, unseen)
+
+    def _state(self, i: int, change: StateChanged) -> None:
+        member = self.members[i]
+        variables = member.election.variables() if member is not None else {}
+        state, elected, epoch = str(change.state), change.elected, change.epoch
+        self.record(i, "state", state, elected, epoch, variables)
 
     def send(self, i: int, to: int, action: Send) -> None:
         model = self.model
