@@ -176,7 +176,7 @@ class TestCommands:
         run = _refusal(_ringleader("run", *argv, files=256), "run")
         assert run == check
         assert "open files" in check and "(its hard limit, less those open)" in check
-        assert "--simulate, which opens none" in check
+        assert "simulate it (ringleader run --simulate), which opens none" in check
 
     def test_force_goes_past_the_refusal(
         self, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]

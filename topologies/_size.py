@@ -147,14 +147,16 @@ def refusal(size: Size, limits: Limits) -> str | None:
     if limits.sockets is not None and size.sockets > limits.sockets:
         return (
             f"{size.summary()}, in {size.sockets:,} ZeroMQ sockets; one context allows "
-            f"at most {limits.sockets:,}: run fewer nodes, or --simulate, which opens none "
+            f"at most {limits.sockets:,}: run fewer nodes, or simulate it (ringleader run "
+            "--simulate), which opens none "
             "(--force to try anyway)"
         )
     if limits.files is not None and size.files > limits.files:
         return (
             f"{size.summary()}; this process may open at most {limits.files:,} more "
             "(its hard limit, less those open): raise it (ulimit -Hn), run fewer nodes, "
-            "or --simulate, which opens none (--force to try anyway)"
+            "or simulate it (ringleader run --simulate), which opens none (--force to try "
+            "anyway)"
         )
     return None
 
