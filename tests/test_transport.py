@@ -259,7 +259,34 @@ def test_the_open_file_limit_is_raised_or_the_failure_explained(
     ensure_open_files(estimate("tcp", 500, 500).files, what="a test cluster")
     assert calls and 1024 < calls[0][0] <= 4096 and calls[0][1] == 4096
     with pytest.raises(TransportError, match=r"hard limit.*inproc"):
-        ensure_open_files(estimate("tcp", 5000, 5000).files, what="a test cluster")
+        ensure_open_files(
+            estimate("tcp", 900, 900).files,
+            what="a test cluster",
+            inproc=estimate("inproc", 900, 900).files,
+        )
+
+
+@pytest.mark.parametrize(
+    ("scheme", "nodes", "advice"),
+    [
+        ("tcp", 500, r'use transport "inproc" \(about 2132: no connections\)'),
+        ("tcp", 5000, r"simulate it \(ringleader run --simulate\), which opens none"),
+        ("inproc", 5000, r"simulate it \(ringleader run --simulate\), which opens none"),
+    ],
+)
+def test_the_open_file_advice_is_a_way_that_fits(
+    monkeypatch: pytest.MonkeyPatch, scheme: str, nodes: int, advice: str
+) -> None:
+    """Too many files over tcp suggests inproc only if inproc's fit: else the simulator
+    (a ring of 5,000 needs 20,032 files over inproc too)."""
+    import resource
+
+    from ringleader.transport import _limits
+
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (1024, 2500))
+    monkeypatch.setattr(_limits, "_open_files", lambda: 100)
+    with pytest.raises(TransportError, match=advice):
+        ZmqNetwork(scheme, nodes=nodes, links=nodes)
 
 
 class TestInboxTimers:

@@ -8,6 +8,9 @@
   (:func:`make_keys`); the cluster's codec (:func:`cluster_codec`).
 - A builder turns the configured nodes into a :class:`Wiring` (who sends to whom); it
   never opens a socket.
+- :func:`estimate_size` says what a run of a config will take (links, messages, memory,
+  open files) without building its wiring; :func:`size_refusal` says why that cannot
+  fit a machine's :class:`Limits`.
 - :data:`TOPOLOGIES` maps each topology to its builder, its default algorithm and every
   algorithm that fits it.
 """
@@ -35,6 +38,9 @@ from ._schema import (
     TRANSPORT_NAMES,
 )
 from ._secrets import node_secret, run_secret, secret_env
+from ._size import Limits, Size
+from ._size import estimate as estimate_size
+from ._size import refusal as size_refusal
 from ._validate import default_config, load_config
 from ._wiring import NodeSpec, Wiring
 
@@ -52,8 +58,10 @@ __all__ = [
     "Config",
     "ConfigError",
     "FaultSpec",
+    "Limits",
     "NodeSpec",
     "Overrides",
+    "Size",
     "StateError",
     "Topology",
     "Wiring",
@@ -61,6 +69,7 @@ __all__ = [
     "bidirectional_ring",
     "cluster_codec",
     "default_config",
+    "estimate_size",
     "full_mesh",
     "graph",
     "load_config",
@@ -68,6 +77,7 @@ __all__ = [
     "node_secret",
     "run_secret",
     "secret_env",
+    "size_refusal",
     "spanning_tree",
     "unidirectional_ring",
 ]

@@ -45,6 +45,12 @@ from ._wiring import NodeSpec
 
 __all__ = ["default_config", "load_config"]
 
+#: The topologies whose builder can refuse a config (edges or parents that do not make
+#: one); their wiring is built while the config is read.  A ring or a full mesh wires
+#: any nodes, and is built only when a run needs it, after its size is estimated (a
+#: full mesh of 100,000 nodes has 10^10 links).
+_REFUSING = frozenset({"graph", "spanning_tree"})
+
 
 def default_config(overrides: Overrides | None = None) -> Config:
     """The built-in default: an 8-node unidirectional ring, every node initiating."""
@@ -169,7 +175,8 @@ class _Validator:
             state_dir=self.state_dir(),
         )
         try:
-            config.wiring  # noqa: B018 -- build it now, so a bad wiring is a config error
+            if topology in _REFUSING:  # the others wire any nodes: built when needed
+                config.wiring  # noqa: B018 -- build it now, so a bad wiring is a config error
         except WiringError as exc:
             raise self.wiring_error(exc, topology) from None
         if is_custom(algorithm):  # your own messages: laid out now, not at set-up

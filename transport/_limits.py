@@ -54,20 +54,26 @@ def _open_files() -> int:
         return 64  # no /proc: assume a modest number already open
 
 
-def ensure_open_files(needed: int, *, what: str, connections: bool = True) -> None:
+def ensure_open_files(needed: int, *, what: str, inproc: int | None = None) -> None:
     """Raise the soft ``RLIMIT_NOFILE`` so ``needed`` more files fit, or fail clearly.
-    ``connections``: whether the files include connections (tcp, ipc), which the error
-    then suggests doing without."""
+
+    ``inproc``: the files the same network would need over inproc, which has no
+    connections; the error suggests it only if those fit, else the simulator, which
+    opens none."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    total = _open_files() + needed
+    already = _open_files()
+    total = already + needed
     if soft == resource.RLIM_INFINITY or total <= soft:
         return
     if hard != resource.RLIM_INFINITY and total > hard:
-        instead = ', or use transport "inproc", which needs no connections' if connections else ""
+        if inproc is not None and already + inproc <= hard:
+            instead = f'use transport "inproc" (about {already + inproc}: no connections)'
+        else:
+            instead = "simulate it (ringleader run --simulate), which opens none"
         raise TransportError(
             f"{what} needs about {total} open files but this process may open at most "
-            f"{hard} (hard limit): raise it (ulimit -Hn, /etc/security/limits.conf) or run "
-            f"fewer nodes{instead}"
+            f"{hard} (hard limit): raise it (ulimit -Hn, /etc/security/limits.conf), run "
+            f"fewer nodes, or {instead}"
         )
     target = total + 256
     if hard != resource.RLIM_INFINITY:

@@ -32,7 +32,7 @@ from ._monitor import LinkMonitor, LinkWatch
 
 if TYPE_CHECKING:
     from ._zap import ClusterAuthenticator
-from ._schemes import BETWEEN_PROCESSES, SCHEMES
+from ._schemes import SCHEMES
 
 __all__ = ["SocketOptions", "ZmqLinks", "ZmqMailbox", "ZmqNetwork"]
 
@@ -392,7 +392,8 @@ class ZmqNetwork:
                     f"at most {limit}: run fewer nodes in one process"
                 )
             self._ctx.set(zmq.MAX_SOCKETS, wanted)
-            ensure_open_files(demand.files, what=what, connections=scheme in BETWEEN_PROCESSES)
+            inproc = estimate("inproc", nodes, links).files if scheme != "inproc" else None
+            ensure_open_files(demand.files, what=what, inproc=inproc)
         except BaseException:
             self._ctx.term()
             raise

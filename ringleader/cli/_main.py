@@ -140,6 +140,15 @@ def _add_config_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_force_argument(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help=f"{what} even when the size estimate (links, messages, memory, open files) "
+        "says it cannot fit this machine (default: refuse it, exit 2)",
+    )
+
+
 def _add_trace_arguments(parser: argparse.ArgumentParser, what: str) -> None:
     parser.add_argument(
         "--trace",
@@ -186,6 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
         "hand-offs between threads on different CPUs cost more than they save)",
     )
     _add_trace_arguments(run_parser, "every event of the run")
+    _add_force_argument(run_parser, "start")
     run_parser.add_argument(
         "--simulate",
         action="store_true",
@@ -206,6 +216,7 @@ def build_parser() -> argparse.ArgumentParser:
         "show the wiring, the algorithm, the expected leader and message count.",
     )
     _add_config_arguments(check_parser)
+    _add_force_argument(check_parser, "show the wiring")
     node_parser = commands.add_parser(
         "node",
         help="run one node of CONFIG in the foreground, until Ctrl-C or SIGTERM",
@@ -300,6 +311,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--ids", type=_node_ids, metavar="IDS", help="node ids for CURVE key pairs, e.g. 1,2,3"
     )
     explore_parser = add_explore_command(commands, _add_config_arguments)
+    _add_force_argument(explore_parser, "explore")
     views = _add_view_commands(commands)
     subs = (
         run_parser,
@@ -440,7 +452,7 @@ def _interrupt(signum: int, frame: object) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ringleader.cluster import run  # noqa: PLC0415
+    from ringleader.cluster import run, size_up  # noqa: PLC0415
     from ringleader.reports import setup_failed_report  # noqa: PLC0415
 
     if args.seed is not None and not args.simulate:
@@ -448,6 +460,7 @@ def _run(args: argparse.Namespace) -> int:
             "--seed needs --simulate: a real run's timing is the machine's, not a seed's"
         )
     config = _load(args)
+    size_up(config, simulate=args.simulate, force=args.force)
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _interrupt)
     # Processes mode: the nodes are other processes, which would inherit the pinning.
@@ -501,9 +514,13 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
+    from ringleader.cluster import size_up  # noqa: PLC0415
+
     from ._render import check_summary, print_check  # noqa: PLC0415
 
-    summary = check_summary(_load(args))
+    config = _load(args)
+    size = size_up(config, force=args.force)
+    summary = check_summary(config, size)
     if args.json:
         _print_json(summary)
     else:
@@ -512,9 +529,13 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _explore(args: argparse.Namespace) -> int:
+    from ringleader.cluster import size_up  # noqa: PLC0415
+
     from ._explore import explore_command  # noqa: PLC0415
 
-    return explore_command(args, _load(args), _out(), _err())
+    config = _load(args)
+    size_up(config, simulate=True, force=args.force)  # its first state holds all the wiring
+    return explore_command(args, config, _out(), _err())
 
 
 def _node(args: argparse.Namespace) -> int:

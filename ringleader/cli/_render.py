@@ -15,7 +15,7 @@ from rich.table import Table
 from ringleader.actors import ALGORITHMS
 from ringleader.cluster import Progress
 from ringleader.reports import Report
-from ringleader.topologies import SECRET_ENV, TOPOLOGIES, Config
+from ringleader.topologies import SECRET_ENV, TOPOLOGIES, Config, Size
 
 __all__ = ["print_check", "print_report", "progress_bar"]
 
@@ -213,8 +213,9 @@ def print_report(console: Console, report: Report) -> None:
         console.print(f"[bold red]Problem:[/] {problem}")
 
 
-def check_summary(config: Config) -> dict[str, Any]:
-    """What ``ringleader check`` reports about a valid config."""
+def check_summary(config: Config, size: Size | None = None) -> dict[str, Any]:
+    """What ``ringleader check`` reports about a valid config (``size``: its estimate,
+    as :func:`ringleader.cluster.size_up` made it)."""
     wiring = config.wiring
     bound = config.bound
     if config.secret_file is not None:
@@ -244,6 +245,7 @@ def check_summary(config: Config) -> dict[str, Any]:
         "keys": None if config.keys is None else str(config.keys.resolve()),
         "secret_keys": config.secret_keys_here() if config.security == "curve" else None,
         "network": [str(entry) for entry in config.network],
+        **({"size": {**size.as_dict(), "text": size.resources()}} if size is not None else {}),
     }
 
 
@@ -287,6 +289,7 @@ def print_check(console: Console, summary: dict[str, Any]) -> None:
             f"leader node {summary['expected_leader']}; messages "
             f"{_bound_text(bound['formula'], bound['value'], bound['exact'])}",
         ),
+        *([("size", summary["size"]["text"])] if "size" in summary else []),
         ("timeout", f"{summary['timeout']:g} s"),
         *(
             [

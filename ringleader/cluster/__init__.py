@@ -5,6 +5,8 @@
   simulator (:func:`simulate_run`), and returns its :class:`~ringleader.Report`.
 - With a crash schedule, the :class:`SupervisorActor` drives a :class:`Cluster` through
   it and watches what happens.
+- :func:`size_up` estimates a config's run and refuses what cannot fit this machine
+  (:func:`machine_limits`), before anything is built.
 - :func:`wait_quiet` knows when an election is over (Mattern's four counters).
 - :func:`explore_config` explores every ordering of a config's run
   (``ringleader explore``), with :func:`explore_options` read from its ``[[faults]]``;
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
     from ._cluster import Cluster, Progress, SetUpOnEnter, no_progress
     from ._explored import explore_config, explore_options
     from ._explored_service import explore_service_config, service_model, service_timing
+    from ._fits import machine_limits, size_up
     from ._local import LocalCluster
     from ._processes import ProcessCluster
     from ._run import run
@@ -41,6 +44,8 @@ _HOMES = {
     "service_model": "._explored_service",
     "service_timing": "._explored_service",
     "LocalCluster": "._local",
+    "machine_limits": "._fits",
+    "size_up": "._fits",
     "ProcessCluster": "._processes",
     "Progress": "._cluster",
     "SetUpOnEnter": "._cluster",
@@ -63,11 +68,13 @@ __all__ = [
     "explore_config",
     "explore_options",
     "explore_service_config",
+    "machine_limits",
     "no_progress",
     "run",
     "service_model",
     "service_timing",
     "simulate_run",
+    "size_up",
     "wait_quiet",
 ]
 
