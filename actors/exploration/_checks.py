@@ -1,4 +1,6 @@
-"""What the explorer checks, in every state and at every end state.
+"""What the explorer checks, in every state and at every end state: the checks of
+:mod:`ringleader.actors.checks`, the very functions the simulator and the hosts run over
+a run's states, asked here of an explored state.
 
 - ``two_leaders`` (every state): two live nodes lead in one epoch at once — the notes'
   safety property, at most one leader (per round: the epoch is the fencing token).
@@ -17,12 +19,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ringleader.actors.core import Bound, NodeState
+from ringleader.actors.checks import Stance, leaders_words, two_leaders
+from ringleader.actors.checks import end_check as _end_check
+from ringleader.actors.core import Bound
 
 from ._model import Model
 from ._nodes import CRASHED
 
-__all__ = ["KINDS", "Finding", "bound_check", "end_check", "leaders_clash"]
+__all__ = ["KINDS", "Finding", "bound_check", "end_check", "leaders_clash", "stances"]
 
 #: Every kind of violation, in the order they are reported.
 KINDS = (
@@ -49,63 +53,26 @@ class Finding:
         return {"kind": self.kind, "detail": self.detail, "count": self.count}
 
 
-def _stances(model: Model, state: tuple[int, ...]) -> dict[int, tuple[NodeState, int | None, int]]:
+def stances(model: Model, state: tuple[int, ...]) -> dict[int, Stance]:
+    """What each live node says in ``state``, by node id, as the checks read a state."""
     return {
         model.ids[i]: model.nodes[i].stance[state[i]] for i in range(model.n) if state[i] != CRASHED
     }
 
 
 def leaders_clash(model: Model, state: tuple[int, ...]) -> str:
-    """Who leads which epoch together in ``state`` (which :meth:`Model.expand` flagged)."""
-    by_epoch: dict[int, list[int]] = {}
-    for node, (stance, _, epoch) in _stances(model, state).items():
-        if stance is NodeState.LEADER:
-            by_epoch.setdefault(epoch, []).append(node)
-    clashes = [
-        f"{' and '.join(f'P{node}' for node in nodes)} lead epoch {epoch}"
-        for epoch, nodes in sorted(by_epoch.items())
-        if len(nodes) > 1
-    ]
-    return "; ".join(clashes)
+    """Who leads which epoch together in ``state`` (``""``: nobody shares an epoch)."""
+    return leaders_words(two_leaders(stances(model, state)))
 
 
 def end_check(model: Model, state: tuple[int, ...]) -> tuple[str, str] | None:
     """The first violation of the end-state checks in ``state``, as (kind, detail)."""
-    stances = _stances(model, state)
-    if not stances:
-        return None  # everyone crashed: nobody left to decide
-    undecided = sorted(node for node, (s, _, _) in stances.items() if s is NodeState.UNDECIDED)
-    if undecided:
-        who = ", ".join(f"P{node}" for node in undecided)
-        verb = "it is" if len(undecided) == 1 else "they are"
-        return "undecided", f"{who} never decided ({verb} live)"
-    named = {(elected, epoch) for _, elected, epoch in stances.values()}
-    if len(named) > 1:
-        views = ", ".join(
-            f"P{node} names P{elected} (epoch {epoch})"
-            for node, (_, elected, epoch) in sorted(stances.items())
-        )
-        return "disagreement", views
-    ((leader, _),) = named
-    return _agreed_on(model, state, stances, leader)
-
-
-def _agreed_on(
-    model: Model,
-    state: tuple[int, ...],
-    stances: dict[int, tuple[NodeState, int | None, int]],
-    leader: int | None,
-) -> tuple[str, str] | None:
-    """What is wrong with every live node naming ``leader``, if anything."""
     crashed = model.crashed(state)
-    if leader in crashed:
-        return "crashed_leader", f"every live node names P{leader}, which crashed"
-    if leader not in stances or stances[leader][0] is not NodeState.LEADER:
-        return "disagreement", f"every live node names P{leader}, which does not say it leads"
     best = max(view.candidate for view in model.views)
-    if not crashed and leader != best.id:
-        return "wrong_leader", f"P{leader} was elected, not P{best.id}, the largest"
-    return None
+    found = _end_check(
+        stances(model, state), crashed=crashed, expected=None if crashed else best.id
+    )
+    return None if found is None else (found.kind, found.detail)
 
 
 def bound_check(

@@ -16,9 +16,10 @@ import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
+from ringleader.actors.checks import co_leaders
 from ringleader.actors.core import Bound, Election, NodeView
 
-from ._checks import KINDS, Finding, bound_check, end_check, leaders_clash
+from ._checks import KINDS, Finding, bound_check, end_check, leaders_clash, stances
 from ._graph import Graph
 from ._model import Model, NewLink
 from ._options import Options
@@ -171,6 +172,7 @@ class _Search:
         states.append(initial)
         index[initial] = 0
         expand, ends, found = model.expand, self.ends, self._found
+        ids = model.ids
         max_states, max_depth, progress = self.max_states, self.max_depth, self.progress
         head, depth, level_end = 0, 0, 1
         stopped: str | None = None
@@ -188,7 +190,7 @@ class _Search:
                 wrong = end_check(model, state)
                 if wrong is not None:
                     found(wrong[0], wrong[1], head)
-            for number, successor, messages, clash in steps:
+            for number, successor, messages, lead in steps:
                 to = index.get(successor)
                 if to is None:
                     if len(states) >= max_states:
@@ -198,7 +200,8 @@ class _Search:
                     index[successor] = to
                     states.append(successor)
                     parent.append(len(target))
-                    if clash:
+                    # Only a node that came to lead can make two lead one epoch at once.
+                    if lead >= 0 and co_leaders(stances(model, successor), ids[lead]):
                         found("two_leaders", leaders_clash(model, successor), to)
                 target.append(to)
                 sent.append(messages)

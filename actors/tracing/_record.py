@@ -29,6 +29,8 @@ EVENTS = (
     "heal",
     "pause",
     "resume",
+    # a check of every state broken (:mod:`ringleader.actors.checks`): when, by whom
+    "violation",
 )
 
 #: A recorded event: ``(t, order, node, event, *details)``; see :class:`NodeTrace`.

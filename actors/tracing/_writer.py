@@ -96,6 +96,11 @@ def _events(records: Iterable[Record], began: float, heartbeats: bool) -> Iterat
             line.update(state=details[0], elected=details[1], epoch=details[2])
         elif event == "suspect":
             line.update(peer=details[0], epoch=details[1])
+        elif event == "violation":  # a Violation, or its fields
+            found = details[0]
+            line.update(
+                check=found.kind, nodes=list(found.nodes), epoch=found.epoch, detail=found.detail
+            )
         elif details and event in _NETWORK:  # partition, heal: groups; pause: seconds
             line[_NETWORK[event]] = details[0]
         yield line

@@ -102,6 +102,7 @@ class SupervisorActor(pykka.ThreadingActor):
         assert self.cluster is not None
         self._done = done
         self._began = self._last_change = time.monotonic()
+        self._safety.began = self._began
         self._deadline = Deadline(self.config.timeout - self.cluster.setup_s)
         self._metrics.begin(self._began)
         self.cluster.start_initiators()
@@ -211,6 +212,7 @@ class SupervisorActor(pykka.ThreadingActor):
         log.info("crashing node %s", target)
         node.last = self.cluster.crash(target)
         node.crashed = True
+        self._safety.down(target, now)
         self._metrics.crashed(fault.crash, target, now)
         self._last_change = now
         if fault.restart_after is not None:

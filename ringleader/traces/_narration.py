@@ -77,6 +77,9 @@ def _steps(events: list[Event]) -> list[_Step]:
     current: dict[Any, _Step] = {}
     for index, event in enumerate(events):
         node, kind = event["node"], event["event"]
+        if kind == "violation":  # a check the last state broke: told after its step
+            steps.append(_Step(node, event["t"], event, events=[index]))
+            continue
         if kind in _NETWORK:  # a step of its own: what follows is the node's
             steps.append(_Step(node, event["t"], event, events=[index]))
             current.pop(node, None)
@@ -210,6 +213,8 @@ class _Teller:
         me, trigger = label(step.node), step.trigger
         if trigger is not None and trigger["event"] in _NETWORK:
             return _network(trigger, me) or ""
+        if trigger is not None and trigger["event"] == "violation":
+            return f"✗ unsafe ({trigger.get('check')}): {trigger.get('detail')}"
         kind = trigger["event"] if trigger else "start"
         if self.algorithm == "bully":
             said = self.bully(step, me, trigger)
