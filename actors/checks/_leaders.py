@@ -20,7 +20,7 @@ def co_leaders(stances: Mapping[int, Stance], node: int) -> tuple[int, ...]:
     """The live nodes (``stances``: the live ones) that lead ``node``'s epoch with it,
     ``node`` among them, in order; ``()`` if it does not lead or leads it alone."""
     state, _, epoch = stances[node]
-    if state != "leader":
+    if state != "leader" or epoch is None:
         return ()
     together = [
         other

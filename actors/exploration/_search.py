@@ -172,7 +172,7 @@ class _Search:
         states.append(initial)
         index[initial] = 0
         expand, ends, found = model.expand, self.ends, self._found
-        ids = model.ids
+        ids, findings = model.ids, self.findings
         max_states, max_depth, progress = self.max_states, self.max_depth, self.progress
         head, depth, level_end = 0, 0, 1
         stopped: str | None = None
@@ -202,7 +202,9 @@ class _Search:
                     parent.append(len(target))
                     # Only a node that came to lead can make two lead one epoch at once.
                     if lead >= 0 and co_leaders(stances(model, successor), ids[lead]):
-                        found("two_leaders", leaders_clash(model, successor), to)
+                        # Only the first one found is told in words.
+                        told = "two_leaders" in findings
+                        found("two_leaders", "" if told else leaders_clash(model, successor), to)
                 target.append(to)
                 sent.append(messages)
                 event.append(number)
