@@ -6,10 +6,12 @@
     python benchmarks/sweep.py --algorithm hirschberg_sinclair --max 131072 --real-limit 0
                                           # HS simulated up to 131,072 nodes (~30 s)
 
-For each algorithm on its default topology, in its worst-case arrangement (for
-Hirschberg–Sinclair: ids in bit-reversal order round the ring, which keeps as many
-candidates as possible in every phase, so the count grows as n log n, under the notes'
-bound 8n(log₂ n + 2) + 5n; ids descending would give about 10n):
+For each algorithm on its default topology, in its worst-case arrangement where the notes
+give one (for Hirschberg–Sinclair, whose notes give only a bound, a hard case: ids in
+bit-reversal order round the ring, which keeps many candidates in every phase, so the
+count grows as n log n, under the notes' bound 8n(log₂ n + 2) + 5n; ids descending would
+give about 10n.  It is not the most any order sends: at n = 8 the notes' eight of
+examples/two_way_ring.toml send one more; docs/algorithms/hirschberg-sinclair.md):
 
 - ``messages``: counted by the deterministic simulator (the very algorithm classes the
   actors host, no threads), so every n up to 1024 is affordable;
@@ -53,7 +55,7 @@ def bit_reversal(n: int) -> list[int]:
 class Case:
     algorithm: str
     topology: str
-    arrangement: str  # how the worst case is built, in words
+    arrangement: str  # how the worst (or, for Hirschberg–Sinclair, a hard) case is built
 
     def nodes(self, n: int) -> list[NodeSpec]:
         if self.arrangement.startswith("ids descending"):
@@ -209,7 +211,7 @@ def main() -> None:
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     sizes = [2**k for k in range(3, args.max.bit_length()) if 2**k <= args.max]
     counts: dict[str, list[tuple[int, int, Bound]]] = {}
-    print("| algorithm | worst case | n | messages | notes | real run |")
+    print("| algorithm | arrangement | n | messages | notes | real run |")
     print("|---|---|---|---|---|---|")
     for case in CASES:
         if args.algorithm and case.algorithm not in args.algorithm:

@@ -33,9 +33,10 @@ package (``import ringleader.actors``) never loads the stack above it.
 
 from __future__ import annotations
 
-import importlib
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ringleader._lazy import lazy_names
 
 if TYPE_CHECKING:
     from ringleader.cluster import LocalCluster, run
@@ -103,14 +104,4 @@ __all__ = [
 assert set(__all__) == set(_HOMES)
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'ringleader' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value  # asked once: a plain attribute from now on
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_HOMES})
+__getattr__, __dir__ = lazy_names(__name__, globals(), _HOMES)

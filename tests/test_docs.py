@@ -3,8 +3,9 @@ what they show it printing is checked (``tests/docblocks.py`` says how).
 
 Also: the CLI reference shows every command's ``--help`` (checked like any output), the
 config reference has every key of the schema with its default, the README's set-up
-commands are the ones CI runs, the README's links lead somewhere, and a cross-reference
-in a docstring that leads nowhere fails the docs' build.
+commands are the ones CI runs, the README's links lead somewhere, the index leads to
+every page of the site, and a cross-reference in a docstring that leads nowhere fails
+the docs' build.  The figures quoted in the prose: ``test_figures.py``.
 """
 
 from __future__ import annotations
@@ -235,6 +236,70 @@ def test_the_readme_stays_short_and_its_links_lead_somewhere() -> None:
         if "://" in target:
             continue
         assert (ROOT / target).exists(), f"README.md links to {target}, which does not exist"
+
+
+# --- the index leads to every page ---------------------------------------------------------
+
+
+def _nav() -> list[tuple[tuple[str, ...], str]]:
+    """Every page of mkdocs.yml's navigation, with the sections it is in."""
+    yaml = pytest.importorskip("yaml")
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_multi_constructor("", lambda loader, suffix, node: None)  # !!python/name …
+    nav = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader)["nav"]
+
+    def walk(items: list[Any], section: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], str]]:
+        for item in items:
+            if isinstance(item, str):
+                yield section, item
+                continue
+            for title, value in item.items():
+                if isinstance(value, str):
+                    yield section, value
+                else:
+                    yield from walk(value, (*section, title))
+
+    return list(walk(nav, ()))
+
+
+def _links(page: str) -> set[str]:
+    """The pages ``page`` links to, as paths under docs/."""
+    text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+    found = set()
+    for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text):
+        if "://" in target or not target.endswith(".md"):
+            continue
+        parts: list[str] = []
+        for part in [*Path(page).parent.parts, *target.split("/")]:
+            if part == "..":
+                parts = parts[:-1]
+            elif part not in ("", "."):
+                parts.append(part)
+        found.add("/".join(parts))
+    return found
+
+
+def test_the_index_leads_to_every_page() -> None:
+    """Every page of the site's navigation is linked from the index; a page of a section
+    within a section (the Python API's) may be reached instead through the pages of its
+    own section the index links (the API's contents)."""
+    nav = _nav()
+    reached = _links("index.md")
+    changed = True
+    while changed:  # within a section, a page the index leads to leads on
+        changed = False
+        for section, page in nav:
+            if page not in reached:
+                continue
+            for linked in _links(page):
+                if linked not in reached and (section, linked) in nav and len(section) > 1:
+                    reached.add(linked)
+                    changed = True
+    missing = [page for _, page in nav if page != "index.md" and page not in reached]
+    assert not missing, f"docs/index.md does not lead to {missing}"
 
 
 # --- the docs' build ------------------------------------------------------------------------

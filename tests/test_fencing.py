@@ -517,11 +517,13 @@ def test_a_node_that_cannot_keep_a_new_epoch_stops_before_acting_on_it(
     lost: list[tuple[int, str]] = []
     # The notes' rules (steady=False): the higher node 3, once started, takes over in a
     # newer round (under the steady rules it would follow node 2 and no epoch would come).
-    lives.start(config, [1, 2], steady=False)
+    lives.start(config, [1], steady=False)
+    lives.start(
+        config, [2], steady=False, on_lost=lambda epoch, reason: lost.append((epoch, reason))
+    )
     leader, epoch = lives.leader()
     assert leader == 2
     two = lives.nodes[2]
-    two._on_lost = lambda epoch, reason: lost.append((epoch, reason))
     path = state_path(_on_host(config, lives.root, 2), 2)
     (path.parent / "state.json.tmp").mkdir()  # its next write fails
     lives.start(config, [3], steady=False)  # node 3 takes over in a newer round: 2 must keep it

@@ -4,7 +4,9 @@ unusable — never a silent reset."""
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import zlib
 from pathlib import Path
 
@@ -191,6 +193,28 @@ def test_a_write_that_fails_later_is_kept_as_the_failure(tmp_path: Path) -> None
         with pytest.raises(StateError, match="cannot write it"):
             state.save_epoch(3)
         assert state.epoch == 0 and isinstance(state.failure, StateError)
+    finally:
+        state.close()
+
+
+def test_a_full_disk_says_to_free_space_not_to_fix_permissions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = _config(tmp_path)
+    state = StateFile.open(config, 1)
+    try:
+
+        def full(fd: int, data: bytes) -> int:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        with monkeypatch.context() as patch:
+            patch.setattr(os, "write", full)
+            with pytest.raises(StateError) as caught:
+                state.save_epoch(3)
+        message = str(caught.value)
+        assert "No space left on device" in message
+        assert "free some space on the disk" in message
+        assert "readable and writable" not in message
     finally:
         state.close()
 

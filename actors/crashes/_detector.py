@@ -188,7 +188,7 @@ class FailureDetector:
         self.suspected.add(peer)
         return True
 
-    def fresh(self) -> None:
+    def forgive_own_stall(self) -> None:
         """This node itself stalled (a pause, not a peer's silence): a fresh window for
         every watched peer, and no suspicion for the pause."""
         for peer in sorted(self.watched):

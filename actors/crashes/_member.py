@@ -607,7 +607,7 @@ class Member:
         Then a heartbeat, so that they hear from it at once."""
         detector = self.detector
         assert detector is not None
-        detector.fresh()
+        detector.forgive_own_stall()
         steady = self.steady
         if steady is not None:
             steady.stood_still()
@@ -743,7 +743,7 @@ class Member:
             return
         self._sitting_out = False
         assert self.detector is not None and self.settings is not None
-        self.detector.fresh()
+        self.detector.forgive_own_stall()
         if self.state is NodeState.UNDECIDED:
             self._stall = self.settings.suspect_after
             self._arm_stall()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 
 __all__ = ["Leadership"]
 
@@ -18,17 +19,21 @@ class Leadership:
     """Node ``node``'s leader, epoch and lease, as last published by its actor.
 
     ``lease_until`` is a :func:`time.monotonic` instant: the node counts as leader only
-    before it (``math.inf`` while no lease is configured).
+    before it (``math.inf`` while no lease is configured).  ``on_publish`` is called
+    (on the actor's thread) after each publication, so a reader can wait for one.
     """
 
-    __slots__ = ("_snapshot", "node")
+    __slots__ = ("_on_publish", "_snapshot", "node")
 
-    def __init__(self, node: int) -> None:
+    def __init__(self, node: int, on_publish: Callable[[], None] | None = None) -> None:
         self.node = node
         self._snapshot: tuple[int | None, int, float] = (None, 0, 0.0)
+        self._on_publish = on_publish
 
     def publish(self, leader: int | None, epoch: int, lease_until: float = math.inf) -> None:
         self._snapshot = (leader, epoch, lease_until)
+        if self._on_publish is not None:
+            self._on_publish()
 
     def read(self) -> tuple[int | None, int, float]:
         """``(leader, epoch, lease_until)`` as last published."""

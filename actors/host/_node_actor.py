@@ -27,6 +27,7 @@ node, its :class:`~._introductions.Introductions`; with a misbehaving network
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -63,7 +64,7 @@ from ._identity import HELLO, Identity
 from ._inbox import Inbox, TimerFired
 from ._introductions import Introductions
 from ._leadership import Leadership
-from ._log import log
+from ._log import log, notice_line
 from ._misbehaving_sends import NETWORK_TIMERS, MisbehavingSends
 from ._operator_desk import OperatorDesk
 from ._queries import HOST_KINDS, OPERATOR, TransferAnswer
@@ -122,8 +123,8 @@ class NodeActor(pykka.ThreadingActor):
             events=events,
             leadership=leadership,
         )
-        fresh = None if self._settings is None else 2 * self._settings.heartbeat
-        self._sender = Sender(node, network, session, fresh=fresh, trace=trace, tally=tally)
+        within = None if self._settings is None else 2 * self._settings.heartbeat
+        self._sender = Sender(node, network, session, heard_within=within, trace=trace, tally=tally)
         self._rejections = Rejections(node)
         self._replies = ReplyLinks(node, network)
         self._desk = OperatorDesk(
@@ -435,8 +436,11 @@ class NodeActor(pykka.ThreadingActor):
                 "%s stood still for %s: a fresh start for its detector", self, notice.detail
             )
             return
-        if kind not in ("lost", "lease", "state"):
-            log.info("%s: %s %s %s", self, kind, node, notice.detail)
+        if log.isEnabledFor(logging.INFO):
+            said = self._reporter.said
+            line = notice_line(self.id, notice, (str(said[0]), said[1], said[2]))
+            if line is not None:
+                log.log(*line)
         self._reporter.report(
             kind, node, notice.detail, notice.epoch, at=notice.at, since=notice.since
         )

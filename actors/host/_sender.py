@@ -34,7 +34,7 @@ CONTROL_KINDS = DETECTOR_KINDS | STEADY_KINDS
 class Sender:
     """Node ``node``'s sends over ``network``, sealed by ``session``.
 
-    ``fresh``: with the failure detector on (its heartbeat, doubled), how recently a
+    ``heard_within``: with the failure detector on (its heartbeat, doubled), how recently a
     peer must have been heard from for a send to it to wait for room (see
     :meth:`may_wait`); ``None`` without.  ``tally``: where the node counts its election
     messages for a progress display (the tally and its slot), if asked.
@@ -46,7 +46,7 @@ class Sender:
         network: Network,
         session: Session,
         *,
-        fresh: float | None,
+        heard_within: float | None,
         trace: NodeTrace | None = None,
         tally: tuple[Tally, int] | None = None,
     ) -> None:
@@ -56,7 +56,7 @@ class Sender:
         self.trace = trace
         self.links: Links | None = None
         self.directory: Mapping[int, str] = {}
-        self._fresh = fresh
+        self._heard_within = heard_within
         self._tally: Tally | None = None if tally is None else tally[0]
         self._slot = 0 if tally is None else tally[1]
         #: When each peer was last heard from (with the failure detector on).
@@ -85,7 +85,7 @@ class Sender:
 
     def heard(self, peer: int) -> None:
         """A frame from ``peer`` was admitted, now."""
-        if self._fresh is not None:
+        if self._heard_within is not None:
             self.heard_at[peer] = time.monotonic()
 
     def may_wait(self, peer: int) -> bool:
@@ -99,10 +99,10 @@ class Sender:
         """
         if peer in self.suspected:
             return False
-        fresh = self._fresh
-        if fresh is None:
+        within = self._heard_within
+        if within is None:
             return True
-        return time.monotonic() - self.heard_at.get(peer, -fresh) < fresh
+        return time.monotonic() - self.heard_at.get(peer, -within) < within
 
     def send(self, send: Send) -> None:
         """Seal ``send`` and send it on its link (made now if it is new: a ring repaired

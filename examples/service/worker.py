@@ -68,7 +68,8 @@ class Worker:
                     self._stop.wait(0.05)
                     continue
                 epoch = node.epoch  # the fencing token, taken before the job
-                self._stop.wait(self.job_seconds)  # the job (a pause here is what fencing is for)
+                if self._stop.wait(self.job_seconds):  # the job (a pause: what fencing is for)
+                    break  # told to stop mid-job: its result is not written
                 job = {"op": "write", "epoch": epoch, "node": self.id, "entry": "a job's result"}
                 try:
                     answer = request(self.store, job)

@@ -517,34 +517,32 @@ def _explore(args: argparse.Namespace) -> int:
 
 
 def _node(args: argparse.Namespace) -> int:
-    from ringleader.service import parse_address, run_node  # noqa: PLC0415
+    from ringleader.service import NodeOptions, OptionError, flag, run_node  # noqa: PLC0415
 
-    if args.fresh and not args.supervised:
-        raise UsageError("--fresh needs --supervised (a node started by hand joins by itself)")
     if args.incarnation is not None and not args.supervised:
         raise UsageError("--incarnation needs --supervised (a node counts its own lives)")
-    if args.incarnation is not None and args.incarnation < 1:
-        raise UsageError(f"--incarnation {args.incarnation}: lives are numbered from 1")
-    if args.supervised and args.fresh_state:
-        raise UsageError("--fresh-state is for a node that keeps its state, not a supervised one")
-    incarnation = args.incarnation
-    if args.supervised and incarnation is None:
-        incarnation = 1
+    try:
+        # The rules of the node's options, checked once (as for ringleader.Node).
+        options = NodeOptions(
+            metrics=args.metrics,
+            fresh=args.fresh,
+            fresh_state=args.fresh_state,
+            incarnation=(1 if args.incarnation is None else args.incarnation)
+            if args.supervised
+            else None,
+        )
+    except OptionError as exc:
+        raise UsageError(exc.spelled(flag)) from None
     config = load_config(args.config)
-    if args.metrics is not None:
-        parse_address(args.metrics)  # a bad value is one line and exit 2, before anything runs
     run_node(
         config,
         args.node_id,
         out=sys.stdout,
         json_lines=args.json,
         commands=sys.stdin if args.supervised else None,
-        fresh=args.fresh,
+        options=options,
         trace=args.trace,
         trace_heartbeats=args.trace_heartbeats,
-        metrics=args.metrics,
-        fresh_state=args.fresh_state,
-        incarnation=incarnation,
     )
     return EXIT_OK
 

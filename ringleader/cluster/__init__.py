@@ -17,8 +17,9 @@ processes' machinery nor the supervisor unless it needs them.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ringleader._lazy import lazy_names
 
 if TYPE_CHECKING:
     from ._cluster import Cluster, Progress, SetUpOnEnter, no_progress
@@ -71,14 +72,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home, __name__), name)
-    globals()[name] = value  # asked once: a plain attribute from now on
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_HOMES})
+__getattr__, __dir__ = lazy_names(__name__, globals(), _HOMES)

@@ -7,6 +7,8 @@
   supervises it.
 - :func:`ask_status` is ``ringleader status``: the operator asks every node;
   :func:`transfer` is ``ringleader transfer``: it asks the leader to hand over.
+- :class:`NodeOptions`: how a node runs beyond its config and id, checked once whoever
+  gives them (:class:`Node`'s keywords, ``ringleader node``'s flags, a supervisor).
 - :class:`NodeMetrics` serves a node's Prometheus metrics.
 - :class:`StateFile`: what must survive a node of a service (the highest epoch it saw,
   its incarnation counter), under :func:`default_state_dir` or the config's
@@ -18,12 +20,16 @@ Prometheus client nor the operator's tools unless it uses them.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ringleader._lazy import lazy_names
 
 if TYPE_CHECKING:
-    from ._metrics import FAILOVER_BUCKETS, NodeMetrics, parse_address
-    from ._node import LeaderChange, Node, check_standalone, service_settings
+    from ._assembly import check_standalone, service_settings
+    from ._callbacks import LeaderChange
+    from ._metrics import FAILOVER_BUCKETS, NodeMetrics
+    from ._node import Node
+    from ._node_options import NodeOptions, OptionError, flag, parse_address
     from ._operator import ask_status, status_summary
     from ._output import EventWriter, describe
     from ._protocol import (
@@ -61,12 +67,12 @@ _HOMES = {
     "START": "._protocol",
     "STATUS": "._protocol",
     "EventWriter": "._output",
-    "LeaderChange": "._node",
+    "LeaderChange": "._callbacks",
     "Node": "._node",
     "NodeMetrics": "._metrics",
     "RejectionThrottle": "._standalone",
     "ask_status": "._operator",
-    "check_standalone": "._node",
+    "check_standalone": "._assembly",
     "command_line": "._protocol",
     "describe": "._output",
     "die_with_parent": "._standalone",
@@ -74,11 +80,14 @@ _HOMES = {
     "link_addresses": "._protocol",
     "link_line": "._protocol",
     "node_event": "._protocol",
-    "parse_address": "._metrics",
+    "parse_address": "._node_options",
+    "NodeOptions": "._node_options",
+    "OptionError": "._node_options",
+    "flag": "._node_options",
     "parse_command": "._protocol",
     "run_node": "._standalone",
     "serve": "._standalone",
-    "service_settings": "._node",
+    "service_settings": "._assembly",
     "StateFile": "._state_file",
     "default_state_dir": "._state_file",
     "state_path": "._state_file",
@@ -101,6 +110,8 @@ __all__ = [
     "LeaderChange",
     "Node",
     "NodeMetrics",
+    "NodeOptions",
+    "OptionError",
     "RejectionThrottle",
     "StateFile",
     "Transfer",
@@ -111,6 +122,7 @@ __all__ = [
     "describe",
     "die_with_parent",
     "event_dict",
+    "flag",
     "link_addresses",
     "link_line",
     "node_event",
@@ -127,14 +139,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home, __name__), name)
-    globals()[name] = value  # asked once: a plain attribute from now on
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_HOMES})
+__getattr__, __dir__ = lazy_names(__name__, globals(), _HOMES)

@@ -42,6 +42,7 @@ from typing import Any, NoReturn
 from ringleader.errors import ConfigError, RingleaderError, UsageError
 from ringleader.topologies import Config, load_config
 
+from ._node_options import NodeOptions
 from ._standalone import die_with_parent, run_node
 
 __all__ = ["main"]
@@ -199,11 +200,13 @@ def _run_child(config: Config, request: dict[str, Any]) -> int:
             node,
             out=sys.stdout,
             commands=sys.stdin,
-            fresh=bool(request.get("fresh")),
-            addresses=addresses,
+            options=NodeOptions(
+                fresh=bool(request.get("fresh")),
+                addresses=addresses,
+                incarnation=int(request.get("incarnation", 1)),
+            ),
             trace=request.get("trace"),
             trace_heartbeats=bool(request.get("trace_heartbeats")),
-            incarnation=int(request.get("incarnation", 1)),
         )
     except (ConfigError, UsageError) as exc:
         sys.stderr.write(f"ringleader node: error: {exc}\n")

@@ -42,22 +42,10 @@ from prometheus_client.registry import Collector
 from ringleader.actors.host import PROCESS_SIGNALS, Leadership, NodeEvent, NodeStatus
 from ringleader.errors import UsageError
 
-__all__ = ["FAILOVER_BUCKETS", "NodeMetrics", "parse_address"]
+__all__ = ["FAILOVER_BUCKETS", "NodeMetrics"]
 
 #: Failover times (s) the histogram tells apart: detection takes a few heartbeats.
 FAILOVER_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
-
-
-def parse_address(text: str) -> tuple[str, int]:
-    """``"HOST:PORT"`` → ``(host, port)``; port 0 picks a free one.  A bad value raises
-    :class:`~ringleader.UsageError` saying what is expected."""
-    host, colon, port = text.rpartition(":")
-    host = host.strip("[]")  # [::1]:9100
-    if not colon or not host or not port.isdigit() or int(port) > 65535:
-        raise UsageError(
-            f"--metrics {text!r}: expected HOST:PORT, e.g. 127.0.0.1:9100 (port 0: any free one)"
-        )
-    return host, int(port)
 
 
 class NodeMetrics:

@@ -27,18 +27,15 @@ from __future__ import annotations
 import atexit
 import logging
 import os
-import queue
 import threading
 import time
 import weakref
 from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 import pykka
 
-from ringleader.actors import Member, crash_policy
 from ringleader.actors.faults import Misbehaving
 from ringleader.actors.host import (
     Boot,
@@ -52,79 +49,29 @@ from ringleader.actors.host import (
     NodeStatus,
     Resign,
     Start,
-    leave_signals_to_main,
-    wire_kinds,
 )
 from ringleader.errors import ConfigError, RingleaderError, TransferRefused, TransportError
-from ringleader.topologies import Config, cluster_codec, load_config, node_secret
-from ringleader.transport import BETWEEN_PROCESSES, SocketOptions, ZmqNetwork
+from ringleader.topologies import Config, load_config
+from ringleader.transport import ZmqNetwork
 
+from ._assembly import check_standalone, node_codec, node_member, node_network, service_settings
+from ._callbacks import STOPPED, Callbacks, LeaderChange
+from ._node_options import NodeOptions, check_node_id
 from ._protocol import event_dict, status_dict
 from ._state_file import NEW, StateFile
 
 if TYPE_CHECKING:  # imported when used: a node without metrics or changes() needs neither
-    import asyncio
-
     from ringleader.traces import PartWriter
 
     from ._metrics import NodeMetrics
 
-__all__ = ["LeaderChange", "Node", "check_standalone", "service_settings"]
+__all__ = ["Node"]
 
 log = logging.getLogger(__name__)
 
 Emit = Callable[[dict[str, Any]], None]
 #: How long :meth:`Node.stop` waits for the actor, then for the callbacks thread (s).
 STOP_TIMEOUT = 10.0
-
-ELECTED, LOST, LEADER = "elected", "lost", "leader"
-#: How often :meth:`Node.wait_for_leader` looks whether this node's own lease is granted.
-LEASE_POLL = 0.02
-#: ``on_lost``'s reason when the service stops a node that leads.
-STOPPED = "stopped"
-#: ``on_lost``'s reason when a leader stopped by itself: it could not keep its state.
-FAILED = "failed"
-
-
-def service_settings(config: Config, *, teaching: bool = False) -> dict[str, float]:
-    """The settings a node of ``config`` runs with in a service: a majority's lease
-    (``quorum``) unless the config says ``quorum = false``; ``teaching``: a node of
-    ``ringleader run``'s, with the config's settings as they are."""
-    settings = config.node_settings()
-    if teaching or "quorum" in settings:
-        return settings
-    if not settings.get("lease"):
-        raise ConfigError(
-            config.source,
-            "lease",
-            "0 s: a node of a service leads only with a majority's lease (quorum is on "
-            "unless the config says quorum = false), and suspect_after "
-            f"{settings['suspect_after']:g} s leaves no room for one",
-            "raise suspect_after to at least 4 heartbeats, set lease, or quorum = false to "
-            "lead without a majority (and risk two leaders in a partition)",
-        )
-    return {**settings, "quorum": 1.0}
-
-
-def check_standalone(config: Config, *, any_port: bool = False) -> None:
-    """What a config needs for nodes in separate processes (``node``, ``status``): a
-    transport between processes and a fixed address for every node (``any_port``: or a
-    wildcard port, ``tcp://127.0.0.1:*``, for nodes a supervisor starts together)."""
-    if config.transport not in BETWEEN_PROCESSES:
-        raise ConfigError(
-            config.source,
-            "transport",
-            f"{config.transport} cannot reach another process",
-            'use transport = "tcp" (or "ipc" on one machine)',
-        )
-    for index, spec in enumerate(config.nodes):
-        if spec.address is None or (spec.address.endswith(":*") and not any_port):
-            raise ConfigError(
-                config.source,
-                f"nodes[{index}].address",
-                "every node needs a fixed address, so that its peers can find it",
-                'e.g. address = "tcp://192.0.2.10:7001"',
-            )
 
 
 class _ServiceActor(NodeActor):
@@ -148,46 +95,6 @@ def _stop_them_at_exit() -> None:
     hook that closes its inbox, so that it runs before that hook (last in, first out)."""
     atexit.unregister(_stop_at_exit)
     atexit.register(_stop_at_exit)
-
-
-@dataclass(frozen=True, slots=True)
-class LeaderChange:
-    """One change a node saw, as :meth:`Node.changes` yields it.
-
-    ``kind`` is ``"leader"`` (its view of the leader changed: ``leader`` is the new one,
-    ``None`` while an election is under way), ``"elected"`` (this node now leads epoch
-    ``epoch``) or ``"lost"`` (it no longer leads epoch ``epoch``; ``reason`` says why).
-    ``is_leader`` is whether this node leads just after the change.
-    """
-
-    kind: str
-    leader: int | None
-    epoch: int
-    is_leader: bool
-    reason: str = ""
-
-
-def _check_arguments(
-    node_id: int, metrics: object, fresh: bool, fresh_state: bool, incarnation: int | None
-) -> None:
-    """:class:`Node`'s arguments of the wrong type or that do not go together: a
-    :class:`TypeError` naming the argument."""
-    if isinstance(node_id, bool) or not isinstance(node_id, int):
-        raise TypeError(f"node_id must be an int, one of the config's ids, not {node_id!r}")
-    if incarnation is not None and (
-        isinstance(incarnation, bool) or not isinstance(incarnation, int) or incarnation < 1
-    ):
-        raise TypeError(f"incarnation must be an int from 1, not {incarnation!r}")
-    if fresh and incarnation is None:
-        raise TypeError(
-            "fresh is for a supervisor's run, which numbers its nodes' lives: give incarnation too"
-        )
-    if fresh_state and incarnation is not None:
-        raise TypeError("fresh_state starts a node's state over; a supervised node keeps none")
-    if metrics is not None and not isinstance(metrics, str):
-        raise TypeError(
-            f'metrics must be a str "HOST:PORT" (e.g. "127.0.0.1:9100"), not {metrics!r}'
-        )
 
 
 class Node:
@@ -238,6 +145,11 @@ class Node:
     its own there and links to the others'; the config itself, and so the cluster's
     identity, stays as written).  For ``ringleader node``: ``emit`` receives every event
     as the dict its ``--json`` line shows; ``trace`` writes its part of a trace.
+
+    ``options``: these options as one :class:`~ringleader.service.NodeOptions` (what
+    ``ringleader node`` passes), instead of the keywords.  Either way they are checked
+    once: options of the wrong kind, or that do not go together, raise a
+    :class:`TypeError` naming them.
     """
 
     def __init__(
@@ -257,8 +169,14 @@ class Node:
         fresh_state: bool = False,
         incarnation: int | None = None,
         steady: bool = True,
+        options: NodeOptions | None = None,
     ) -> None:
-        _check_arguments(node_id, metrics, fresh, fresh_state, incarnation)
+        check_node_id(node_id)
+        given = NodeOptions(metrics, secret, fresh, addresses, fresh_state, incarnation, steady)
+        if options is None:
+            options = given
+        elif given != NodeOptions():
+            raise TypeError("give the node's options either as keywords or as options, not both")
         if not isinstance(config, Config):
             config = load_config(config)
         ids = [n.id for n in config.nodes]
@@ -267,52 +185,37 @@ class Node:
             raise ConfigError(
                 config.source, "nodes", f"there is no node {node_id}", f"ids: {shown}"
             )
-        check_standalone(config, any_port=fresh or addresses is not None)
-        self._settings = service_settings(config, teaching=incarnation is not None)
-        self._metrics_at = None
-        if metrics is not None:
-            from ._metrics import parse_address  # noqa: PLC0415 -- the Prometheus client
-
-            self._metrics_at = parse_address(metrics)
+        check_standalone(config, any_port=options.fresh or options.addresses is not None)
+        self._settings = service_settings(config, teaching=options.supervised)
+        self._metrics_at = options.metrics_at
         self.config = config
         self.id = node_id
         #: Every node's address: the config's, with the ports left to the nodes as found.
-        self._addresses = {**config.addresses, **(addresses or {})}
+        self._addresses = {**config.addresses, **(options.addresses or {})}
         self.address = self._addresses[node_id]
         #: This life's number: the supervisor's, else counted in the state file (known
         #: once started).
-        self.incarnation = incarnation or 0
-        self._keeps_state = incarnation is None
-        self._fresh_state = fresh_state
+        self.incarnation = options.incarnation or 0
+        self._options = options
         self._state: StateFile | None = None
-        self._on_elected = on_elected
-        self._on_lost = on_lost
-        self._on_leader_change = on_leader_change
         self._emit = emit
-        self._fresh = fresh
-        self._steady = steady
-        self._secret = secret
         self._trace = trace
-        self._leadership = Leadership(node_id)
+        # Every publication (a lease granted too) wakes wait_for_leader.
+        self._leadership = Leadership(node_id, on_publish=self._wake)
         self._ref: pykka.ActorRef[_ServiceActor] | None = None
         self._network: ZmqNetwork | None = None
         self._metrics: NodeMetrics | None = None
         self._running = False
         self._lifecycle = threading.Lock()  # start and stop, one at a time
         self._decided = threading.Condition()  # notified when the node's view changes
-        # The callbacks thread, and what it hands to changes() consumers under _consumers.
-        self._calls: queue.SimpleQueue[NodeEvent | None] = queue.SimpleQueue()
-        self._caller: threading.Thread | None = None
-        self._callbacks_thread: threading.Thread | None = None  # kept after stop, see stop()
         self._closing = False  # a stop is under way (or done)
-        self._consumers_lock = threading.Lock()
-        self._consumers: list[tuple[asyncio.AbstractEventLoop, asyncio.Queue[Any]]] = []
-        self._ended = False  # no more changes: consumers end at once
-        self._seen: tuple[int | None, int] | None = None  # (leader, epoch) last told
-        self._leading: int | None = None  # the epoch this node was last told it leads
-        # With a lease, a node leads (on_elected, is_leader) once its followers have
-        # acknowledged it: from its "lease" event, not from its change of state.
-        self._leased = bool(self._settings.get("lease"))
+        self._callbacks = Callbacks(
+            node_id,
+            on_elected=on_elected,
+            on_lost=on_lost,
+            on_leader_change=on_leader_change,
+            leads_at_lease=bool(self._settings.get("lease")),
+        )
 
     # -- reading, from any thread ---------------------------------------------------------
 
@@ -370,9 +273,8 @@ class Node:
                 left = None if deadline is None else deadline - time.monotonic()
                 if left is not None and left <= 0:
                     raise TimeoutError(f"node {self.id}: no leader within {timeout} s")
-                # Its own lease comes with a heartbeat's answers: look again soon.
-                if granting:
-                    left = LEASE_POLL if left is None else min(left, LEASE_POLL)
+                # Woken by the next event or publication (its own lease comes with a
+                # heartbeat's answers, and is published).
                 self._decided.wait(left)
 
     def status(self, timeout: float = 10.0) -> NodeStatus:
@@ -406,25 +308,8 @@ class Node:
         Starts with the current view (a ``"leader"`` change) if the node has one; ends
         when the node stops.  Any number of consumers, in any event loops.
         """
-        import asyncio  # noqa: PLC0415 -- only a service in asyncio asks
-
-        loop = asyncio.get_running_loop()
-        changes: asyncio.Queue[LeaderChange | None] = asyncio.Queue()
-        consumer = (loop, changes)
-        with self._consumers_lock:
-            if self._ended:
-                return
-            if self._seen is not None:
-                leader, epoch = self._seen
-                changes.put_nowait(LeaderChange(LEADER, leader, epoch, leader == self.id))
-            self._consumers.append(consumer)
-        try:
-            while (change := await changes.get()) is not None:
-                yield change
-        finally:
-            with self._consumers_lock:
-                if consumer in self._consumers:
-                    self._consumers.remove(consumer)
+        async for change in self._callbacks.changes():
+            yield change
 
     # -- running ----------------------------------------------------------------------------
 
@@ -464,55 +349,20 @@ class Node:
         config, node_id = self.config, self.id
         settings = self._settings
         state = None
-        if self._keeps_state:
+        if not self._options.supervised:
             # Before the node sends anything: this life's number, counted durably.
-            self._state = state = StateFile.open(config, node_id, fresh=self._fresh_state)
+            self._state = state = StateFile.open(config, node_id, fresh=self._options.fresh_state)
             self.incarnation = state.incarnation
-        view = next(v for v in config.wiring.views(settings) if v.id == node_id)
-        algorithm = config.algorithm_class
-        policy = crash_policy(algorithm)
         floor = 0 if state is None else state.epoch  # (before the node can raise it)
-        steady = self._steady
-        if self._fresh:
-            initiator = node_id in config.initiators
-            member = Member(
-                algorithm,
-                view,
-                initiator=initiator,
-                policy=policy,
-                steady=steady,
-                durable=state is not None,
-            )
-        else:
-            member = Member(
-                algorithm,
-                view,
-                recovering=True,
-                floor=floor,
-                acknowledged=None if state is None else state.acknowledged,
-                policy=policy,
-                steady=steady,
-                durable=state is not None,
-            )
-        secret = self._secret or node_secret(config)
-        codec = cluster_codec(config, secret, config.cluster_id, wire_kinds(algorithm))
-        self._network = ZmqNetwork(
-            config.transport,
-            nodes=1,
-            links=config.n,
-            options=SocketOptions(send_timeout=settings["heartbeat"]),
-            curve=config.curve_keys([node_id]),
-        )
+        member = node_member(config, node_id, self._options, settings, state)
+        codec = node_codec(config, self._options)
+        self._network = node_network(config, node_id, settings)
         if self._metrics_at is not None:
             from ._metrics import NodeMetrics  # noqa: PLC0415 -- the Prometheus client
 
             self._metrics = NodeMetrics(self._leadership, self._status_now)
             self._metrics.serve(*self._metrics_at)
-        self._caller = threading.Thread(
-            target=self._call, name=f"ringleader-node-{node_id}-callbacks", daemon=True
-        )
-        self._callbacks_thread = self._caller
-        self._caller.start()
+        self._callbacks.start()
         trace = self._trace
         _started.add(self)
         self._ref = _ServiceActor.start(
@@ -580,7 +430,7 @@ class Node:
         the callbacks still waiting, and ``on_lost(epoch, "stopped")`` if it led: it hands
         the leadership over first, as :meth:`resign` does).  Safe to call twice, and from
         a callback (then it does not wait for that thread)."""
-        if threading.current_thread() is self._callbacks_thread:
+        if threading.current_thread() is self._callbacks.thread:
             # Another thread's stop() may hold the lock while it waits for this thread
             # (on_lost(epoch, "stopped") calling stop()): then that stop is enough.
             while not self._lifecycle.acquire(timeout=0.05):
@@ -599,29 +449,22 @@ class Node:
         _started.discard(self)
         ref, self._ref = self._ref, None
         if ref is not None:
-            if self._steady and self._leadership.is_leader():
+            if self._options.steady and self._leadership.is_leader():
                 ref.tell(Resign(reason=STOPPED, stopping=True))  # before its links close
             try:
                 ref.stop(timeout=STOP_TIMEOUT)
             except pykka.Timeout:
                 log.warning("node %s did not stop within %s s", self.id, STOP_TIMEOUT)
         self._running = False
-        with self._decided:
-            self._decided.notify_all()
+        self._wake()
         if self._network is not None:
             self._network.close()
             self._network = None
         if self._trace is not None:
             self._trace.close()
             self._trace = None
-        caller, self._caller = self._caller, None
-        if caller is not None:
-            self._calls.put(None)
-            if caller is not threading.current_thread():
-                caller.join(STOP_TIMEOUT)
-                if caller.is_alive():
-                    log.warning("node %s: a callback still runs after %s s", self.id, STOP_TIMEOUT)
-        self._end_changes()
+        self._callbacks.stop(STOP_TIMEOUT)
+        self._callbacks.end_changes()
         if self._metrics is not None:
             self._metrics.close()
         if self._state is not None:
@@ -681,74 +524,10 @@ class Node:
         if event.kind == "failed":  # it could not keep its state, and stopped
             self._running = False
         if event.kind in ("state", "lost", "lease", "failed"):
-            with self._decided:
-                self._decided.notify_all()
-            self._calls.put(event)
+            self._wake()
+            self._callbacks.put(event)
 
-    def _call(self) -> None:
-        """The callbacks thread: each event's callbacks, in order, until stopped.  It
-        leaves SIGINT and SIGTERM to the main thread: a Ctrl-C handed to it (as the
-        kernel may do after a SIGCONT) would wait for a main thread blocked in
-        :meth:`wait_for_leader` without a timeout, for ever."""
-        leave_signals_to_main()
-        while (event := self._calls.get()) is not None:
-            if event.kind == "failed":
-                if self._leading is not None:
-                    self._lost(self._leading, FAILED)
-                continue
-            if event.kind == "lost":
-                if self._leading == event.epoch:  # not an epoch it never held a lease in
-                    self._lost(event.epoch, event.detail)
-                continue
-            leader = None if event.state == "undecided" else event.elected
-            if event.kind == "state" and (leader, event.epoch) != self._seen:
-                mine = leader == self.id and not self._leased  # else at its lease
-                self._tell_change(LeaderChange(LEADER, leader, event.epoch, mine))
-                self._callback(self._on_leader_change, leader, event.epoch)
-            leads = event.kind == ("lease" if self._leased else "state")
-            if leads and event.state == "leader" and self._leading != event.epoch:
-                self._leading = event.epoch
-                self._tell_change(LeaderChange(ELECTED, self.id, event.epoch, True))
-                self._callback(self._on_elected, event.epoch)
-        if self._leading is not None:
-            self._lost(self._leading, STOPPED)
-
-    def _lost(self, epoch: int, reason: str) -> None:
-        self._leading = None
-        leader = None if self._seen is None else self._seen[0]
-        self._tell_change(LeaderChange(LOST, leader, epoch, False, reason))
-        self._callback(self._on_lost, epoch, reason)
-
-    def _callback(self, callback: Callable[..., object] | None, *args: Any) -> None:
-        if callback is None:
-            return
-        try:
-            callback(*args)
-        except BaseException:  # SystemExit too: it would end this thread, and every callback
-            log.exception("node %s: callback %r failed; the node carries on", self.id, callback)
-
-    def _tell_change(self, change: LeaderChange) -> None:
-        with self._consumers_lock:
-            if change.kind == LEADER:
-                self._seen = (change.leader, change.epoch)
-            for consumer in list(self._consumers):
-                self._hand(consumer, change)
-
-    def _end_changes(self) -> None:
-        with self._consumers_lock:
-            self._ended = True
-            consumers, self._consumers = self._consumers, []
-            for consumer in consumers:
-                self._hand(consumer, None)
-
-    def _hand(
-        self,
-        consumer: tuple[asyncio.AbstractEventLoop, asyncio.Queue[Any]],
-        change: LeaderChange | None,
-    ) -> None:
-        loop, changes = consumer
-        try:
-            loop.call_soon_threadsafe(changes.put_nowait, change)
-        except RuntimeError:  # its loop is closed: nobody reads it any more
-            if consumer in self._consumers:
-                self._consumers.remove(consumer)
+    def _wake(self) -> None:
+        """Wake every :meth:`wait_for_leader`: what it waits on may have changed."""
+        with self._decided:
+            self._decided.notify_all()

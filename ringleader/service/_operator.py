@@ -1,9 +1,8 @@
 """``ringleader status``: ask every node of a config, over the authenticated wire, what
 it thinks.
 
-The tool is an operator, not a member: it signs with the cluster secret as the reserved
-sender :data:`~ringleader.transport.OPERATOR`, binds a mailbox of its own for the
-answers (on the address this machine would use to reach the nodes) and sends each node
+The tool is an operator, not a member: over its line to the nodes
+(``_operator_line.py``) it sends each node
 a :class:`~ringleader.actors.host.StatusQuery`; each node answers with its
 :class:`~ringleader.actors.host.NodeStatus`.
 Nodes answer only the operator, and only that question.
@@ -11,38 +10,18 @@ Nodes answer only the operator, and only that question.
 
 from __future__ import annotations
 
-import socket
 import time
 from typing import Any
 
-import zmq
-
 from ringleader.actors import agreement
-from ringleader.actors.host import OPERATOR, NodeStatus, StatusAnswer, StatusQuery, wire_kinds
-from ringleader.errors import FrameRejected
-from ringleader.topologies import Config, cluster_codec, node_secret
-from ringleader.transport import Deadline, Links, Mailbox, Session, SocketOptions, ZmqNetwork
+from ringleader.actors.host import NodeStatus, StatusAnswer, StatusQuery
+from ringleader.topologies import Config
+from ringleader.transport import Deadline
 
+from ._operator_line import ASK_AGAIN, OperatorLine, operator_line
 from ._standalone import check_standalone
 
 __all__ = ["ask_status", "status_summary"]
-
-ASK_AGAIN = 0.2  # s between questions to a node that has not answered
-
-
-def _reply_address(config: Config) -> str | None:
-    """An address of this machine the nodes can reach (``None``: a free ipc one)."""
-    if config.transport != "tcp":
-        return None
-    first = next(iter(config.addresses.values()))
-    host = first[len("tcp://") :].rpartition(":")[0].strip("[]")
-    try:
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-            probe.connect((host, 9))  # UDP: no packet is sent, the kernel picks a route
-            local = probe.getsockname()[0]
-    except OSError:
-        local = "127.0.0.1"
-    return f"tcp://{local}:*"
 
 
 def ask_status(config: Config, *, timeout: float = 2.0) -> dict[int, NodeStatus | None]:
@@ -52,63 +31,27 @@ def ask_status(config: Config, *, timeout: float = 2.0) -> dict[int, NodeStatus 
     it uses to reach the first node: a firewall between them must let that through.
     """
     check_standalone(config)
-    kinds = wire_kinds(config.algorithm_class)
-    codec = cluster_codec(config, node_secret(config), config.cluster_id, kinds)
-    session = Session(codec, OPERATOR, time.time_ns())
-    network = ZmqNetwork(
-        config.transport,
-        nodes=1,
-        links=config.n,
-        options=SocketOptions(send_timeout=timeout),
-        curve=config.curve_keys([OPERATOR]),
-    )
     answers: dict[int, NodeStatus | None] = {n.id: None for n in config.nodes}
-    try:
-        mailbox = network.listen(OPERATOR, _reply_address(config))
-        try:
-            links = network.connect(config.addresses, node=OPERATOR)
-            try:
-                _ask(mailbox, links, session, answers, Deadline(timeout))
-            finally:
-                links.close(abrupt=True)
-        finally:
-            mailbox.close()
-    finally:
-        network.close()
+    with operator_line(config, answers, timeout=timeout) as line:
+        _ask(line, answers, Deadline(timeout))
     return answers
 
 
-def _ask(
-    mailbox: Mailbox,
-    links: Links,
-    session: Session,
-    answers: dict[int, NodeStatus | None],
-    deadline: Deadline,
-) -> None:
-    query = StatusQuery(mailbox.address)
-    poller = zmq.Poller()
-    poller.register(mailbox.waitable, zmq.POLLIN)
+def _ask(line: OperatorLine, answers: dict[int, NodeStatus | None], deadline: Deadline) -> None:
+    query = StatusQuery(line.address)
     pending = set(answers)
     asked: dict[int, float] = {}  # node → when last asked
-    while pending and (left := deadline.left()) > 0:
-        # Ask each node as soon as the link to it is up (a PUSH drops a frame for a peer
-        # it is not connected to yet), and again every ASK_AGAIN s until it answers: its
-        # first answer is lost if its link back here is still connecting.
+    while pending and deadline.left() > 0:
+        # Ask each node as soon as the link to it is up, and again every ASK_AGAIN s
+        # until it answers.
         now = time.monotonic()
         for node in sorted(pending):
-            if now - asked.get(node, -ASK_AGAIN) >= ASK_AGAIN and links.send(
-                node, session.seal(node, query.kind, 0, query), wait=False
-            ):
+            if now - asked.get(node, -ASK_AGAIN) >= ASK_AGAIN and line.ask(node, query):
                 asked[node] = now
-        poller.poll(round(min(left, 0.02) * 1000))
-        while (frame := mailbox.receive()) is not None:
-            try:
-                header, message = session.open(frame)
-            except FrameRejected:
-                continue
-            if type(message) is StatusAnswer and header.sender in pending:
-                answers[header.sender] = message.status
-                pending.discard(header.sender)
+        for sender, message in line.answers(deadline):
+            if type(message) is StatusAnswer and sender in pending:
+                answers[sender] = message.status
+                pending.discard(sender)
 
 
 def status_summary(config: Config, answers: dict[int, NodeStatus | None]) -> dict[str, Any]:

@@ -20,12 +20,15 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, TextIO
 
 from ringleader.topologies import Config
 
-from ._node import Node, check_standalone
+from ._assembly import check_standalone
+from ._node import Node
+from ._node_options import NodeOptions
 from ._output import EventWriter, describe
 from ._protocol import BOOT, LINK, START, STATUS, link_addresses, parse_command
 
@@ -110,13 +113,9 @@ def run_node(
     out: TextIO,
     json_lines: bool = True,
     commands: TextIO | None = None,
-    fresh: bool = False,
-    addresses: Mapping[int, str] | None = None,
+    options: NodeOptions | None = None,
     trace: str | os.PathLike[str] | None = None,
     trace_heartbeats: bool = False,
-    metrics: str | None = None,
-    fresh_state: bool = False,
-    incarnation: int | None = None,
 ) -> None:
     """``ringleader node``, once its arguments are read: :func:`serve` node ``node_id``
     until SIGTERM, its events written to ``out`` (JSON lines, or lines for people).
@@ -145,13 +144,9 @@ def run_node(
             emit=output.emit,
             stop=stop,
             commands=commands,
-            fresh=fresh,
-            addresses=addresses,
+            options=options,
             trace=trace,
             trace_heartbeats=trace_heartbeats,
-            metrics=metrics,
-            fresh_state=fresh_state,
-            incarnation=incarnation,
         )
     except Exception as exc:
         if commands is not None:
@@ -169,23 +164,19 @@ def serve(
     emit: Emit,
     stop: threading.Event,
     commands: Any = None,
-    fresh: bool = False,
-    addresses: Mapping[int, str] | None = None,
+    options: NodeOptions | None = None,
     trace: str | os.PathLike[str] | None = None,
     trace_heartbeats: bool = False,
-    metrics: str | None = None,
-    fresh_state: bool = False,
-    incarnation: int | None = None,
 ) -> None:
     """Run node ``node_id`` until ``stop`` is set.
 
     With ``commands`` (a supervisor's pipe), read commands from it, one per line (see
-    ``_protocol.py``); its end stops the node.  Without, boot at once.  ``fresh`` and
-    ``addresses``: see :class:`~ringleader.Node`.  ``metrics``: ``HOST:PORT`` to serve
-    Prometheus metrics on.  ``trace``: write this node's part of the trace there, as it goes (see
-    :mod:`ringleader.actors.tracing`); ``trace_heartbeats``: the detector's traffic too.
-    ``fresh_state``, ``incarnation``: see :class:`~ringleader.Node`.  A node that cannot
-    keep its state stops, and this raises its :class:`~ringleader.StateError`.
+    ``_protocol.py``); its end stops the node, which follows the notes' rules (``steady``
+    off, whatever ``options`` say).  Without, boot at once.  ``options``: see
+    :class:`~ringleader.Node`.  ``trace``: write this node's part of the trace there, as
+    it goes (see :mod:`ringleader.actors.tracing`); ``trace_heartbeats``: the detector's
+    traffic too.  A node that cannot keep its state stops, and this raises its
+    :class:`~ringleader.StateError`.
     """
     part = None
     if trace is not None:
@@ -197,13 +188,9 @@ def serve(
             config,
             node_id,
             emit=RejectionThrottle(emit),
-            fresh=fresh,
-            addresses=addresses,
             trace=part,
-            metrics=metrics,
-            fresh_state=fresh_state,
-            incarnation=incarnation,
-            steady=commands is None,  # supervised: ringleader run's teaching rules
+            # supervised: ringleader run's teaching rules
+            options=replace(options or NodeOptions(), steady=commands is None),
         )
     except BaseException:
         if part is not None:

@@ -285,16 +285,30 @@ class StateFile:
     ) -> StateError:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         place = where if where is not None else self.path.parent
-        return StateError(
-            str(self.path),
-            f"{what}: {reason}",
-            f"make {place} readable and writable by this user, or set state_dir in the config",
-        )
+        return StateError(str(self.path), f"{what}: {reason}", _advice(exc, place))
 
     def _corrupt(self, problem: str) -> StateError:
         return StateError(
             str(self.path), f"corrupt: {problem}", f"restore it from a backup, {START_OVER}"
         )
+
+
+#: What fixes a failed read or write, by its errno: room on the disk, a writable disk.
+_FULL = {errno.ENOSPC, errno.EDQUOT}
+_READ_ONLY = {errno.EROFS}
+
+
+def _advice(exc: OSError | UnicodeError, place: Path) -> str:
+    """How to fix what ``exc`` says went wrong with the state under ``place``."""
+    code = exc.errno if isinstance(exc, OSError) else None
+    if code in _FULL:
+        return (
+            f"free some space on the disk that holds {place} (or its user's quota), or set "
+            "state_dir in the config to a disk with room"
+        )
+    if code in _READ_ONLY:
+        return f"{place} is on a read-only filesystem: set state_dir in the config to another"
+    return f"make {place} readable and writable by this user, or set state_dir in the config"
 
 
 def _fsync_directory(path: Path) -> None:

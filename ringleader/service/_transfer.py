@@ -15,14 +15,13 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-import zmq
+from ringleader.actors.host import TransferAnswer, TransferQuery
+from ringleader.errors import TransferRefused
+from ringleader.topologies import Config
+from ringleader.transport import Deadline
 
-from ringleader.actors.host import OPERATOR, TransferAnswer, TransferQuery, wire_kinds
-from ringleader.errors import FrameRejected, TransferRefused
-from ringleader.topologies import Config, node_secret
-from ringleader.transport import Codec, Deadline, Session, SocketOptions, ZmqNetwork
-
-from ._operator import ASK_AGAIN, _reply_address, ask_status
+from ._operator import ask_status
+from ._operator_line import ASK_AGAIN, operator_line
 from ._standalone import check_standalone
 
 __all__ = ["Transfer", "transfer"]
@@ -83,46 +82,17 @@ def _leader(config: Config, deadline: Deadline) -> int:
 
 def _ask(config: Config, leader: int, to: int, deadline: Deadline) -> None:
     """Send the question to ``leader`` until it answers; raise if it refuses."""
-    codec = Codec(node_secret(config), config.cluster_id, wire_kinds(config.algorithm_class))
-    session = Session(codec, OPERATOR, time.time_ns())
-    network = ZmqNetwork(
-        config.transport,
-        nodes=1,
-        links=1,
-        options=SocketOptions(send_timeout=max(0.1, deadline.left())),
-        curve=config.curve_keys([OPERATOR]),
-    )
-    try:
-        mailbox = network.listen(OPERATOR, _reply_address(config))
-        try:
-            links = network.connect({leader: config.addresses[leader]}, node=OPERATOR)
-            try:
-                query = TransferQuery(to, mailbox.address)
-                poller = zmq.Poller()
-                poller.register(mailbox.waitable, zmq.POLLIN)
-                asked = -ASK_AGAIN
-                while (left := deadline.left()) > 0:
-                    now = time.monotonic()
-                    # Again until answered: the first answer is lost if the node's link
-                    # back here is still connecting (it answers a repeat the same way).
-                    if now - asked >= ASK_AGAIN and links.send(
-                        leader, session.seal(leader, query.kind, 0, query), wait=False
-                    ):
-                        asked = now
-                    poller.poll(round(min(left, 0.02) * 1000))
-                    while (frame := mailbox.receive()) is not None:
-                        try:
-                            header, message = session.open(frame)
-                        except FrameRejected:
-                            continue
-                        if type(message) is TransferAnswer and header.sender == leader:
-                            if message.refused is not None:
-                                raise TransferRefused(message.refused)
-                            return
-            finally:
-                links.close(abrupt=True)
-        finally:
-            mailbox.close()
-    finally:
-        network.close()
+    with operator_line(config, [leader], timeout=max(0.1, deadline.left())) as line:
+        query = TransferQuery(to, line.address)
+        asked = -ASK_AGAIN
+        while deadline.left() > 0:
+            now = time.monotonic()
+            # Again until answered (see ASK_AGAIN).
+            if now - asked >= ASK_AGAIN and line.ask(leader, query):
+                asked = now
+            for sender, message in line.answers(deadline):
+                if type(message) is TransferAnswer and sender == leader:
+                    if message.refused is not None:
+                        raise TransferRefused(message.refused)
+                    return
     raise TransferRefused(f"node {leader} did not answer within the time given")

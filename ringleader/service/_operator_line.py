@@ -1,0 +1,108 @@
+"""The operator's line to a cluster: what ``ringleader status`` and ``ringleader
+transfer`` open to ask nodes a question over the authenticated wire.
+
+The tool signs with the cluster secret as the reserved sender
+:data:`~ringleader.transport.OPERATOR`, binds a mailbox of its own for the answers (on the
+address this machine would use to reach the nodes) and connects to the nodes it asks.
+:func:`operator_line` opens all three and closes them in the reverse order, whatever
+happens in between.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import ExitStack, contextmanager
+from typing import Any
+
+import zmq
+
+from ringleader.actors.host import OPERATOR, wire_kinds
+from ringleader.errors import FrameRejected
+from ringleader.topologies import Config, cluster_codec, node_secret
+from ringleader.transport import Deadline, Links, Mailbox, Session, SocketOptions, ZmqNetwork
+
+__all__ = ["ASK_AGAIN", "OperatorLine", "operator_line"]
+
+#: Seconds between questions to a node that has not answered.  A node's first answer is
+#: lost if its link back here is still connecting; it answers a repeat the same way.
+ASK_AGAIN = 0.2
+
+#: The longest the line waits for a frame at a time (s), so a caller's deadline and its
+#: repeats are kept to within this.
+_POLL = 0.02
+
+
+class OperatorLine:
+    """An open line: :meth:`ask` a node, read :meth:`answers`."""
+
+    def __init__(self, session: Session, mailbox: Mailbox, links: Links) -> None:
+        self._session = session
+        self._mailbox = mailbox
+        self._links = links
+        self._poller = zmq.Poller()
+        self._poller.register(mailbox.waitable, zmq.POLLIN)
+
+    @property
+    def address(self) -> str:
+        """Where the nodes send their answers (a question carries it)."""
+        return self._mailbox.address
+
+    def ask(self, node: int, question: Any) -> bool:
+        """Send ``question`` to ``node`` without waiting; whether it went (a PUSH drops
+        a frame for a peer it is not connected to yet)."""
+        frame = self._session.seal(node, question.kind, 0, question)
+        return self._links.send(node, frame, wait=False)
+
+    def answers(self, deadline: Deadline) -> Iterator[tuple[int, Any]]:
+        """Wait a moment (at most until ``deadline``) and yield every authenticated
+        ``(sender, message)`` that came; a frame that fails its checks is skipped."""
+        self._poller.poll(round(min(deadline.left(), _POLL) * 1000))
+        while (frame := self._mailbox.receive()) is not None:
+            try:
+                header, message = self._session.open(frame)
+            except FrameRejected:
+                continue
+            yield header.sender, message
+
+
+@contextmanager
+def operator_line(
+    config: Config, nodes: Iterable[int], *, timeout: float
+) -> Iterator[OperatorLine]:
+    """A line from this process to ``nodes`` of ``config``'s cluster, each send waiting at
+    most ``timeout`` s; closed (links, mailbox, sockets) when the block ends."""
+    kinds = wire_kinds(config.algorithm_class)
+    codec = cluster_codec(config, node_secret(config), config.cluster_id, kinds)
+    session = Session(codec, OPERATOR, time.time_ns())
+    asked = {node: config.addresses[node] for node in nodes}
+    network = ZmqNetwork(
+        config.transport,
+        nodes=1,
+        links=len(asked),
+        options=SocketOptions(send_timeout=timeout),
+        curve=config.curve_keys([OPERATOR]),
+    )
+    with ExitStack() as closing:
+        closing.callback(network.close)
+        mailbox = network.listen(OPERATOR, _reply_address(config))
+        closing.callback(mailbox.close)
+        links = network.connect(asked, node=OPERATOR)
+        closing.callback(links.close, abrupt=True)
+        yield OperatorLine(session, mailbox, links)
+
+
+def _reply_address(config: Config) -> str | None:
+    """An address of this machine the nodes can reach (``None``: a free ipc one)."""
+    if config.transport != "tcp":
+        return None
+    first = next(iter(config.addresses.values()))
+    host = first[len("tcp://") :].rpartition(":")[0].strip("[]")
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect((host, 9))  # UDP: no packet is sent, the kernel picks a route
+            local = probe.getsockname()[0]
+    except OSError:
+        local = "127.0.0.1"
+    return f"tcp://{local}:*"

@@ -1,0 +1,1 @@
+"""Tests of the sans-IO election layer, by sub-package."""

@@ -1,0 +1,117 @@
+"""The leader's lease alone: heartbeats numbered, acknowledgements counted, the lease's
+end on the leader's own clock.  Times are given, never read: each step is one call."""
+
+from __future__ import annotations
+
+import pytest
+
+from ringleader.actors.crashes import Lease, LeaseSettings
+
+#: The defaults: a heartbeat every 50 ms, suspicion after 300 ms, so a 200 ms lease.
+SETTINGS = LeaseSettings(lease=0.2, heartbeat=0.05, suspect_after=0.3)
+
+
+def test_the_default_lease_leaves_two_heartbeats_below_suspicion() -> None:
+    assert LeaseSettings.default_lease(0.05, 0.3) == pytest.approx(0.2)
+    assert LeaseSettings.default_lease(0.1, 0.3) == 0.0  # no room to renew it: none
+    assert LeaseSettings.of({}) is None  # no failure detector, no lease
+    assert LeaseSettings.of({"heartbeat": 0.05, "lease": 0}) is None
+    default = LeaseSettings.of({"heartbeat": 0.05})
+    assert default is not None and default.lease == pytest.approx(0.2)
+    assert (SETTINGS.beats, SETTINGS.silent_beats) == (4, 2)
+
+
+def test_a_lease_runs_from_the_send_time_of_the_acknowledged_heartbeat() -> None:
+    lease = Lease(SETTINGS, peers=[2])
+    lease.begin(epoch=3)
+    assert not lease.held and lease.until == 0.0
+    seq = lease.beat(now=10.0)
+    assert lease.answer(2, seq, epoch=3, now=10.04) is True  # arrived 40 ms later
+    assert lease.until == pytest.approx(10.2)  # sent at 10.0, not answered at 10.04
+    assert lease.holds(10.19) and not lease.holds(10.2)
+
+
+def test_an_answer_from_another_round_is_no_acknowledgement() -> None:
+    lease = Lease(SETTINGS, peers=[2])
+    lease.begin(epoch=3)
+    seq = lease.beat(now=0.0)
+    assert lease.answer(2, seq, epoch=2, now=0.01) is False  # still in the older round
+    assert not lease.held
+    assert lease.elsewhere(2) and not lease.live(2)
+
+
+def test_every_answering_follower_must_acknowledge() -> None:
+    lease = Lease(SETTINGS, peers=[2, 3])
+    lease.begin(epoch=1)
+    seq = lease.beat(now=0.0)
+    assert lease.answer(2, seq, epoch=1, now=0.01) is False  # 3 has not answered yet
+    assert lease.answer(3, seq, epoch=1, now=0.02) is True
+    assert lease.until == pytest.approx(0.2)
+
+
+def test_a_silent_follower_stops_holding_the_lease_back_without_a_gap() -> None:
+    lease = Lease(SETTINGS, peers=[2, 3])
+    lease.begin(epoch=1)
+    now = 0.0
+    for _ in range(2):  # both answer the first two heartbeats
+        seq = lease.beat(now)
+        lease.answer(2, seq, 1, now + 0.01)
+        lease.answer(3, seq, 1, now + 0.01)
+        now += 0.05
+    assert lease.until == pytest.approx(0.05 + 0.2)
+    ends = []
+    for _ in range(4):  # 3 falls silent: 2 alone answers
+        seq = lease.beat(now)
+        lease.refresh(now)
+        lease.answer(2, seq, 1, now + 0.01)
+        ends.append(lease.until)
+        assert lease.holds(now + 0.01), f"a gap at {now}"
+        now += 0.05
+    assert ends[-1] == pytest.approx(now - 0.05 + 0.2)  # renewed by 2 alone at the end
+    assert not lease.live(3)
+
+
+def test_with_a_quorum_a_majority_of_the_cluster_is_needed() -> None:
+    quorum = LeaseSettings(0.2, 0.05, 0.3, quorum=True)
+    lease = Lease(quorum, peers=[2, 3, 4, 5], dead={3, 4, 5})  # three suspected
+    assert lease.majority == 3
+    lease.begin(epoch=1, absent={3, 4, 5})
+    seq = lease.beat(now=0.0)
+    assert lease.answer(2, seq, 1, now=0.01) is False  # itself and 2: no majority of 5
+    assert not lease.held
+
+
+def test_a_lease_not_renewed_expires_after_its_heartbeats() -> None:
+    lease = Lease(SETTINGS, peers=[2])
+    lease.begin(epoch=1)
+    seq = lease.beat(now=0.0)
+    lease.answer(2, seq, 1, now=0.01)
+    # A lease's worth of heartbeats, plus one for the wait on their answers.
+    for beat in range(1, SETTINGS.beats + 2):
+        lease.beat(now=beat * 0.05)
+        assert not lease.expired, beat
+    lease.beat(now=(SETTINGS.beats + 2) * 0.05)
+    assert lease.expired and not lease.held
+
+
+def test_a_lapsed_lease_needs_a_heartbeat_sent_after_the_lapse() -> None:
+    lease = Lease(SETTINGS, peers=[2])
+    lease.begin(epoch=1)
+    old = lease.beat(now=0.0)
+    lease.answer(2, old, 1, now=0.01)
+    lease.lapse()
+    assert not lease.held and lease.granted  # granted once in this round
+    assert lease.answer(2, old, 1, now=0.3) is False  # a late answer to an old heartbeat
+    new = lease.beat(now=0.35)
+    assert lease.answer(2, new, 1, now=0.36) is True
+    assert lease.until == pytest.approx(0.55)
+
+
+def test_answers_beyond_the_horizon_are_ignored() -> None:
+    lease = Lease(SETTINGS, peers=[2])
+    lease.begin(epoch=1)
+    first = lease.beat(now=0.0)
+    for beat in range(1, lease.horizon + 1):
+        lease.beat(now=beat * 0.05)
+    assert lease.answer(2, first, 1, now=9.0) is False
+    assert lease.answer(2, lease.seq + 1, 1, now=9.0) is False  # not sent yet
