@@ -87,6 +87,7 @@ class SafetyChecker:
         self._held: defaultdict[int, set[tuple[int, int]]] = defaultdict(set)  # epoch → lives
         self._last: dict[int, tuple[int, int]] = {}  # node → (incarnation, epoch)
         self._open: dict[int, int] = {}  # epoch → index of its two_leaders still under way
+        self._pending: list[tuple[float, int, Any]] = []  # told by later(), not yet checked
         self._most = 0
 
     def observe(  # noqa: PLR0917 -- one state change, as every host reports it
@@ -135,6 +136,28 @@ class SafetyChecker:
             self._close(previous[2], when)
         if state == "leader":
             self._lead(node, incarnation, epoch, when)
+
+    def later(  # noqa: PLR0917 -- observe()'s arguments
+        self, node: int, incarnation: int, epoch: int, state: str, leader: int | None, at: float
+    ) -> None:
+        """:meth:`observe`, once :meth:`settle` is called: a host whose nodes report from
+        threads or processes of their own hears of their changes out of order, and the
+        run's states are those changes in the order of their ``at``."""
+        self._pending.append((at, len(self._pending), (node, incarnation, epoch, state, leader)))
+
+    def later_down(self, node: int, at: float) -> None:
+        """:meth:`down`, once :meth:`settle` is called (see :meth:`later`)."""
+        self._pending.append((at, len(self._pending), node))
+
+    def settle(self) -> None:
+        """Check the changes told by :meth:`later` and :meth:`later_down`, in time order."""
+        pending, self._pending = sorted(self._pending, key=lambda p: (p[0], p[1])), []
+        for at, _, what in pending:
+            if isinstance(what, tuple):
+                node, incarnation, epoch, state, leader = what
+                self.observe(node, incarnation, epoch, state, leader, at)
+            else:
+                self.down(what, at)
 
     def down(self, node: int, at: float | None = None) -> None:
         """Node ``node`` crashed: it is no longer part of the state."""

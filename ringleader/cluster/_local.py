@@ -265,6 +265,7 @@ class LocalCluster(SetUpOnEnter):
                 self._check(self._events.get_nowait())
             except queue.Empty:
                 break
+        self.safety.settle()
         if finished:
             self.safety.check_final({s.id: s.elected for s in statuses}, [s.id for s in statuses])
         self.trace_violations(self.safety)
@@ -291,8 +292,8 @@ class LocalCluster(SetUpOnEnter):
 
     def _check(self, event: NodeEvent) -> None:
         """Every state change makes a new state of the run: the checker sees it."""
-        if event.kind == "state":
-            self.safety.observe(
+        if event.kind == "state":  # the nodes' threads tell it out of order: settled later
+            self.safety.later(
                 event.node, event.incarnation, event.epoch, event.state, event.elected, event.at
             )
 
