@@ -6,13 +6,16 @@ a :mod:`ringleader.transport` network is :mod:`ringleader.actors.host`.  The pac
 - :mod:`~ringleader.actors.core` — :class:`Election`, one round at one node as a slide
   of the notes tells it (state, ``elected``, one handler per message kind), what it
   returns (:class:`Send`, :class:`SetTimer`, :class:`CancelTimer`, :class:`Notice`),
-  :class:`NodeView`, :class:`Bound` and :func:`agreement`;
+  :class:`NodeView` and :class:`Bound`;
+- :mod:`~ringleader.actors.checks` — the checks every mode runs, with one meaning
+  (at most one leader per epoch, the end-state checks, :func:`agreement`) and the
+  :class:`SafetyChecker` that runs them over a run's states;
 - :mod:`~ringleader.actors.algorithms` — the notes' seven algorithms, :data:`ALGORITHMS`
   by config name and the crash policy each lives with (:func:`crash_policy`);
 - :mod:`~ringleader.actors.crashes` — :class:`Member`, an election composed with the
   parts that survive crashes (failure detector, epochs, recovery, lease,
   :class:`CrashPolicy`);
-- :mod:`~ringleader.actors.simulation` — :func:`simulate` and the :class:`SafetyChecker`;
+- :mod:`~ringleader.actors.simulation` — :func:`simulate`;
 - :mod:`~ringleader.actors.faults` — a network that misbehaves on purpose (the
   ``[[faults]]`` entries: partition, loss, delay, duplicate, reorder, pause);
 - :mod:`~ringleader.actors.exploration` — ``ringleader explore``: every ordering of a run,
@@ -38,6 +41,7 @@ from .algorithms import (
     TreeElection,
     crash_policy,
 )
+from .checks import SafetyChecker, Violation, agreement
 from .core import (
     Action,
     Around,
@@ -52,7 +56,6 @@ from .core import (
     Notice,
     Send,
     SetTimer,
-    agreement,
 )
 from .crashes import (
     DETECTOR_DEFAULTS,
@@ -71,7 +74,7 @@ from .crashes import (
     Situation,
     proclaim_in_own_round,
 )
-from .simulation import Fault, SafetyChecker, SimulationResult, Violation, simulate
+from .simulation import Fault, SimulationResult, simulate
 from .tracing import (
     EVENTS,
     VECTOR_LIMIT,

@@ -139,15 +139,35 @@ def test_epochs_of_new_rounds_never_collide() -> None:
 
 def test_the_checker_flags_two_leaders_an_older_epoch_and_a_wrong_final_leader() -> None:
     checker = SafetyChecker({i: Candidate(i, i) for i in (1, 2, 3)})
-    checker.observe(3, 1, 2, "leader", 3)
-    checker.observe(2, 1, 2, "leader", 2)  # a second leader in epoch 2
-    checker.observe(1, 1, 4, "not_leader", 3)
-    checker.observe(1, 1, 3, "not_leader", 2)  # went back to an older epoch
-    checker.check_final({1: 2, 2: 2}, live=[1, 2])  # 2 is the largest live: fine
-    checker.check_final({1: 3, 2: 2}, live=[1, 2])  # 3 crashed
+    checker.observe(3, 1, 2, "leader", 3, at=0.1)
+    checker.observe(2, 1, 2, "leader", 2, at=0.2)  # a second leader in epoch 2, at once
+    checker.observe(1, 1, 4, "not_leader", 3, at=0.3)
+    checker.observe(1, 1, 3, "not_leader", 2, at=0.4)  # went back to an older epoch
+    checker.down(3, at=0.5)  # 3 crashes: P2 leads epoch 2 alone from then on
+    checker.check_final({1: 3, 2: 2}, live=[1, 2])  # 1 names 3, which crashed
     kinds = [v.kind for v in checker.violations]
-    assert kinds == ["two_leaders", "older_epoch", "wrong_leader"]
+    assert kinds == ["two_leaders", "older_epoch", "disagreement"]
+    clash = checker.violations[0]
+    assert (clash.at, clash.until, clash.nodes, clash.epoch, clash.node) == (0.2, 0.5, (2, 3), 2, 2)
+    assert clash.as_dict()["nodes"] == [2, 3] and "P2 and P3 lead epoch 2" in str(clash)
     assert checker.max_leaders_per_epoch == 2
+
+
+def test_the_checker_flags_a_reused_epoch_and_the_wrong_final_leader() -> None:
+    """Two leaders one after the other in one epoch are not at once (the explorer's
+    ``two_leaders``), but the epoch is a fencing token with two holders."""
+    checker = SafetyChecker({i: Candidate(i, i) for i in (1, 2, 3)})
+    checker.observe(2, 1, 1, "leader", 2, at=0.1)
+    checker.observe(2, 1, 1, "not_leader", 3, at=0.2)
+    checker.observe(3, 1, 1, "leader", 3, at=0.3)  # P2 held the token before
+    checker.observe(3, 1, 1, "not_leader", 2, at=0.4)
+    checker.observe(2, 1, 1, "leader", 2, at=0.5)  # P2 again: P3 held it since
+    checker.observe(1, 1, 1, "not_leader", 2, at=0.6)
+    checker.check_final({1: 2, 2: 2, 3: 2}, live=[1, 2, 3])  # 3 is the largest
+    kinds = [(v.kind, v.nodes) for v in checker.violations]
+    assert kinds == [("reused_epoch", (2, 3))] * 2 + [("wrong_leader", (2, 3))]
+    assert [v.at for v in checker.violations] == [0.3, 0.5, None]
+    assert checker.max_leaders_per_epoch == 1 and checker.leaders_by_epoch() == {1: [2, 3]}
 
 
 # -- real runs ------------------------------------------------------------------------
@@ -263,7 +283,10 @@ def test_without_faults_or_run_for_a_run_ends_after_the_first_election() -> None
     config = load_config(None).replace(transport="memory")
     assert not config.detector
     report = ringleader.run(config)
-    assert report.ok and report.safety is None and report.heartbeats == 0
+    assert report.ok and report.heartbeats == 0 and not report.elections
+    # Its every state was checked all the same, and it has no crash schedule to report.
+    assert report.safety is not None and not report.safety.violations
+    assert "elections" not in report.as_dict() and "faults" not in report.as_dict()
 
 
 def _printed(render: Callable[[Console], None]) -> str:

@@ -133,6 +133,39 @@ def test_stepping_through_a_crash_shows_what_the_trace_says(browser: Any, tmp_pa
     assert "heartbeat events" in browser.page_source
 
 
+def test_a_broken_check_is_marked_from_its_moment_on(browser: Any, tmp_path: Path) -> None:
+    """A run's ``violation`` event: a line across every node at its step, hidden
+    before it, its words in its title."""
+    import ringleader
+    from ringleader.topologies import load_config
+
+    root = Path(__file__).resolve().parent.parent
+    trace_file = tmp_path / "pause.jsonl"
+    config = load_config(root / "examples" / "explore" / "bully_pause.toml")
+    assert not ringleader.run(config, simulate=True, trace=trace_file).safe
+    page = tmp_path / "pause.html"
+    write_view(trace_file, page)
+    events = parse_trace(trace_file.read_text(encoding="utf-8").splitlines()).events
+    at = next(i for i, e in enumerate(events) if e["event"] == "violation") + 1
+
+    browser.get(page.as_uri())
+    (mark,) = browser.find_elements("css selector", "line.mark.violation")
+    title = mark.find_element("tag name", "title").get_attribute("textContent")
+    assert title == "✗ unsafe (two_leaders): P2 and P3 lead epoch 1"
+    assert not mark.is_displayed()
+
+    def step_to(k: int) -> None:
+        browser.execute_script(
+            f"const s = document.getElementById('slider'); s.value = {k};"
+            "s.dispatchEvent(new Event('input'));"
+        )
+
+    step_to(at - 1)
+    assert not mark.is_displayed()
+    step_to(at)
+    assert mark.is_displayed()
+
+
 def test_the_page_needs_no_network(tmp_path: Path) -> None:
     trace_file = tmp_path / "t.jsonl"
     trace_file.write_text(crash_trace(), encoding="utf-8")

@@ -11,7 +11,6 @@
 - :class:`NodeView` is what one node knows of its place; :class:`Candidate` the
   criterion, ``(capacity, id)``.
 - :class:`Bound` is the notes' message count for an arrangement (:class:`Graph`).
-- :func:`agreement` says when a cluster has a leader.
 - :class:`ClusterDefinition` is what defines a cluster (its members, algorithm and the
   settings its lease rests on); its digest is the cluster id every frame carries, and
   :func:`describe_difference` says how two differ.
@@ -27,7 +26,6 @@ from ._actions import (
     SetTimer,
     StateChanged,
 )
-from ._agreement import Stance, agreement
 from ._bound import Bound, Graph
 from ._definition import ClusterDefinition, DefinedNode, Difference, describe_difference
 from ._election import RESERVED_KINDS, Around, Election, NodeState, frozen
@@ -54,9 +52,7 @@ __all__ = [
     "Publish",
     "Send",
     "SetTimer",
-    "Stance",
     "StateChanged",
-    "agreement",
     "describe_difference",
     "frozen",
 ]

@@ -25,7 +25,18 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
-from ringleader.actors.core import Bound, NodeState
+from ringleader.actors.checks import (
+    FAILED,
+    NOT_CHECKED,
+    OUT_OF_SCOPE,
+    PASSED,
+    Stance,
+    leaders_words,
+    two_leaders,
+)
+from ringleader.actors.checks import end_check as _end_check
+from ringleader.actors.checks import end_verdicts as _end_verdicts
+from ringleader.actors.core import Bound
 
 from ._model import Model
 from ._nodes import CRASHED
@@ -43,6 +54,7 @@ __all__ = [
     "end_check",
     "end_verdicts",
     "leaders_clash",
+    "stances",
 ]
 
 #: Every kind of violation, in the order they are reported.
@@ -56,17 +68,6 @@ KINDS = (
 )
 #: The end-state checks, in the order :func:`end_verdicts` applies them.
 END_KINDS = KINDS[1:5]
-
-#: A check held wherever it was applied, and was applied wherever it could have been.
-PASSED = "passed"
-#: A check failed somewhere (the first counterexample is a :class:`Finding`).
-FAILED = "failed"
-#: A check was not applied everywhere it could have been: no end state was reached, or
-#: one lacked what the check needs (every live node decided); the verdict says why.
-NOT_CHECKED = "not_checked"
-#: In one end state: the check does not apply there, and is not missed (``wrong_leader``
-#: where a node crashed: the notes' claim is about runs without a crash).
-OUT_OF_SCOPE = "out_of_scope"
 
 
 @dataclass(frozen=True)
@@ -83,118 +84,42 @@ class Finding:
         return {"kind": self.kind, "detail": self.detail, "count": self.count}
 
 
-def _stances(model: Model, state: tuple[int, ...]) -> dict[int, tuple[NodeState, int | None, int]]:
+def stances(model: Model, state: tuple[int, ...]) -> dict[int, Stance]:
+    """What each live node says in ``state``, by node id, as the checks read a state."""
     return {
         model.ids[i]: model.nodes[i].stance[state[i]] for i in range(model.n) if state[i] != CRASHED
     }
 
 
 def leaders_clash(model: Model, state: tuple[int, ...]) -> str:
-    """Who leads which epoch together in ``state`` (which :meth:`Model.expand` flagged)."""
-    by_epoch: dict[int, list[int]] = {}
-    for node, (stance, _, epoch) in _stances(model, state).items():
-        if stance is NodeState.LEADER:
-            by_epoch.setdefault(epoch, []).append(node)
-    clashes = [
-        f"{' and '.join(f'P{node}' for node in nodes)} lead epoch {epoch}"
-        for epoch, nodes in sorted(by_epoch.items())
-        if len(nodes) > 1
-    ]
-    return "; ".join(clashes)
+    """Who leads which epoch together in ``state`` (``""``: nobody shares an epoch)."""
+    return leaders_words(two_leaders(stances(model, state)))
+
+
+def _expected(model: Model, state: tuple[int, ...]) -> int | None:
+    """The node the notes' elections elect: the largest ``(capacity, id)``; ``None``
+    where a node crashed (nobody can notice it in an explored run)."""
+    if model.crashed(state):
+        return None
+    return max(view.candidate for view in model.views).id
 
 
 def end_verdicts(model: Model, state: tuple[int, ...]) -> list[tuple[str, str, str | None]]:
     """Each end-state check in ``state``, on its own: ``(kind, status, text)``, where
     ``status`` is :data:`PASSED` (``text`` ``None``), :data:`FAILED` (``text`` says
-    what is wrong), :data:`NOT_CHECKED` (``text`` says why) or :data:`OUT_OF_SCOPE`."""
-    stances = _stances(model, state)
-    if not stances:  # everyone crashed: nobody left to decide, or to name anyone
-        return [
-            *((kind, PASSED, None) for kind in END_KINDS[:3]),
-            ("wrong_leader", OUT_OF_SCOPE, "a node crashed"),
-        ]
-    undecided = sorted(node for node, (s, _, _) in stances.items() if s is NodeState.UNDECIDED)
-    decided = {node: view for node, view in stances.items() if node not in undecided}
-    crashed = set(model.crashed(state))
-    verdicts: list[tuple[str, str, str | None]] = []
-    if undecided:
-        who = ", ".join(f"P{node}" for node in undecided)
-        verb = "it is" if len(undecided) == 1 else "they are"
-        verdicts.append(("undecided", FAILED, f"{who} never decided ({verb} live)"))
-    else:
-        verdicts.append(("undecided", PASSED, None))
-    verdicts.append(("disagreement", *_agreement(stances, decided, crashed, bool(undecided))))
-    verdicts.append(("crashed_leader", *_alive(stances, decided, crashed)))
-    best = max(view.candidate for view in model.views).id
-    verdicts.append(("wrong_leader", *_largest(stances, decided, crashed, best, undecided)))
-    return verdicts
-
-
-_Stances = dict[int, tuple[NodeState, int | None, int]]
-NO_DECISION = "a live node never decided"
-
-
-def _agreement(
-    stances: _Stances, decided: _Stances, crashed: set[int], undecided: bool
-) -> tuple[str, str | None]:
-    """All live nodes name one leader in one epoch, which says it leads (or crashed:
-    that is ``crashed_leader``'s)."""
-    named = {(elected, epoch) for _, elected, epoch in decided.values()}
-    if len(named) > 1:
-        views = ", ".join(
-            f"P{node} names P{elected} (epoch {epoch})"
-            for node, (_, elected, epoch) in sorted(decided.items())
-        )
-        return FAILED, views
-    if undecided:
-        return NOT_CHECKED, NO_DECISION
-    ((leader, _),) = named
-    if leader not in crashed and (
-        leader not in stances or stances[leader][0] is not NodeState.LEADER
-    ):
-        return FAILED, f"every live node names P{leader}, which does not say it leads"
-    return PASSED, None
-
-
-def _alive(stances: _Stances, decided: _Stances, crashed: set[int]) -> tuple[str, str | None]:
-    """No live node names a node that crashed."""
-    dead = sorted({elected for _, elected, _ in decided.values() if elected in crashed})
-    if not dead:
-        return PASSED, None
-    leader = dead[0]
-    naming = sorted(node for node, (_, elected, _) in decided.items() if elected == leader)
-    if len(naming) == len(stances):
-        return FAILED, f"every live node names P{leader}, which crashed"
-    who = ", ".join(f"P{node}" for node in naming)
-    return FAILED, f"{who} name{'s' * (len(naming) == 1)} P{leader}, which crashed"
-
-
-def _largest(
-    stances: _Stances, decided: _Stances, crashed: set[int], best: int, undecided: list[int]
-) -> tuple[str, str | None]:
-    """Without a crash, every live node names the largest ``(capacity, id)``, and it leads."""
-    if crashed:
-        return OUT_OF_SCOPE, "a node crashed"
-    others = {node: elected for node, (_, elected, _) in decided.items() if elected != best}
-    if others and len(others) == len(stances) and len(set(others.values())) == 1:
-        return FAILED, f"P{next(iter(others.values()))} was elected, not P{best}, the largest"
-    if others:
-        views = ", ".join(f"P{node} names P{elected}" for node, elected in sorted(others.items()))
-        return FAILED, f"{views}; the largest is P{best}"
-    if undecided:
-        return NOT_CHECKED, NO_DECISION
-    if stances[best][0] is not NodeState.LEADER:
-        return FAILED, f"every live node names P{best}, the largest, which does not say it leads"
-    return PASSED, None
+    what is wrong), :data:`NOT_CHECKED` (``text`` says why) or :data:`OUT_OF_SCOPE` —
+    :func:`ringleader.actors.checks.end_verdicts`, asked of an explored state."""
+    return _end_verdicts(
+        stances(model, state), crashed=model.crashed(state), expected=_expected(model, state)
+    )
 
 
 def end_check(model: Model, state: tuple[int, ...]) -> tuple[str, str] | None:
     """The first violation of the end-state checks in ``state``, as (kind, detail)."""
-    for kind, status, text in end_verdicts(model, state):
-        if status == FAILED:
-            assert text is not None
-            return kind, text
-    return None
+    found = _end_check(
+        stances(model, state), crashed=model.crashed(state), expected=_expected(model, state)
+    )
+    return None if found is None else (found.kind, found.detail)
 
 
 @dataclass(frozen=True)

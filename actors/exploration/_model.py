@@ -41,8 +41,9 @@ __all__ = ["Event", "Model", "NewLink", "Step"]
 
 #: A step as the search records it: what happened (see :attr:`Model.events`).
 Event = tuple[Any, ...]
-#: ``(event number, next state, messages sent, two leaders now)``.
-Step = tuple[int, tuple[int, ...], int, bool]
+#: ``(event number, next state, messages sent, the node that came to lead or -1)``: only
+#: such a step can make two leaders at once (:func:`~ringleader.actors.checks.co_leaders`).
+Step = tuple[int, tuple[int, ...], int, int]
 #: A step at one node, resolved for the search: ``(event number, the node's next state,
 #: its sends as (receiver index, link slot in the state, message, FIFO), the epoch it
 #: now leads if it did not before, else 0, the timers it (re)set with their delays)``.
@@ -253,8 +254,7 @@ class Model:
                         successor[slot] = channels.push(there, sent) if after is None else after
                 else:
                     self._land(successor, to, pushes)
-                clash = bool(lead) and self._clash(successor, to, lead)
-                append((number, tuple(successor), len(pushes), clash))
+                append((number, tuple(successor), len(pushes), to if lead else -1))
                 if faulty:
                     self._mishaps(state, link, message, rest, out)
         timers_any = self.timers_any
@@ -317,7 +317,7 @@ class Model:
             successor = list(state)
             successor[n + link] = rest
             successor[x + 1] -= 1
-            out.append((self.event(("lose", link, message)), tuple(successor), 0, False))
+            out.append((self.event(("lose", link, message)), tuple(successor), 0, -1))
 
     def _faults(self, state: tuple[int, ...], out: list[Step]) -> None:
         """The faults that may strike in ``state`` (not an end state)."""
@@ -329,7 +329,7 @@ class Model:
                 successor = list(state)
                 successor[base + k] += 1
                 what = "partition" if phase == _BEFORE else "heal"
-                out.append((event((what, k)), tuple(successor), 0, False))
+                out.append((event((what, k)), tuple(successor), 0, -1))
         base += len(self.groups)
         for k in range(len(self.paused_nodes)):
             phase = state[base + k]
@@ -337,7 +337,7 @@ class Model:
                 successor = list(state)
                 successor[base + k] += 1
                 what = "pause" if phase == _BEFORE else "resume"
-                out.append((event((what, k)), tuple(successor), 0, False))
+                out.append((event((what, k)), tuple(successor), 0, -1))
         if state[x]:
             for i in range(n):
                 if state[i] != CRASHED and self.crashable[i]:
@@ -348,7 +348,7 @@ class Model:
                     if self.timed:
                         successor[self.clock_base + i] = 0  # its timers die with it
                     successor[x] -= 1
-                    out.append((event(("crash", i)), tuple(successor), 0, False))
+                    out.append((event(("crash", i)), tuple(successor), 0, -1))
 
     def _entry(self, i: int, local: int, key: Any) -> Entry:
         """What the step ``key`` does at node ``i`` in state ``local``, for the search:
@@ -391,8 +391,7 @@ class Model:
             at = self.clock_base + i
             successor[at] = self.clocks.after(state[at], self.nodes[i].timers[new], sets)
         self._land(successor, i, pushes)
-        clash = bool(lead) and self._clash(successor, i, lead)
-        return number, tuple(successor), len(pushes), clash
+        return number, tuple(successor), len(pushes), i if lead else -1
 
     def _least(self, state: tuple[int, ...], paused: Any) -> int:
         """The least time left on a pending timer of a live node that is not paused."""
@@ -420,15 +419,7 @@ class Model:
         at = base + i
         successor[at] = clocks.after(successor[at], self.nodes[i].timers[new], sets)
         self._land(successor, i, pushes)
-        clash = bool(lead) and self._clash(successor, i, lead)
-        return number, tuple(successor), len(pushes), clash
-
-    def _clash(self, state: list[int], i: int, epoch: int) -> bool:
-        """Whether another live node than ``i`` leads ``epoch`` in ``state``."""
-        for j, other in enumerate(self.nodes):
-            if j != i and state[j] != CRASHED and other.leading[state[j]] == epoch:
-                return True
-        return False
+        return number, tuple(successor), len(pushes), i if lead else -1
 
     def _across(self, state: Any, i: int, j: int) -> bool:
         """Whether a partition under way in ``state`` separates nodes ``i`` and ``j``."""

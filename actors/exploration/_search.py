@@ -16,9 +16,19 @@ import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
+from ringleader.actors.checks import co_leaders
 from ringleader.actors.core import Bound, Election, NodeView
 
-from ._checks import KINDS, Finding, Tally, Verdict, bound_check, end_verdicts, leaders_clash
+from ._checks import (
+    KINDS,
+    Finding,
+    Tally,
+    Verdict,
+    bound_check,
+    end_verdicts,
+    leaders_clash,
+    stances,
+)
 from ._graph import Graph
 from ._model import Model, NewLink
 from ._options import Options
@@ -192,6 +202,7 @@ class _Search:
         states.append(initial)
         index[initial] = 0
         expand, ends, found, tally = model.expand, self.ends, self._found, self.tally
+        ids, findings = model.ids, self.findings
         max_states, max_depth, progress = self.max_states, self.max_depth, self.progress
         head, depth, level_end = 0, 0, 1
         stopped: str | None = None
@@ -208,7 +219,7 @@ class _Search:
                 ends.append(head)
                 for kind, detail in tally.add(end_verdicts(model, state)):
                     found(kind, detail, head)
-            for number, successor, messages, clash in steps:
+            for number, successor, messages, lead in steps:
                 to = index.get(successor)
                 if to is None:
                     if len(states) >= max_states:
@@ -218,8 +229,11 @@ class _Search:
                     index[successor] = to
                     states.append(successor)
                     parent.append(len(target))
-                    if clash:
-                        found("two_leaders", leaders_clash(model, successor), to)
+                    # Only a node that came to lead can make two lead one epoch at once.
+                    if lead >= 0 and co_leaders(stances(model, successor), ids[lead]):
+                        # Only the first one found is told in words.
+                        told = "two_leaders" in findings
+                        found("two_leaders", "" if told else leaders_clash(model, successor), to)
                 target.append(to)
                 sent.append(messages)
                 event.append(number)

@@ -41,10 +41,15 @@ class Reporter:
         self.leadership = leadership
         #: What the member said last: its state, the leader it names, its epoch.
         self.said = said
+        #: When it last changed, until its ``"state"`` notice reports it.
+        self.changed_at: float | None = None
 
     def changed(self, change: StateChanged) -> None:
-        """The member's state changed (its ``"state"`` notice reports it)."""
+        """The member's state changed (its ``"state"`` notice reports it, after the
+        sends the change came with, but dated now: another node may act on those sends
+        before the notice goes out, and the checks order the run's states by time)."""
         self.said = (NodeState(change.state), change.elected, change.epoch)
+        self.changed_at = time.monotonic()
 
     def publish(self, publish: Publish) -> None:
         """Publish what the member believes, for readers on other threads."""
@@ -72,6 +77,8 @@ class Reporter:
         if self.events is None:
             return
         state, elected, said_epoch = self.said
+        if kind == "state" and at is None and self.changed_at is not None:
+            at, self.changed_at = self.changed_at, None
         self.events(
             NodeEvent(
                 self.node,

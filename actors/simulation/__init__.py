@@ -1,11 +1,13 @@
-"""Running elections without threads or sockets: the simulator and the safety checker.
+"""Running elections without threads or sockets: the simulator.
 
 :func:`simulate` runs :class:`~ringleader.actors.Member` objects — the very ones the node
-actors host — deterministically in virtual time; :class:`SafetyChecker` watches a run
-(any host's) for two leaders in one epoch and the like.
+actors host — deterministically in virtual time; the
+:class:`~ringleader.actors.checks.SafetyChecker` watches every state the run passes
+through (for two leaders in one epoch and the like).
 """
 
-from ._safety import SafetyChecker, Violation
+from ringleader.actors.checks import SafetyChecker, Violation
+
 from ._simulator import Fault, SimulationResult, simulate
 
 __all__ = ["Fault", "SafetyChecker", "SimulationResult", "Violation", "simulate"]

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ringleader.actors.algorithms import crash_policy
+from ringleader.actors.checks import SafetyChecker
 from ringleader.actors.core import (
     Action,
     CancelTimer,
@@ -46,7 +47,6 @@ from ringleader.actors.faults import Misbehaving, NetworkFault, Partition, Pause
 from ringleader.actors.tracing import Record
 
 from ._queue import EventQueue
-from ._safety import SafetyChecker
 
 __all__ = ["Fault", "SimulationResult", "simulate"]
 
@@ -362,10 +362,14 @@ class _Simulation:
     def observe(self, now: float, slot: _Node, change: StateChanged) -> None:
         """``slot``'s node changed its state, as it reports."""
         state, elected, epoch = str(change.state), change.elected, change.epoch
-        self.safety.observe(slot.id, slot.life, epoch, state, elected, now)
+        safety = self.safety
+        found = len(safety.violations)
+        safety.observe(slot.id, slot.life, epoch, state, elected, now)
         if self.records is not None:
             variables = slot.member.election.variables()
             self.record(now, slot.id, "state", state, elected, epoch, variables)
+            for violation in safety.violations[found:]:  # the state it made is checked
+                self.record(now, slot.id, "violation", violation)
 
     def fault(self, now: float, node: int, action: str | tuple[str, object]) -> None:
         if isinstance(action, tuple):  # the network: partition, heal, pause, resume
@@ -375,6 +379,7 @@ class _Simulation:
         crashed, slot = self.result.crashed, self.slots[node]
         if action == "crash" and node not in crashed:
             crashed.add(node)
+            self.safety.down(node, now)
             slot.down = True
             slot.life += 1  # its timers die with it
             if self.records is not None:

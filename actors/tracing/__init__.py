@@ -36,6 +36,10 @@ a list of lists of node ids) and ``heal`` say when the network split and healed,
 ``pause`` and ``resume`` (with ``seconds`` when known) when a node stood still; a send
 delivered more than once has ``copies``.
 
+A ``violation`` is a check of :mod:`ringleader.actors.checks` that the state the run had
+just come to broke: ``check`` (its kind, e.g. ``two_leaders``), ``nodes``, ``epoch`` and
+``detail`` (in words); its ``node`` is the node whose state change broke it.
+
 A node's *part* (``ringleader node --trace``: one node's events, alone in its process)
 has absolute ``t`` (wall-clock seconds) and names each message by its wire key —
 ``"sender:incarnation:receiver:sequence"``, which both ends know — and its clocks count

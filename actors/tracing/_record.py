@@ -29,6 +29,8 @@ EVENTS = (
     "heal",
     "pause",
     "resume",
+    # a check of every state broken (:mod:`ringleader.actors.checks`): when, by whom
+    "violation",
     # the first line of a trace: what ran (see ``_writer.py``); never recorded
     "header",
 )

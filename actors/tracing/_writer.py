@@ -113,6 +113,11 @@ def _events(records: Iterable[Record], began: float, heartbeats: bool) -> Iterat
                 line["vars"] = _variable(details[3])
         elif event == "suspect":
             line.update(peer=details[0], epoch=details[1])
+        elif event == "violation":  # a Violation, or its fields
+            found = details[0]
+            line.update(
+                check=found.kind, nodes=list(found.nodes), epoch=found.epoch, detail=found.detail
+            )
         elif details and event in _NETWORK:  # partition, heal: groups; pause: seconds
             line[_NETWORK[event]] = details[0]
         yield line

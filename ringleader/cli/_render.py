@@ -127,14 +127,29 @@ def _print_crashes(console: Console, report: Report) -> None:
             end_section=False,
         )
     console.print(table)
+
+
+def _print_checks(console: Console, report: Report, *, crashes: bool) -> None:
+    """A crash schedule's faults and elections; the checks' verdict with a crash
+    schedule, or when a check was broken."""
+    if crashes:
+        _print_crashes(console, report)
+    if report.safety is not None and (crashes or report.safety.violations):
+        _print_safety(console, report)
+
+
+def _print_safety(console: Console, report: Report) -> None:
+    """The checks over every state of the run: how many led one epoch at once, and
+    each violation, with its moment (the problems repeat them)."""
     assert report.safety is not None
     violations = report.safety.violations
     verdict = (
-        "[green]no violation[/]" if not violations else f"[red]{len(violations)} violations[/]"
+        "[green]no violation[/]"
+        if not violations
+        else f"[red]{len(violations)} violation{'s' if len(violations) > 1 else ''}[/]"
     )
-    console.print(
-        f"Safety: at most {report.safety.max_leaders_per_epoch} leader per epoch; {verdict}"
-    )
+    most = report.safety.max_leaders_per_epoch
+    console.print(f"Safety: at most {most} leader{'s' * (most > 1)} per epoch; {verdict}")
 
 
 def _messages_text(report: Report) -> str:
@@ -181,10 +196,10 @@ def print_report(console: Console, report: Report) -> None:
     else:
         console.print(f"Leader: [bold red]none[/] ({len(report.leaders)} nodes claim to lead)")
     console.print(_messages_text(report))
-    if report.safety is not None:
-        _print_crashes(console, report)
+    crashes = report.first_election_messages is not None  # a crash schedule
+    _print_checks(console, report, crashes=crashes)
     # A supervised run's time is the whole run (faults, run_for), not one election's.
-    what = "the run" if report.safety is not None else "election"
+    what = "the run" if crashes else "election"
     console.print(_time_text(report, what))
     for line in rejection_lines(report.rejected_frames):
         console.print(line)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import pykka
 
-from ringleader.actors import Election, Member, NodeTrace, crash_policy
+from ringleader.actors import Election, Member, NodeTrace, SafetyChecker, crash_policy
 from ringleader.actors.faults import Misbehaving, Partition
 from ringleader.actors.host import (
     Boot,
@@ -71,6 +71,8 @@ class LocalCluster(SetUpOnEnter):
         self._policy = crash_policy(self.algorithm)
         self._progress = progress or no_progress
         self._tally = Tally(len(config.nodes))
+        #: Every state the run passes through, checked (see :meth:`elect`).
+        self.safety = SafetyChecker({spec.id: spec.candidate for spec in config.nodes})
         self._slots = {spec.id: slot for slot, spec in enumerate(config.nodes)}
         self._deadline = Deadline(config.timeout)
         self._events: queue.SimpleQueue[NodeEvent] = queue.SimpleQueue()
@@ -252,11 +254,21 @@ class LocalCluster(SetUpOnEnter):
         """Start the initiators, wait for the election to end, and report it."""
         config = self.config
         began = time.monotonic()
+        self.safety.began = began
         self.start_initiators()
         log.info("electing: %d nodes, %d initiators", config.n, len(config.initiators))
         quiet = self._wait_quiet() if self._wait_decided() else None
         finished = quiet is not None
         statuses = quiet if quiet is not None else self.statuses()  # the last sweep is final
+        while True:  # the state changes since every node decided: checked too
+            try:
+                self._check(self._events.get_nowait())
+            except queue.Empty:
+                break
+        self.safety.settle()
+        if finished:
+            self.safety.check_final({s.id: s.elected for s in statuses}, [s.id for s in statuses])
+        self.trace_violations(self.safety)
         ends = [s.last_activity for s in statuses if s.last_activity is not None]
         return Report.from_statuses(
             statuses,
@@ -269,7 +281,21 @@ class LocalCluster(SetUpOnEnter):
             elapsed_s=(max(ends) - began) if ends else None,
             setup_s=self.setup_s,
             finished=finished,
+            safety=self.safety,
         )
+
+    def trace_violations(self, safety: SafetyChecker) -> None:
+        """Put the checks the run broke in its trace, where each was broken."""
+        if self.trace is not None:
+            for violation in safety.violations:
+                self.trace.violation(safety.began, violation)
+
+    def _check(self, event: NodeEvent) -> None:
+        """Every state change makes a new state of the run: the checker sees it."""
+        if event.kind == "state":  # the nodes' threads tell it out of order: settled later
+            self.safety.later(
+                event.node, event.incarnation, event.epoch, event.state, event.elected, event.at
+            )
 
     def _wait_decided(self) -> bool:
         """Until every node has decided; the progress shows them and the messages sent,
@@ -287,6 +313,7 @@ class LocalCluster(SetUpOnEnter):
             except queue.Empty:
                 self._progress("electing", len(decided), n, tally.total())
                 continue
+            self._check(event)
             if event.state != "undecided":
                 decided.add(event.node)
                 self._progress("electing", len(decided), n, tally.total())

@@ -40,7 +40,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
-from ringleader.actors import merge_parts, read_trace
+from ringleader.actors import SafetyChecker, merge_parts, read_trace
 from ringleader.actors.faults import Partition
 from ringleader.actors.host import NodeEvent, NodeStatus, leave_signals_to_main
 from ringleader.errors import SetupError, TransportError
@@ -528,6 +528,28 @@ class ProcessCluster(SetUpOnEnter):
                 self._merge_trace(self._trace)
         finally:
             shutil.rmtree(self._tmpdir, ignore_errors=True)
+
+    def trace_violations(self, safety: SafetyChecker) -> None:
+        """Put the checks the run broke in its trace, where each was broken (the
+        parts' clock is the wall clock; the checker's, the monotonic one)."""
+        if self._trace is None:
+            return
+        wall = time.time() - time.monotonic()
+        for violation in safety.violations:
+            if violation.at is None:
+                continue  # the end state's: the report says it
+            node = violation.node if violation.node is not None else violation.nodes[0]
+            self._faults.append(
+                {
+                    "event": "violation",
+                    "t": wall + safety.began + violation.at,
+                    "node": node,
+                    "check": violation.kind,
+                    "nodes": list(violation.nodes),
+                    "epoch": violation.epoch,
+                    "detail": violation.detail,
+                }
+            )
 
     def _merge_trace(self, path: Path) -> None:
         """The children's parts (and the crashes) as one trace."""

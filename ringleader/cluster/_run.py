@@ -133,10 +133,13 @@ def _run(
             done: pykka.Future[Report] = pykka.ThreadingFuture()
             supervisor.tell(Supervise(done))
             try:
-                return done.get(timeout=config.timeout + 30.0)
+                report = done.get(timeout=config.timeout + 30.0)
             except pykka.Timeout:  # the supervisor ends a run at its timeout: it is stuck
                 raise TransportError(
                     f"the run did not end within its {config.timeout:g} s timeout and 30 s more"
                 ) from None
+            if report.safety is not None:
+                cluster.trace_violations(report.safety)
+            return report
     finally:
         supervisor.stop()

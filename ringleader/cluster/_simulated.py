@@ -260,8 +260,11 @@ def _report(
         "mode": "simulated",
     }
     candidates = {spec.id: spec.candidate for spec in config.nodes}
+    assert result.safety is not None  # every state of the run went through the checks
     if not config.detector:  # one election, nobody crashed: each node's line, no more
         stale = sum(member.stale for member in result.nodes.values())
+        if finished:
+            result.safety.check_final(result.elected, set(result.live))
         report = Report(
             n=len(result.nodes),
             nodes=[
@@ -271,6 +274,7 @@ def _report(
             messages_by_type={},
             expected_leader=max(candidates.values()).id,
             rejected_frames={"stale_epoch": stale} if stale else {},
+            safety=result.safety,
             **fields,
         )
     else:
@@ -291,7 +295,6 @@ def _report(
             )
             for node, member in sorted(result.nodes.items())
         ]
-        assert result.safety is not None
         if finished:
             result.safety.check_final(result.elected, live)
         metrics = _metrics(result, faults, config.settings.get("suspect_after"))

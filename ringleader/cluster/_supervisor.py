@@ -102,6 +102,7 @@ class SupervisorActor(pykka.ThreadingActor):
         assert self.cluster is not None
         self._done = done
         self._began = self._last_change = time.monotonic()
+        self._safety.began = self._began
         self._deadline = Deadline(self.config.timeout - self.cluster.setup_s)
         self._metrics.begin(self._began)
         self.cluster.start_initiators()
@@ -117,7 +118,7 @@ class SupervisorActor(pykka.ThreadingActor):
         if event.kind == "state":
             node.state, node.elected, node.epoch = event.state, event.elected, event.epoch
             self._last_change = event.at
-            self._safety.observe(
+            self._safety.later(  # the nodes tell it out of order: checked in time order
                 event.node, event.incarnation, event.epoch, event.state, event.elected, event.at
             )
             if event.state == "leader":
@@ -211,6 +212,7 @@ class SupervisorActor(pykka.ThreadingActor):
         log.info("crashing node %s", target)
         node.last = self.cluster.crash(target)
         node.crashed = True
+        self._safety.later_down(target, now)
         self._metrics.crashed(fault.crash, target, now)
         self._last_change = now
         if fault.restart_after is not None:
@@ -251,6 +253,7 @@ class SupervisorActor(pykka.ThreadingActor):
         assert self.cluster is not None and self._done is not None
         statuses = {s.id: s for s in self.cluster.statuses()}
         live = self._live()
+        self._safety.settle()
         if finished:
             self._safety.check_final({i: statuses[i].elected for i in live}, live)
         report = self._report(statuses, finished)

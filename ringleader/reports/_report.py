@@ -107,8 +107,10 @@ class Report:
     """The outcome of one election run.
 
     ``finished``: every node decided and no message was left in flight before the
-    timeout.  ``safe``: no two leaders, and no node's ``elected`` names anyone but the
-    node with the largest ``(capacity, id)`` (notes 000's safety condition).
+    timeout.  ``safe``: no check of :mod:`ringleader.actors.checks` broken in any state
+    the run passed through (``safety``: the checker that saw them all; without one, the
+    end states alone: no two leaders, and no node's ``elected`` names anyone but the node
+    with the largest ``(capacity, id)``, notes 000's safety condition).
     ``agreed``: every node that is not crashed has ``elected == leader``.
     """
 
@@ -302,23 +304,33 @@ class Report:
                 if undecided
                 else "did not finish in time (messages still in flight)"
             )
-        if self.safety is not None:
+        if self.safety is not None:  # every state of the run was checked
             problems.extend(f"unsafe: {v}" for v in self.safety.violations[:10])
             if len(self.safety.violations) > 10:
                 problems.append(f"… and {len(self.safety.violations) - 10} more violations")
             if self.safety.violations and self.assumption:
                 problems.append(self.assumption)
-            if (
-                self.bound_counted
-                and self.first_election_messages is not None
-                and not self.bound_holds
-            ):
+        if self.first_election_messages is not None:
+            if self.bound_counted and not self.bound_holds:
                 relation = "=" if self.bound.exact else "≤"
                 problems.append(
                     f"the first election took {self.first_election_messages} messages, but the "
                     f"notes give {self.bound.formula} {relation} {self.bound.value}"
                 )
             return problems
+        if self.safety is None:  # only the end state is known: judge it
+            problems.extend(self._end_problems())
+        if self.finished and not self.bound.holds(self.total):
+            relation = "=" if self.bound.exact else "≤"
+            problems.append(
+                f"{self.total} messages, but the notes give {self.bound.formula} "
+                f"{relation} {self.bound.value}"
+            )
+        return problems
+
+    def _end_problems(self) -> list[str]:
+        """What is unsafe in the nodes' end states (a report without a checker)."""
+        problems = []
         if len(self.leaders) > 1:
             problems.append(
                 f"unsafe: {len(self.leaders)} leaders ({', '.join(map(str, self.leaders))})"
@@ -332,12 +344,6 @@ class Report:
             )
         if (wrong or len(self.leaders) > 1) and self.assumption:
             problems.append(self.assumption)
-        if self.finished and not self.bound.holds(self.total):
-            relation = "=" if self.bound.exact else "≤"
-            problems.append(
-                f"{self.total} messages, but the notes give {self.bound.formula} "
-                f"{relation} {self.bound.value}"
-            )
         return problems
 
     def as_dict(self) -> dict[str, Any]:
@@ -373,8 +379,9 @@ class Report:
         if self.setup_failed is not None:
             node, reason = self.setup_failed
             out["setup_failed"] = {"node": node, "reason": reason}
-        if self.safety is not None:
+        if self.first_election_messages is not None:  # a crash schedule
             out["elections"] = [e.as_dict() for e in self.elections]
             out["faults"] = [f.as_dict() for f in self.faults]
+        if self.safety is not None:
             out["safety"] = self.safety.as_dict()
         return out

@@ -243,6 +243,10 @@ def _figure(  # noqa: PLR0912, PLR0915 -- one picture, drawn in order
             axes.axvline(x, ls=ls, color="#555555", lw=style.line * 0.8, zorder=1)
             shown_marks.add(kind)
             continue
+        if kind == "violation":  # a check broken: the moment, across them all
+            _violation(axes, x, event, row, style)
+            shown_marks.add(kind)
+            continue
         if kind == "send":
             sent[event["msg"]] = (x, event)
             if not event.get("lost"):
@@ -323,6 +327,25 @@ def _figure(  # noqa: PLR0912, PLR0915 -- one picture, drawn in order
         title += "\n" + note
     axes.set_title(title, fontsize=style.title if not left_out else style.text, loc="left")
     return figure
+
+
+def _violation(axes: Any, x: float, event: Event, row: dict[Any, int], style: _Style) -> None:
+    """A broken check at ``x``: a red line across every node, a ✗ on each it names."""
+    marker, fill, _, _ = MARKS["violation"]
+    axes.axvline(x, color=fill, lw=style.line * 1.2, alpha=0.6, zorder=1)
+    nodes = [row[n] for n in event.get("nodes") or [event["node"]] if n in row]
+    xs = [x] * len(nodes)
+    axes.plot(xs, nodes, marker=marker, mfc=fill, mec="black", ms=style.mark, ls="", zorder=6)
+    axes.annotate(
+        f"✗ {event.get('check')}: {event.get('detail')}",
+        (x, min(nodes, default=0)),
+        xytext=(4, 14),
+        textcoords="offset points",
+        fontsize=style.small,
+        color=fill,
+        zorder=7,
+        bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.8},
+    )
 
 
 def _legend(

@@ -151,6 +151,13 @@ events.forEach((e, i) => {
   if (e.event === 'state' && e.state === 'leader') key = 'leader';
   if (e.event === 'pause' || e.event === 'resume') key = e.event;
   if (e.event === 'send' && e.lost) key = 'lost';
+  if (e.event === 'violation') {  // a check broken: the moment, across every node
+    const line = el(svg, 'line', {x1: xOf(i), x2: xOf(i), y1: TOP / 2, y2: height,
+      stroke: symbols.violation[1], 'stroke-width': 3, class: 'mark violation'});
+    el(line, 'title', {}).textContent = '✗ unsafe (' + e.check + '): ' + e.detail;
+    marks.push({t: line, i});
+    key = 'violation';
+  }
   if (e.event === 'receive' && swallowed.has(e.msg)) key = 'extinction';
   if (e.event === 'partition' || e.event === 'heal') {
     const line = el(svg, 'line', {x1: xOf(i), x2: xOf(i), y1: TOP / 2, y2: height,

@@ -156,6 +156,9 @@ def _steps(events: list[Event]) -> list[_Step]:
     variables: dict[Any, dict[str, Any]] = {}  # node → its election's variables
     for index, event in enumerate(events):
         node, kind = event["node"], event["event"]
+        if kind == "violation":  # a check the last state broke: told after its step
+            steps.append(_Step(node, event["t"], event, events=[index]))
+            continue
         if kind in _NETWORK:  # a step of its own: what follows is the node's
             steps.append(_Step(node, event["t"], event, events=[index]))
             current.pop(node, None)
@@ -355,8 +358,10 @@ class _Teller:
         return f"; {me} is {last['state'].replace('_', '-')}{epoch}"
 
     def tell(self, step: _Step) -> str:
-        said = self._tell(step)
         trigger = step.trigger
+        if trigger is not None and trigger["event"] == "violation":
+            return f"✗ unsafe ({trigger.get('check')}): {trigger.get('detail')}"
+        said = self._tell(step)
         if trigger is not None and trigger.get("duplicate") and "duplicated" not in said:
             said += " (that was a copy: the network duplicated it)"
         return said

@@ -104,6 +104,7 @@ MARKS: dict[str, tuple[str, str, str, str]] = {
     "resume": (">", "#999999", "▶", "resumes"),
     "lost": (r"$\otimes$", OKABE_ITO["black"], "⊗", "lost: never arrived (why: replay)"),
     "extinction": ("|", OKABE_ITO["black"], "┃", "extinction: a candidacy swallowed here"),
+    "violation": ("H", OKABE_ITO["vermillion"], "✗", "unsafe: a check broken (replay says which)"),
 }
 
 

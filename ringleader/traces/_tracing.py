@@ -20,6 +20,7 @@ from ringleader.actors import (
     NodeTrace,
     TraceClock,
     TraceWriter,
+    Violation,
     merge_runs,
     trace_events,
     write_trace,
@@ -59,7 +60,8 @@ class RunTrace:
         self.clock = TraceClock(time.monotonic)
         self.began = time.monotonic()
         self._lives: list[NodeTrace] = []
-        self._network: list[tuple[Any, ...]] = []  # the network's own events
+        # The network's own events, and the checks a state broke.
+        self._network: list[tuple[Any, ...]] = []
         self._lock = threading.Lock()
 
     def node(self, node: int) -> NodeTrace:
@@ -75,6 +77,17 @@ class RunTrace:
         lasted that long."""
         with self._lock:
             self._network.append((at, next(self.clock.order), node, event, *details))
+
+    def violation(self, began: float, violation: Violation) -> None:
+        """A check broken by the state a node came to (``violation.at`` counted from
+        ``began``, on the monotonic clock): written where it happened."""
+        if violation.at is None:
+            return  # the end state's: the report says it
+        node = violation.node if violation.node is not None else violation.nodes[0]
+        with self._lock:
+            self._network.append(
+                (began + violation.at, next(self.clock.order), node, "violation", violation)
+            )
 
     def write(self) -> int:
         """Write every life's events, in the order they happened; return how many."""
