@@ -20,7 +20,7 @@ from ringleader.cluster import explore_config
 from ringleader.topologies import Config, load_config
 from ringleader.traces import load_trace, narrate
 
-from .test_trace import check_trace
+from .test_trace import check_trace, events_of
 
 ROOT = Path(__file__).resolve().parent.parent
 PAUSE = ROOT / "examples" / "explore" / "bully_pause.toml"
@@ -90,7 +90,7 @@ def test_a_threaded_run_with_two_leaders_at_once_is_unsafe_and_exits_1(
     assert (violation["kind"], violation["nodes"], violation["epoch"]) == ("two_leaders", [2, 3], 1)
     # P3 leads once it resumes, P2 since its T ran out; P2 steps down when it hears of P3.
     assert 0.2 <= violation["at"] <= violation["until"] <= 5.0
-    events = [json.loads(line) for line in trace.read_text().splitlines()]
+    events = events_of(trace.read_text())
     (marked,) = [e for e in events if e["event"] == "violation"]
     assert (marked["check"], marked["nodes"], marked["epoch"]) == ("two_leaders", [2, 3], 1)
     check_trace(events, total=data["messages"]["total"])
@@ -101,7 +101,7 @@ def test_replay_and_diagram_show_the_violation_where_it_happened(
 ) -> None:
     trace = tmp_path / "pause.jsonl"
     assert _cli(capsys, "run", str(PAUSE), "--simulate", "--trace", str(trace))[0] == 1
-    events = [json.loads(line) for line in trace.read_text().splitlines()]
+    events = events_of(trace.read_text())
     check_trace(events, total=9)
     (marked,) = [e for e in events if e["event"] == "violation"]
     assert marked["t"] == 1.0 and marked["node"] == 3
@@ -175,7 +175,7 @@ def test_the_runs_verdict_is_the_checks_over_its_every_state(
     trace = tmp_path / "run.jsonl"
     report = ringleader.run(config, simulate=True, seed=seed, trace=trace)
     assert report.safety is not None
-    events = [json.loads(line) for line in trace.read_text().splitlines()]
+    events = events_of(trace.read_text())
     states = _states(events)
     clashes = [(t, two_leaders(stances)) for t, stances in states]
     unsafe = [(t, found) for t, found in clashes if found]

@@ -101,13 +101,14 @@ def test_every_example_gives_the_notes_count(
 
 
 def test_a_run_whose_count_breaks_the_notes_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
-    """P3 paused for a second: Bully elects P3 after 9 messages, the notes give 8."""
+    """P3 paused for a second: Bully elects P3 after 9 messages, the notes give 8 (and
+    P2 and P3 led epoch 1 at once on the way: unsafe too, each a problem of its own)."""
     example = str(EXAMPLES / "explore" / "bully_pause.toml")
     code, out, _ = cli(capsys, "run", example, "--simulate", "--json")
     report = json.loads(out)
-    assert code == 1 and report["leader"] == 3 and report["safe"] and report["agreed"]
+    assert code == 1 and report["leader"] == 3 and report["agreed"]
     assert report["bound"]["holds"] is False
-    assert report["problems"] == ["9 messages, but the notes give N^2-1 = 8"]
+    assert report["problems"][-1] == "9 messages, but the notes give N^2-1 = 8"
     code, out, _ = cli(capsys, "run", example, "--simulate")
     assert code == 1 and "the notes: N^2-1 = 8 ✗" in out
 

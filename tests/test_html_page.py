@@ -270,7 +270,7 @@ def test_a_lost_message_and_timers_in_the_notes_words(browser: Any, tmp_path: Pa
     lost = next(i for i, e in enumerate(events) if e["event"] == "send" and e.get("lost")) + 1
     _go(browser, lost)
     assert (
-        "P3 sends election to P4 (epoch 5) — lost: P4 is down"
+        "P3 sends election to P4 (epoch 6) — lost: P4 is down"
         in browser.find_element("id", "event").text
     )
     assert "election to P4 — lost: P4 is down" in browser.find_element("id", "story").text
