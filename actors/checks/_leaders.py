@@ -43,7 +43,10 @@ def two_leaders(stances: Mapping[int, Stance]) -> list[tuple[int, tuple[int, ...
 
 def leaders_words(clashes: list[tuple[int, tuple[int, ...]]]) -> str:
     """``P2 and P3 lead epoch 1``; several epochs joined by ``; ``."""
-    return "; ".join(
-        f"{' and '.join(f'P{node}' for node in nodes)} lead epoch {epoch}"
-        for epoch, nodes in clashes
-    )
+    return "; ".join(f"{_together(nodes)} lead epoch {epoch}" for epoch, nodes in clashes)
+
+
+def _together(nodes: tuple[int, ...]) -> str:
+    """``P2 and P3``; ``P2, P3 and P4``."""
+    names = [f"P{node}" for node in nodes]
+    return " and ".join(names) if len(names) < 3 else f"{', '.join(names[:-1])} and {names[-1]}"
