@@ -1,7 +1,7 @@
 """A service node's parts, made from its config and options: the settings it runs with,
 what the config must give a node in a process of its own, its
-:class:`~ringleader.actors.Member`, its codec and its network.  :class:`~ringleader.Node` starts them; nothing here
-runs anything.
+:class:`~ringleader.actors.Member`, its codec and its network.
+:class:`~ringleader.Node` starts them; nothing here runs anything.
 """
 
 from __future__ import annotations
