@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from ringleader.cli._main import build_parser
+from ringleader.cli._parser import build_parser
 from ringleader.topologies import _schema as schema
 
 from .docblocks import (

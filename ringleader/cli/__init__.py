@@ -1,6 +1,8 @@
-"""The ``ringleader`` command: :func:`main` parses the command line and runs a command
-(``run``, ``check``, ``node``, ``status``, ``keys``, ``diagram``, ``replay``); human output
-is rendered with rich (``_render.py``)."""
+"""The ``ringleader`` command: :func:`main` parses the command line (``_parser.py``) and
+runs a command, each in a module of its own (``_run.py``, ``_check.py``, ``_explore.py``,
+``_node.py``, ``_status.py``, ``_transfer.py``, ``_keys.py``, ``_views.py`` for
+``diagram`` and ``replay``); the arguments they share are in ``_arguments.py``, human
+output is rendered with rich (``_render.py``)."""
 
 from ._main import main
 

@@ -13,7 +13,9 @@ from ringleader.actors.exploration import START_RULES, TIMER_RULES
 from ringleader.errors import UsageError
 from ringleader.topologies import TOPOLOGIES, Config
 
+from ._arguments import add_config_arguments, add_force_argument, load
 from ._explore_service import INCOMPLETE, add_service_arguments, explore_service_command
+from ._output import err, out
 from ._spinner import spinner
 
 if TYPE_CHECKING:  # imported when the command runs: building the parser needs none
@@ -51,9 +53,7 @@ def _positive(text: str) -> int:
     return value
 
 
-def add_explore_command(
-    commands: Any, config_arguments: Callable[[argparse.ArgumentParser], None]
-) -> argparse.ArgumentParser:
+def add_explore_command(commands: Any) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = commands.add_parser(
         "explore",
         help="explore every ordering of a run: every state, checked (a model checker)",
@@ -74,7 +74,7 @@ def add_explore_command(
         "diagram cr/max.jsonl -o max.svg; ringleader explore "
         "examples/service/cluster.toml --service",
     )
-    config_arguments(parser)
+    add_config_arguments(parser)
     what = parser.add_argument_group("what may happen (besides every ordering)")
     what.add_argument(
         "--unordered",
@@ -129,7 +129,17 @@ def add_explore_command(
         help="also write a page to explore the run by hand in a browser (small runs)",
     )
     add_service_arguments(parser)
+    add_force_argument(parser, "explore")
+    parser.set_defaults(handler=_explore)
     return parser
+
+
+def _explore(args: argparse.Namespace) -> int:
+    from ringleader.cluster import size_up  # noqa: PLC0415
+
+    config = load(args)
+    size_up(config, simulate=True, force=args.force)  # its first state holds all the wiring
+    return explore_command(args, config, out(), err())
 
 
 def _out_dir(args: argparse.Namespace) -> Path:

@@ -1,0 +1,150 @@
+"""The arguments several commands share, and the types that read them: a config and
+its overrides, a trace, ``--force``; node ids, seconds, counts.  A value that does not
+parse is one line and exit status 2 (argparse's ``ArgumentTypeError``)."""
+
+from __future__ import annotations
+
+import argparse
+
+from ringleader.actors import ALGORITHMS
+from ringleader.topologies import (
+    MAX_SETTING,
+    TOPOLOGIES,
+    TRANSPORT_NAMES,
+    Config,
+    Overrides,
+    load_config,
+)
+
+__all__ = [
+    "add_config_arguments",
+    "add_force_argument",
+    "add_trace_arguments",
+    "algorithm",
+    "initiators",
+    "load",
+    "node_ids",
+    "positive_float",
+    "positive_int",
+]
+
+
+def initiators(text: str) -> list[int] | str:
+    if text == "all":
+        return text
+    try:
+        ids = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not 'all' or a comma-separated list of node ids, e.g. 3,5"
+        ) from None
+    if not ids:
+        raise argparse.ArgumentTypeError("give at least one node id, e.g. 3,5")
+    return ids
+
+
+def node_ids(text: str) -> list[int]:
+    ids = initiators(text)
+    if not isinstance(ids, list):
+        raise argparse.ArgumentTypeError("give node ids, e.g. 1,2,3")
+    return ids
+
+
+def algorithm(text: str) -> str:
+    """One of the notes' algorithms, ``auto``, or ``module:Class`` (checked with the
+    config: a class of one's own is imported there)."""
+    if text in ("auto", *ALGORITHMS) or ":" in text:
+        return text
+    raise argparse.ArgumentTypeError(
+        f"{text!r} is not auto, one of {', '.join(sorted(ALGORITHMS))}, or module:Class"
+    )
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """Seconds for a timer or a socket option: at most a day (ZeroMQ takes int milliseconds)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0 < value <= MAX_SETTING:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a number of seconds in (0, {MAX_SETTING:g}]"
+        )
+    return value
+
+
+def add_config_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "config",
+        nargs="?",
+        metavar="CONFIG",
+        help="a TOML config file (default: the built-in 8-node unidirectional ring)",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    group = parser.add_argument_group("overrides (replace the config's values)")
+    group.add_argument("--topology", choices=sorted(TOPOLOGIES), help="the wiring")
+    group.add_argument(
+        "--algorithm",
+        type=algorithm,
+        metavar="NAME",
+        help=f"the election algorithm: auto (the topology's default), "
+        f"{', '.join(sorted(ALGORITHMS))}, or module:Class for your own",
+    )
+    group.add_argument("--transport", choices=TRANSPORT_NAMES, help="how frames travel")
+    group.add_argument(
+        "--nodes", type=positive_int, metavar="N", help="N nodes with ids 1..N in ring order"
+    )
+    group.add_argument(
+        "--initiators",
+        type=initiators,
+        metavar="IDS",
+        help="'all' or comma-separated node ids, e.g. 3,5",
+    )
+    group.add_argument(
+        "--timeout", type=positive_float, metavar="S", help="give up after S seconds (exit 1)"
+    )
+
+
+def add_force_argument(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help=f"{what} even when the size estimate (links, messages, memory, open files) "
+        "says it cannot fit this machine (default: refuse it, exit 2)",
+    )
+
+
+def add_trace_arguments(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--trace",
+        metavar="FILE",
+        help=f"write {what} to FILE as JSON lines: sends, receives, timers, state changes, "
+        "suspicions, crashes, restarts, with Lamport and vector clocks",
+    )
+    parser.add_argument(
+        "--trace-heartbeats",
+        action="store_true",
+        help="with --trace: the failure detector's pings, pongs and timers too",
+    )
+
+
+def load(args: argparse.Namespace) -> Config:
+    overrides = Overrides(
+        topology=args.topology,
+        algorithm=args.algorithm,
+        transport=args.transport,
+        nodes=args.nodes,
+        initiators=args.initiators,
+        timeout=args.timeout,
+    )
+    return load_config(args.config, overrides)
