@@ -5,6 +5,7 @@ parse is one line and exit status 2 (argparse's ``ArgumentTypeError``)."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
 from ringleader.actors import ALGORITHMS
 from ringleader.topologies import (
@@ -21,6 +22,7 @@ __all__ = [
     "add_force_argument",
     "add_trace_arguments",
     "algorithm",
+    "count",
     "initiators",
     "load",
     "node_ids",
@@ -60,14 +62,27 @@ def algorithm(text: str) -> str:
     )
 
 
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
-    return value
+def _whole(at_least: int) -> Callable[[str], int]:
+    """A reader of a whole number of at least ``at_least``."""
+
+    def read(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = at_least - 1
+        if value < at_least:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not a whole number of at least {at_least}"
+            )
+        return value
+
+    return read
+
+
+#: A count (0 and up): crashes, losses, steps.
+count = _whole(0)
+#: A number of at least 1: nodes, states.
+positive_int = _whole(1)
 
 
 def positive_float(text: str) -> float:

@@ -13,7 +13,7 @@ from ringleader.actors.exploration import START_RULES, TIMER_RULES
 from ringleader.errors import UsageError
 from ringleader.topologies import TOPOLOGIES, Config
 
-from ._arguments import add_config_arguments, add_force_argument, load
+from ._arguments import add_config_arguments, add_force_argument, count, load, positive_int
 from ._explore_service import INCOMPLETE, add_service_arguments, explore_service_command
 from ._output import err, out
 from ._spinner import spinner
@@ -34,23 +34,6 @@ CHECKS = {
     "wrong_leader": "without a crash, the largest candidate wins (every end state)",
     "bound": "the message count (complete runs without faults)",
 }
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 0")
-    return value
-
-
-def _positive(text: str) -> int:
-    value = _count(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
-    return value
 
 
 def add_explore_command(commands: Any) -> argparse.ArgumentParser:
@@ -98,24 +81,22 @@ def add_explore_command(commands: Any) -> argparse.ArgumentParser:
         "moment, even before the answer it waits for arrives)",
     )
     what.add_argument(
-        "--crashes", type=_count, metavar="K", help="up to K nodes crash, at any moment"
+        "--crashes", type=count, metavar="K", help="up to K nodes crash, at any moment"
     )
+    what.add_argument("--loss", type=count, metavar="K", help="up to K messages in flight are lost")
     what.add_argument(
-        "--loss", type=_count, metavar="K", help="up to K messages in flight are lost"
-    )
-    what.add_argument(
-        "--duplicates", type=_count, metavar="K", help="up to K messages are delivered twice"
+        "--duplicates", type=count, metavar="K", help="up to K messages are delivered twice"
     )
     limits = parser.add_argument_group("limits and output")
     limits.add_argument(
         "--max-states",
-        type=_positive,
+        type=positive_int,
         default=1_000_000,
         metavar="N",
         help="stop after N states (default 1,000,000)",
     )
     limits.add_argument(
-        "--max-depth", type=_count, metavar="D", help="explore runs of at most D steps"
+        "--max-depth", type=count, metavar="D", help="explore runs of at most D steps"
     )
     limits.add_argument(
         "--out",

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from ringleader.errors import UsageError
 from ringleader.topologies import Config
 
+from ._arguments import count
 from ._spinner import spinner
 
 if TYPE_CHECKING:
@@ -44,16 +45,6 @@ FAULT_OPTIONS = {
 DEFAULT_FAULTS = {"crashes": 1, "losses": 1}
 
 
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 0")
-    return value
-
-
 def _fraction(text: str) -> float:
     try:
         value = float(text)
@@ -77,7 +68,7 @@ def _seconds(text: str) -> float:
 def _delay(text: str) -> int | None:
     if text == "any":
         return None
-    return _count(text)
+    return count(text)
 
 
 def add_service_arguments(parser: argparse.ArgumentParser) -> None:
@@ -105,9 +96,9 @@ def add_service_arguments(parser: argparse.ArgumentParser) -> None:
         ("--cuts", "one link goes down up to K times (and comes back)"),
         ("--pauses", "up to K times a node stands still (its clock runs on), then resumes"),
     ):
-        service.add_argument(name, type=_count, metavar="K", help=help_text)
+        service.add_argument(name, type=count, metavar="K", help=help_text)
     service.add_argument(
-        "--faults", type=_count, metavar="K", help="K of every fault (the others override it)"
+        "--faults", type=count, metavar="K", help="K of every fault (the others override it)"
     )
     service.add_argument(
         "--drift",
@@ -133,7 +124,7 @@ def add_service_arguments(parser: argparse.ArgumentParser) -> None:
     )
     service.add_argument(
         "--capacity",
-        type=_count,
+        type=count,
         metavar="N",
         help="a link holds at most N frames in flight; one sent onto a full link is lost "
         "(default: no limit; 2 with --delay any)",
@@ -148,13 +139,13 @@ def add_service_arguments(parser: argparse.ArgumentParser) -> None:
     )
     service.add_argument(
         "--walks",
-        type=_count,
+        type=count,
         metavar="N",
         help="instead of searching every state, walk N seeded random runs (for what is "
         "too big to search)",
     )
     service.add_argument(
-        "--walk-steps", type=_count, default=500, metavar="L", help="steps per walk (500)"
+        "--walk-steps", type=count, default=500, metavar="L", help="steps per walk (500)"
     )
     service.add_argument("--seed", type=int, default=0, help="the walks' seed (0)")
     service.add_argument(
