@@ -73,6 +73,25 @@ def test_the_explorer_and_the_run_word_the_same_violation(tmp_path: Path) -> Non
     assert [(v.kind, v.detail) for v in report.safety.violations] == [(first.kind, first.detail)]
 
 
+def test_the_explorers_counterexample_marks_the_step_that_broke_the_check(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The shortest run to two leaders, as ``explore`` writes it: its trace has the
+    violation at the step that made it, so ``replay`` tells it and ``diagram`` marks it."""
+    out = tmp_path / "runs"
+    code, _ = _cli(capsys, "explore", str(PAUSE), "--out", str(out))
+    assert code == 1
+    events = events_of((out / "two_leaders.jsonl").read_text())
+    (marked,) = [e for e in events if e["event"] == "violation"]
+    assert (marked["check"], marked["nodes"], marked["epoch"]) == ("two_leaders", [2, 3], 1)
+    last_lead = max(
+        i for i, e in enumerate(events) if e["event"] == "state" and e["state"] == "leader"
+    )
+    assert events.index(marked) == last_lead + 1  # right after the state that broke it
+    code, told = _cli(capsys, "replay", str(out / "two_leaders.jsonl"), "--no-step")
+    assert code == 0 and "✗ unsafe (two_leaders): P2 and P3 lead epoch 1" in told
+
+
 def test_a_threaded_run_with_two_leaders_at_once_is_unsafe_and_exits_1(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

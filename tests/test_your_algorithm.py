@@ -187,8 +187,10 @@ def test_the_replay_tells_your_algorithm_as_yours_not_as_the_notes_one(
         run_cli(capsys, "explore", str(config), "--out", str(tmp_path / "runs"))
         trace = tmp_path / "runs" / "max.jsonl"
     else:
-        code, _, err = run_cli(capsys, "run", str(config), "--simulate", "--trace", str(trace))
-        assert code == 0, err
+        code, out, _ = run_cli(capsys, "run", str(config), "--simulate", "--trace", str(trace))
+        # Without the flag every smaller bid is replaced: more messages than the notes
+        # give, a problem (exit status 1), and the trace to see why.
+        assert code == 1 and "38 messages, but the notes give" in out
     header = json.loads(trace.read_text().splitlines()[0])
     assert header["algorithm"] == "no_flag:NoFlag" and header["title"] == "NoFlag"
     code, out, _ = run_cli(capsys, "replay", str(trace), "--no-step")

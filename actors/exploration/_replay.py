@@ -6,7 +6,10 @@ are deterministic, so the run is the one the search saw) and records every event
 simulator does (``ringleader.actors.tracing``): sends, receives, timers, changes of
 state, crashes, and what the network did — a message lost (a send marked ``lost``, with
 why), delivered twice (a receive marked ``duplicate``), a partition and its healing, a
-pause and its end.  Step k happens at ``k × step`` virtual seconds.
+pause and its end.  Step k happens at ``k × step`` virtual seconds.  The run's states go
+through the same :class:`~ringleader.actors.checks.SafetyChecker` as a simulated run's,
+so a broken check is in the trace (a ``violation`` event) at the step that broke it, for
+``replay`` to tell and ``diagram`` to mark.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
+from ringleader.actors.checks import SafetyChecker
 from ringleader.actors.core import Action, Notice, Send, StateChanged
 from ringleader.actors.crashes import Member
 from ringleader.actors.tracing import Record
@@ -36,6 +40,7 @@ class _Run:
         self.sends: dict[int, int] = {}  # message key → its send's place in records
         self.partitions = [False] * len(model.groups)
         self.now = 0.0
+        self.safety = SafetyChecker({view.id: view.candidate for view in model.views})
 
     def record(self, node: int, event: str, *details: object) -> None:
         self.records.append((self.now, next(self.order), node, event, *details))
@@ -60,7 +65,13 @@ class _Run:
         member = self.members[i]
         variables = member.election.variables() if member is not None else {}
         state, elected, epoch = str(change.state), change.elected, change.epoch
-        self.record(self.model.ids[i], "state", state, elected, epoch, variables)
+        node = self.model.ids[i]
+        self.record(node, "state", state, elected, epoch, variables)
+        safety = self.safety
+        found = len(safety.violations)
+        safety.observe(node, 1, epoch, state, elected, self.now)
+        for violation in safety.violations[found:]:  # the state it made is checked
+            self.record(node, "violation", violation)
 
     def send(self, i: int, to: int, action: Send) -> None:
         model = self.model
@@ -129,6 +140,7 @@ class _Run:
             i = event[1]
             self.members[i] = None
             self.record(model.ids[i], "crash")
+            self.safety.down(model.ids[i], self.now)
             for link in model.into[i]:
                 for _, _, key, _ in self.channels[link]:
                     self.lost(key, f"P{model.ids[i]} crashed before it arrived")
