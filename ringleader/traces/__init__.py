@@ -19,9 +19,10 @@ from ._explored import write_runs, write_service_runs
 from ._explorer_page import PAGE_STATES, explorer_page
 from ._header import algorithm_name, trace_header
 from ._html import html_page
-from ._narration import ALGORITHM_KINDS, Story, algorithm_of, extinctions, narrate, story
+from ._narration import Story, narrate, story
 from ._palette import KIND_COLOURS, colours
 from ._shiviz import REGEX, shiviz_log
+from ._steps import ALGORITHM_KINDS, algorithm_of, extinctions
 from ._trace_file import Trace, TraceError, candidate, label, load_trace, parse_trace
 from ._tracing import PartWriter, RunTrace, open_trace
 from ._views import SUFFIXES, replay, write_view

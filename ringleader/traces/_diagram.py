@@ -29,9 +29,9 @@ from matplotlib import rc_context
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from ._narration import ALGORITHM_KINDS, algorithm_of, algorithm_ran, extinctions
 from ._order import choose_nodes
 from ._palette import MARKS, colours, lines
+from ._steps import ALGORITHM_KINDS, algorithm_of, algorithm_ran, extinctions
 from ._trace_file import Trace, label
 from ._words import message_label
 

@@ -32,9 +32,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ._narration import extinctions, story
+from ._narration import story
 from ._order import node_order
 from ._palette import MARKS, colours, lines
+from ._steps import extinctions
 from ._trace_file import Trace, label
 from ._words import event_words, message_label, message_words
 

@@ -16,241 +16,25 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from ._steps import (
+    NETWORK,
+    RINGS,
+    Event,
+    Step,
+    algorithm_ran,
+    candidates,
+    carried,
+    causal,
+    idle,
+    steps,
+)
 from ._trace_file import candidate, label
 from ._words import timer_words
 
-__all__ = [
-    "ALGORITHM_KINDS",
-    "Story",
-    "algorithm_of",
-    "algorithm_ran",
-    "extinctions",
-    "narrate",
-    "story",
-]
-
-Event = dict[str, Any]
-
-#: The message kinds of each algorithm of the notes, and its name there.
-ALGORITHM_KINDS: dict[str, tuple[frozenset[str], str]] = {
-    "lelann": (frozenset({"elect"}), "LeLann"),
-    "hirschberg_sinclair": (frozenset({"probe", "reply", "elected"}), "Hirschberg–Sinclair"),
-    "chang_roberts": (frozenset({"election", "elected"}), "Chang–Roberts"),
-    "bully": (frozenset({"election", "ok", "coordinator"}), "Bully"),
-    "bully_broadcast": (frozenset({"el", "ack"}), "Bully with broadcast"),
-    "tree": (frozenset({"demande", "rep", "elu", "ok"}), "the spanning-tree election"),
-    "echo": (frozenset({"demande", "rep", "elu"}), "the echo election"),
-}
-_RINGS = {"lelann", "hirschberg_sinclair", "chang_roberts"}
-_TRIGGERS = {"receive", "timer", "suspect", "crash", "restart"}
-_NETWORK = {"partition", "heal", "pause", "resume"}  # what a misbehaving network did
-
-
-def algorithm_of(kinds: Iterable[str]) -> str | None:
-    """The algorithm whose messages these are (``None``: not one of the notes').
-
-    A run need not use every kind (Bully started by its top process sends only
-    coordinator), so each algorithm is known by a kind only it has.
-    """
-    seen = frozenset(kinds)
-    for name, (known, _) in ALGORITHM_KINDS.items():
-        if seen == known:
-            return name
-    signs = [
-        ("probe", "hirschberg_sinclair"),
-        ("elect", "lelann"),
-        ("el", "bully_broadcast"),
-        ("coordinator", "bully"),
-        ("elected", "chang_roberts"),
-    ]
-    for kind, name in signs:
-        if kind in seen and seen <= ALGORITHM_KINDS[name][0]:
-            return name
-    if "demande" in seen:
-        return "tree" if "ok" in seen and seen <= ALGORITHM_KINDS["tree"][0] else "echo"
-    return None
-
-
-def algorithm_ran(events: Iterable[Event], header: Event | None) -> tuple[str | None, str]:
-    """The algorithm a run is told as (a key of :data:`ALGORITHM_KINDS`, ``None``: told
-    in neutral words) and its name in the story's heading: the header's, if the trace
-    has one, else guessed from the message kinds."""
-    if header is not None and isinstance(header.get("algorithm"), str):
-        ran = header["algorithm"]
-        if ran in ALGORITHM_KINDS:
-            return ran, ALGORITHM_KINDS[ran][1]
-        title = header.get("title")
-        named = f"{title} ({ran})" if isinstance(title, str) and title else ran
-        return None, f"{named}, an algorithm the notes do not tell"
-    kinds = {e["kind"] for e in events if e["event"] == "send" and not e.get("heartbeat")}
-    guessed = algorithm_of(kinds)
-    return guessed, ALGORITHM_KINDS[guessed][1] if guessed else "an algorithm the notes do not name"
-
-
-@dataclass
-class _Step:
-    node: Any
-    t: float
-    trigger: Event | None  # None: the node acts of its own accord (it initiates)
-    sends: list[Event] = field(default_factory=list)
-    states: list[Event] = field(default_factory=list)
-    events: list[int] = field(default_factory=list)  # their places in the run
-    #: The node's round (epoch) before this step, as far as the trace shows it.
-    epoch: Any = None
-    #: The node's election variables before this step, if the trace records them.
-    variables: dict[str, Any] | None = None
-    #: Messages to this node, sent while it was up, lost when it crashed (this step).
-    lost: list[Event] = field(default_factory=list)
-
-    @property
-    def stale(self) -> bool:
-        """A message of an older round than its receiver's, which changed nothing."""
-        trigger = self.trigger
-        return (
-            trigger is not None
-            and trigger["event"] == "receive"
-            and isinstance(trigger.get("epoch"), int)
-            and isinstance(self.epoch, int)
-            and trigger["epoch"] < self.epoch
-            and not self.sends
-            and not self.states
-        )
-
-
-def _lost_in_crash(event: Event) -> bool:
-    """Whether a send was lost because its receiver was down or crashed."""
-    why = event.get("lost")
-    return isinstance(why, str) and why.startswith(f"{label(event['peer'])} ")
-
-
-def _causal(events: list[Event]) -> tuple[list[Event], dict[int, list[Event]]]:
-    """``events`` with a send to a node that crashed while the message was on its way
-    told without its loss, and the places of those crashes with the sends they lost: a
-    loss caused by a crash is told after the crash."""
-    shown = list(events)
-    later: dict[int, list[Event]] = {}
-    pending: dict[Any, list[int]] = {}  # node → its messages on their way, lost later
-    for index, event in enumerate(events):
-        kind = event["event"]
-        if kind == "send" and _lost_in_crash(event):
-            pending.setdefault(event["peer"], []).append(index)
-        elif kind == "crash":
-            lost = pending.pop(event["node"], [])
-            for place in lost:
-                shown[place] = {k: v for k, v in events[place].items() if k != "lost"}
-            if lost:
-                later[index] = [events[place] for place in lost]
-        elif kind == "restart":
-            pending.pop(event["node"], None)
-    return shown, later
-
-
-def _steps(events: list[Event]) -> list[_Step]:
-    """The run's steps, each with the places of its events in ``events``."""
-    steps: list[_Step] = []
-    current: dict[Any, _Step] = {}
-    epochs: dict[Any, Any] = {}  # node → its round, as far as its events show it
-    variables: dict[Any, dict[str, Any]] = {}  # node → its election's variables
-    for index, event in enumerate(events):
-        node, kind = event["node"], event["event"]
-        if kind == "violation":  # a check the last state broke: told after its step
-            steps.append(_Step(node, event["t"], event, events=[index]))
-            continue
-        if kind in _NETWORK:  # a step of its own: what follows is the node's
-            steps.append(_Step(node, event["t"], event, events=[index]))
-            current.pop(node, None)
-            continue
-        if kind in _TRIGGERS:
-            step = current[node] = _Step(
-                node, event["t"], event, epoch=epochs.get(node), variables=variables.get(node)
-            )
-            steps.append(step)
-            step.events.append(index)
-            if kind == "restart":
-                epochs.pop(node, None)
-                variables.pop(node, None)
-            continue
-        step = current.get(node) or _Step(
-            node, event["t"], None, epoch=epochs.get(node), variables=variables.get(node)
-        )
-        if node not in current:
-            current[node] = step
-            steps.append(step)
-        step.events.append(index)
-        (step.sends if kind == "send" else step.states).append(event)
-        if isinstance(event.get("epoch"), int):
-            epochs[node] = event["epoch"]
-        if kind == "state" and isinstance(event.get("vars"), dict):
-            variables[node] = event["vars"]
-    return steps
-
-
-def _candidate(fields: object, who: int | None) -> tuple[Any, Any] | None:
-    """The candidate a message carries as ``(capacity, id)``, the notes' criterion."""
-    if not isinstance(fields, dict) or who is None:
-        return None
-    for value in fields.values():
-        if isinstance(value, dict) and value.get("id") == who:
-            return (value.get("capacity", who), who)
-    return (who, who)
-
-
-def _own(events: list[Event], header: Event | None) -> dict[Any, tuple[Any, Any]]:
-    """Each node as a candidate ``(capacity, id)``: the header's, else as its own
-    messages carry it."""
-    own: dict[Any, tuple[Any, Any]] = {}
-    if header is not None and isinstance(header.get("nodes"), list):
-        for spec in header["nodes"]:
-            if isinstance(spec, dict) and "id" in spec:
-                own[spec["id"]] = (spec.get("capacity", spec["id"]), spec["id"])
-    for event in events:
-        if event["event"] == "send" and event["node"] not in own:
-            fields = event.get("fields")
-            if candidate(fields) == event["node"]:
-                found = _candidate(fields, event["node"])
-                if found is not None:
-                    own[event["node"]] = found
-    return own
-
-
-#: The candidacies that a ring election swallows (extinction, notes 000).
-_CANDIDACIES = {"chang_roberts": "election", "hirschberg_sinclair": "probe"}
-
-
-def extinctions(events: list[Event], header: Event | None = None) -> set[Any]:
-    """The messages (their ``msg``) in which a candidacy died: an ``election`` (a
-    ``probe``) that its receiver swallowed, passing on nothing that carries its id (not
-    one of an older round, which its receiver ignored)."""
-    shown = [e for e in events if not e.get("heartbeat")]
-    kind = _CANDIDACIES.get(algorithm_ran(shown, header)[0] or "")
-    if kind is None:
-        return set()
-    swallowed = set()
-    for step in _steps(shown):
-        trigger = step.trigger
-        if trigger is None or trigger["event"] != "receive" or trigger["kind"] != kind:
-            continue
-        who = candidate(trigger.get("fields"))
-        if who is None or who == step.node or step.stale:
-            continue
-        if not any(candidate(send.get("fields")) == who for send in step.sends):
-            swallowed.add(trigger.get("msg"))
-    return swallowed
-
-
-def _idle(step: _Step) -> bool:
-    """A step of a crash-handling timer that sent nothing and changed nothing."""
-    trigger = step.trigger
-    return (
-        trigger is not None
-        and trigger["event"] == "timer"
-        and ":" in str(trigger["timer"])
-        and not step.sends
-        and not step.states
-    )
+__all__ = ["Story", "narrate", "story"]
 
 
 def _network(trigger: Event, me: str) -> str | None:
@@ -291,7 +75,7 @@ class _Teller:
         """Whether the candidate ``trigger`` carries is smaller than ``node`` (capacity,
         then id, as the notes compare them); ``None``: the trace cannot say."""
         mine = self.own.get(node)
-        theirs = _candidate(trigger.get("fields"), candidate(trigger.get("fields")))
+        theirs = carried(trigger.get("fields"), candidate(trigger.get("fields")))
         if mine is None or theirs is None:
             return None
         try:
@@ -327,7 +111,7 @@ class _Teller:
             ]
         )
 
-    def changed(self, step: _Step) -> str:
+    def changed(self, step: Step) -> str:
         """Which of the node's election variables this step changed, if the trace
         records them: ``; best: P3 → P4``."""
         last = next(
@@ -345,7 +129,7 @@ class _Teller:
         ]
         return f"; its variables: {', '.join(changes)}" if changes else ""
 
-    def state(self, step: _Step, said: str) -> str:
+    def state(self, step: Step, said: str) -> str:
         if not step.states:
             return ""
         last = step.states[-1]
@@ -357,7 +141,7 @@ class _Teller:
             return f"; elected = {label(elected)}{epoch}"
         return f"; {me} is {last['state'].replace('_', '-')}{epoch}"
 
-    def tell(self, step: _Step) -> str:
+    def tell(self, step: Step) -> str:
         trigger = step.trigger
         if trigger is not None and trigger["event"] == "violation":
             return f"✗ unsafe ({trigger.get('check')}): {trigger.get('detail')}"
@@ -366,9 +150,9 @@ class _Teller:
             said += " (that was a copy: the network duplicated it)"
         return said
 
-    def _tell(self, step: _Step) -> str:
+    def _tell(self, step: Step) -> str:
         me, trigger = label(step.node), step.trigger
-        if trigger is not None and trigger["event"] in _NETWORK:
+        if trigger is not None and trigger["event"] in NETWORK:
             return _network(trigger, me) or ""
         kind = trigger["event"] if trigger else "start"
         if trigger is not None and step.stale:
@@ -400,7 +184,7 @@ class _Teller:
             return said + self.state(step, said) + self.changed(step)
         return said + self.state(step, said)
 
-    def common(self, step: _Step, me: str, trigger: Event | None) -> str | None:
+    def common(self, step: Step, me: str, trigger: Event | None) -> str | None:
         """Crashes, restarts, suspicions and timers read alike in every algorithm."""
         sends = self.sends(step.sends)
         then = f" → {sends}" if sends else ""
@@ -419,7 +203,7 @@ class _Teller:
         return None
 
     def bully(  # noqa: PLR0911, PLR0912 — one case per rule of the notes
-        self, step: _Step, me: str, trigger: Event | None
+        self, step: Step, me: str, trigger: Event | None
     ) -> str:
         elections = [s for s in step.sends if s["kind"] in ("election", "el")]
         coordinators = [s for s in step.sends if s["kind"] == "coordinator"]
@@ -469,7 +253,7 @@ class _Teller:
             return f"{me} gets {sender}'s election (epoch {epoch}) and leaves it unanswered"
         return self.common(step, me, trigger) or self.neutral(step, me, trigger)
 
-    def broadcast(self, step: _Step, me: str, trigger: Event | None) -> str:
+    def broadcast(self, step: Step, me: str, trigger: Event | None) -> str:
         """Bully with broadcast (notes 003): bids (El), Acks, and the states Peut-être,
         Enquête, Perdu."""
         bids = [s for s in step.sends if s["kind"] == "el"]
@@ -493,7 +277,7 @@ class _Teller:
             return f"{me} gets {sender}'s Ack{won}"
         return self.common(step, me, trigger) or self.neutral(step, me, trigger)
 
-    def passing(self, step: _Step, me: str, trigger: Event | None) -> str:
+    def passing(self, step: Step, me: str, trigger: Event | None) -> str:
         """The ring and wave algorithms: messages forwarded, swallowed, answered."""
         if trigger is None:
             started = self.sends(step.sends)
@@ -505,7 +289,7 @@ class _Teller:
             s for s in step.sends if s["kind"] == kind and candidate(s.get("fields")) == who
         ]
         mine = [s for s in step.sends if candidate(s.get("fields")) == step.node]
-        own = [s for s in mine if s not in forwards] if self.algorithm in _RINGS else []
+        own = [s for s in mine if s not in forwards] if self.algorithm in RINGS else []
         others = [s for s in step.sends if s not in forwards and s not in own]
         if who == step.node and kind == "election" and (others or own):
             told = self.sends(own + others)
@@ -535,7 +319,7 @@ class _Teller:
                 and self.smaller(trigger, step.node)
             ):
                 why = f" (extinction: {me} is a participant, {label(who)} < {me})"
-            verb = "swallows" if self.algorithm in _RINGS else "takes in"
+            verb = "swallows" if self.algorithm in RINGS else "takes in"
             clauses.append(f"{me} {verb} {got}{why}")
         return "; ".join(clauses) or f"{me} gets {got} from {label(trigger['peer'])}"
 
@@ -564,7 +348,7 @@ class _Teller:
             return [f"{me} gets {got} back: the whole ring knows its leader"]
         return []
 
-    def neutral(self, step: _Step, me: str, trigger: Event | None) -> str:
+    def neutral(self, step: Step, me: str, trigger: Event | None) -> str:
         sends = self.sends(step.sends)
         then = f" → {sends}" if sends else ""
         if trigger is None:
@@ -647,22 +431,22 @@ def story(events: Iterable[Event], header: Event | None = None) -> Story:
     kinds = {e["kind"] for e in shown if e["event"] == "send"}
     algorithm, name = algorithm_ran(shown, header)
     epochs = len({e.get("epoch") for e in shown if "epoch" in e}) > 1
-    teller = _Teller(algorithm, epochs, _own(shown, header))
+    teller = _Teller(algorithm, epochs, candidates(shown, header))
     nodes = {e["node"] for e in shown}
     if header is not None and isinstance(header.get("nodes"), list):
         nodes |= {n.get("id") for n in header["nodes"] if isinstance(n, dict)}
     heading = f"{name} ({', '.join(sorted(kinds)) or 'no messages'}) among {len(nodes)} processes"
     if header is None:
         heading += " — guessed from its messages: the trace does not say what ran (no header)"
-    told, lost = _causal(shown)
-    steps = []
-    for step in _steps(told):
-        if _idle(step):  # a crash-handling timer that changed nothing: nothing to tell
+    told, lost = causal(shown)
+    sentences: list[tuple[float, str, list[int]]] = []
+    for step in steps(told):
+        if idle(step):  # a crash-handling timer that changed nothing: nothing to tell
             continue
         if step.trigger is not None and step.trigger["event"] == "crash":
             step.lost = lost.get(step.events[0], [])
-        steps.append((step.t, teller.tell(step), step.events))
-    return Story(heading, steps, _summary(shown, teller))
+        sentences.append((step.t, teller.tell(step), step.events))
+    return Story(heading, sentences, _summary(shown, teller))
 
 
 def narrate(events: Iterable[Event], header: Event | None = None) -> list[str]:

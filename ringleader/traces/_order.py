@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ._narration import algorithm_of
+from ._steps import RINGS, algorithm_of
 from ._trace_file import candidate
 
 __all__ = ["choose_nodes", "node_order", "ring_order"]
@@ -25,7 +25,6 @@ Event = dict[str, Any]
 #: The kinds that go to a ring node's successor (a probe or reply: going clockwise).
 _ROUND = {"election", "elected", "elect"}
 _BOTH_WAYS = {"probe", "reply"}
-_RINGS = {"lelann", "chang_roberts", "hirschberg_sinclair"}
 
 
 def _id_order(nodes: Iterable[Any]) -> list[Any]:
@@ -46,7 +45,7 @@ def ring_order(events: Sequence[Event], nodes: Iterable[Any]) -> list[Any] | Non
     """``nodes`` in ring order, from the leader (else the smallest id), if the run is a
     ring election (``None`` otherwise); nodes the messages do not place come last."""
     sends = [e for e in events if e["event"] == "send" and not e.get("heartbeat")]
-    if algorithm_of({e["kind"] for e in sends}) not in _RINGS:
+    if algorithm_of({e["kind"] for e in sends}) not in RINGS:
         return None
     after: dict[Any, Counter[Any]] = {}
     for send in sends:
