@@ -17,8 +17,8 @@
 - ``clock``: a node restarted with its wall clock an hour behind (in Python, and with
   ``faketime`` where installed): its incarnation, and how many leaders.
 
-Each line says what happened; nothing is asserted (``tests/test_fencing.py``,
-``tests/test_node_state.py`` and ``tests/test_service.py`` do that).
+Each line says what happened; nothing is asserted (``tests/actors/test_fencing.py``,
+``tests/service/test_node_state.py`` and ``tests/service/test_service.py`` do that).
 
 ``--failover OLD`` measures what keeping the state and a majority cost a service: the
 leader of three ``ringleader node`` processes killed five times, the median time from

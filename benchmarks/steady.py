@@ -4,7 +4,7 @@
     sudo python benchmarks/steady.py --quorum off          # the same without a majority
     sudo python benchmarks/steady.py --only followers_cut,resign --trials 10
 
-Five hosts made of Linux network namespaces (``tests/test_multihost.py``'s ``Lab``: root
+Five hosts made of Linux network namespaces (``tests/namespaces.py``'s ``Lab``: root
 only), one ``ringleader.Node`` process per host (``benchmarks/_steady_node.py``: Bully on
 a full mesh, the default detector settings) whose callbacks and ``is_leader`` are
 timestamped on the machine's monotonic clock.  A link is cut by pulling the host's cable
@@ -46,7 +46,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.test_multihost import IP, ORPHAN_GUARD, PORT, Lab, _unavailable
+from tests.namespaces import IP, ORPHAN_GUARD, PORT, Lab, unavailable
 
 DRIVER = Path(__file__).resolve().parent / "_steady_node.py"
 IDS = [1, 2, 3, 4, 5]
@@ -520,7 +520,7 @@ def main() -> int:
     parser.add_argument("--only", default=",".join(SCENARIOS), help="scenarios, comma-separated")
     parser.add_argument("--trials", type=int, default=4, help="trials where a scenario repeats")
     args = parser.parse_args()
-    reason = _unavailable()
+    reason = unavailable()
     if reason is not None:
         print(f"cannot run: {reason}")
         return 2

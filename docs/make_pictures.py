@@ -11,7 +11,7 @@ lecture size (1920×1080, for a projector); the sweep is ``benchmarks/sweep.py``
 picture up to n = 256, as wide.  The same seed gives the same run, so the pictures change
 only when the code does.  Pages name a picture with
 ``<!-- picture: ../images/NAME.png "what it shows" -->`` or ``![what it shows](explore/NAME.png)``;
-``tests/test_pictures.py`` checks that this script makes every picture they name.
+``tests/traces/test_pictures.py`` checks that this script makes every picture they name.
 """
 
 from __future__ import annotations

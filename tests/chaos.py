@@ -62,6 +62,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.conftest import eventually, let_pass
+from tests.namespaces import PORT, Lab, unavailable
 from tests.nodes import (
     NodeProcess,
     free_ports,
@@ -256,15 +257,11 @@ def _check(cluster: _Cluster, result: ChaosResult, now: float) -> None:
 
 def hosts_unavailable() -> str | None:
     """Why nodes cannot run on hosts of their own here (``None``: they can)."""
-    from tests.test_multihost import _unavailable
-
-    return _unavailable()
+    return unavailable()
 
 
 def _hosts_config(lab: Any, body: str, ids: Sequence[int], workdir: Path) -> Path:
     """``body`` with every node at its host's address, and a cluster secret."""
-    from tests.test_multihost import PORT
-
     keys = workdir / "keys"
     subprocess.run(
         [sys.executable, "-m", "ringleader", "keys", str(keys)],
@@ -295,8 +292,6 @@ def run_chaos(settings: ChaosSettings, workdir: Path) -> ChaosResult:
     if not settings.hosts:
         config = write_config(workdir / f"chaos-{settings.seed}.toml", body, ids)
         return _run(settings, _Cluster(config, ids, _wrong(config, workdir, settings)))
-    from tests.test_multihost import Lab
-
     lab = Lab(len(ids))
     try:
         lab.build()

@@ -1,4 +1,5 @@
-"""The README's and the docs' code blocks, read, run and checked (for ``test_docs.py``).
+"""The README's and the docs' code blocks, read, run and checked (for
+``tests/docs/test_docs.py``).
 
 A page is Markdown; its fenced blocks say what they are by their language:
 

@@ -1,5 +1,5 @@
 """The figures quoted in the docs' prose, each tied to the command that produces it (for
-``test_figures.py``).
+``tests/docs/test_figures.py``).
 
 A code block's output is checked line by line (``docblocks.py``); a figure in a sentence
 ("gives 8 to 13 messages", "1,352 states", "about 360 bytes a state") is tied to its

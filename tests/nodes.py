@@ -290,3 +290,28 @@ def children_of(pid: int) -> list[int]:
         if int(fields[1]) == pid and fields[0] != "Z":
             found.append(int(entry.name))
     return found
+
+
+def intervals(events: list[Event]) -> list[tuple[float, float, int]]:
+    """A process's leadership intervals (see the module's docstring): (begin, end, epoch)."""
+    spans, begun = [], None
+    for event in events:
+        if event["event"] == "lease":
+            begun = (event["mono"], event["epoch"])
+        elif event["event"] == "lost" and begun is not None:
+            spans.append((begun[0], event["mono"], begun[1]))
+            begun = None
+    if begun is not None:
+        spans.append((begun[0], float("inf"), begun[1]))
+    return spans
+
+
+def check_disjoint(spans: dict[int, list[tuple[float, float, int]]]) -> None:
+    """No two of these leadership intervals overlap."""
+    every = sorted((b, e, epoch, node) for node, s in spans.items() for b, e, epoch in s)
+    last = (float("-inf"), 0, 0)  # the latest end so far, its epoch and node
+    for begin, end, epoch, node in every:
+        assert last[0] <= begin, (
+            f"nodes {last[2]} (epoch {last[1]}) and {node} (epoch {epoch}) led at once: {spans}"
+        )
+        last = max(last, (end, epoch, node))

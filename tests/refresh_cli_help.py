@@ -5,7 +5,7 @@
 After a change to an option or a help text: each ```sh block that runs ``ringleader ...
 --help`` gets, in the ```text block after it, what the command prints now (with the
 terminal width and environment the docs' test uses).  A new command still needs its
-section written by hand (``tests/test_docs.py`` says which is missing).
+section written by hand (``tests/docs/test_docs.py`` says which is missing).
 """
 
 from __future__ import annotations

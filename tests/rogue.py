@@ -1,4 +1,4 @@
-"""Tools for the rogue-peer tests (``test_rogue.py``), written from
+"""Tools for the rogue-peer tests (``tests/system/test_rogue.py``), written from
 ``docs/wire-format.md`` rather than from the codec: a :class:`Forger` that signs frames
 with the secret, :func:`unsigned_reason` and a fuzzer (:func:`fuzz_frames`) that know
 why each frame must be refused, a 3-node mesh of ``ringleader node`` processes

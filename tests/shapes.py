@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from ringleader.actors import NodeState
 from ringleader.topologies import TOPOLOGIES, NodeSpec, Wiring
 
 #: Every (topology, algorithm) pair the registry allows.
@@ -37,3 +38,12 @@ def build(
         more = 0 if topology == "spanning_tree" else (len(ids) if extra is None else extra)
         edges = random_edges(ids, more, random.Random(seed))
     return TOPOLOGIES[topology].build(specs, edges)
+
+
+def check_outcome(result, wiring) -> None:  # type: ignore[no-untyped-def]
+    winner = max(wiring.candidates).id
+    assert result.leaders == [winner]
+    assert set(result.elected.values()) == {winner}
+    for node_id, node in result.nodes.items():
+        expected = NodeState.LEADER if node_id == winner else NodeState.NOT_LEADER
+        assert node.state is expected

@@ -1,4 +1,4 @@
-"""Members under the steady rules in virtual time, for ``tests/test_steady.py``.
+"""Members under the steady rules in virtual time, for ``tests/actors/test_steady.py``.
 
 A :class:`World` runs one :class:`~ringleader.actors.Member` per node of a full mesh:
 every frame takes :data:`DELAY`, timers fire on time, and it can cut a node off (both

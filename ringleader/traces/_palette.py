@@ -1,7 +1,7 @@
 """One colour and one line per message kind, the same in every picture and on the page.
 
 The colours are Okabe and Ito's, chosen so that the colours a picture shows together stay
-apart for the colour-blind (``tests/test_pictures.py`` simulates protanopia, deuteranopia
+apart for the colour-blind (``tests/traces/test_pictures.py`` simulates protanopia, deuteranopia
 and tritanopia and measures them in CIELAB), and they follow a message's part in the
 election: a candidacy (``election``, ``elect``, ``probe``, ``el``, ``demande``) is blue
 and solid, an answer (``reply``, ``ack``, ``rep``) reddish purple and dotted, an ``ok``

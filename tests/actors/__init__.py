@@ -1,1 +1,2 @@
-"""Tests of the sans-IO election layer, by sub-package."""
+"""The actors layer (``actors/``): members in virtual time, on threads and transports;
+the sub-packages, by the package each tests."""

@@ -1,0 +1,1 @@
+"""The one checker (``actors/checks``) every kind of run shares."""

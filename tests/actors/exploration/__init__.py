@@ -1,0 +1,1 @@
+"""The explorer (``actors/exploration``): every ordering, and the service's rules explored."""

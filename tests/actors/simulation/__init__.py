@@ -1,0 +1,1 @@
+"""The simulator (``actors/simulation``): ``ringleader run --simulate`` in virtual time."""

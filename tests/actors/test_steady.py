@@ -1,0 +1,366 @@
+"""The steady rules of the service modes (``actors/crashes/_steady.py``, ``_prevote.py``,
+``_handover.py``): members in virtual time (``tests/steady_world.py``), with a quorum and
+without.  The teaching runs (``steady=False``) keep the notes' behaviour: the last test
+shows the difference.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ringleader.actors import NewRound, NodeState
+from ringleader.actors.crashes import PreVoteReply, SteadySettings
+from ringleader.actors.crashes._prevote import PreVoting
+from ringleader.topologies import ConfigError, load_config
+from tests.steady_world import HEARTBEAT, SUSPECT_AFTER, World
+
+
+def settled(world: World, seconds: float = 3.0) -> tuple[int, int]:
+    """Run until the live nodes agree (at most ``seconds``); the (leader, epoch)."""
+    for _ in range(round(seconds / HEARTBEAT)):
+        if (agreed := world.agreed()) is not None:
+            return agreed
+        world.run(HEARTBEAT)
+    raise AssertionError(f"no agreement within {seconds} s: {world.views()}")
+
+
+def started(**kw: object) -> World:
+    world = World(**kw)  # type: ignore[arg-type]
+    world.boot()
+    assert settled(world)[0] == 5
+    world.run(1.0)
+    return world
+
+
+# -- the pre-vote, alone ---------------------------------------------------------------------
+
+
+def test_a_pre_vote_needs_a_majority_counting_the_asker() -> None:
+    voting = PreVoting(majority=3, quorum=True, retry=6, patience=40)
+    ask = voting.want(NewRound("crash of 5", 5))
+    assert ask is not None and ask.attempt == 1
+    assert voting.want(NewRound("again")) is None  # already asking: the first reason stays
+    assert not voting.reply(1, PreVoteReply(1, granted=False))
+    assert not voting.reply(2, PreVoteReply(1, granted=True))
+    assert not voting.reply(2, PreVoteReply(0, granted=True))  # an older attempt
+    assert voting.reply(3, PreVoteReply(1, granted=True))  # 2, 3 and the asker
+
+
+def test_a_pre_vote_is_asked_again_less_and_less_often() -> None:
+    voting = PreVoting(majority=3, quorum=True, retry=2, patience=8)
+    voting.want(NewRound("crash of 5"))
+    asked = [n for n in range(1, 40) if voting.tick()[0] is not None]
+    assert asked[:4] == [2, 6, 14, 22]  # every 2, 4, 8 heartbeats, then every 8
+
+
+def test_without_a_quorum_nobody_saying_no_for_long_enough_is_enough() -> None:
+    voting = PreVoting(majority=3, quorum=False, retry=2, patience=8)
+    voting.want(NewRound("crash of 5"))
+    ticks = [voting.tick() for _ in range(7)]
+    voting.reply(1, PreVoteReply(voting.attempt, granted=False))  # a no: patience again
+    ticks += [voting.tick() for _ in range(7)]
+    assert not any(anyway for _, anyway in ticks)
+    assert voting.tick()[1]
+    assert not PreVoting(majority=3, quorum=True, retry=2, patience=8).tick()[1]
+
+
+# -- sticky leadership -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("quorum", [True, False], ids=["quorum", "no-quorum"])
+@pytest.mark.parametrize(("cut", "seconds"), [((1, 2), 1.0), ((1, 2), 1.9), ((3,), 1.9)])
+def test_followers_cut_off_and_healed_change_nothing(
+    quorum: bool, cut: tuple[int, ...], seconds: float
+) -> None:
+    world = started(quorum=quorum)
+    before, t0 = world.agreed(), world.now
+    world.isolated = set(cut)
+    world.run(seconds)
+    world.isolated = set()
+    world.run(1.0)
+    assert world.agreed() == before
+    assert world.since(t0) == []
+    assert world.elections(t0) == []
+    # They wanted a round (their leader went silent) and asked; the others said no.
+    asked = [n for t, n, a in world.notices if t >= t0 and a.kind == "prevote"]
+    assert set(asked) == set(cut)
+
+
+@pytest.mark.parametrize("cut", [(1, 2), (3,)])
+def test_without_a_quorum_a_long_cut_elects_on_the_small_side_and_the_majority_stays(
+    cut: tuple[int, ...],
+) -> None:
+    world = started(quorum=False)
+    before, t0 = world.agreed(), world.now
+    world.isolated = set(cut)
+    world.run(5.0)  # longer than reelect_after: nobody said no, so they elect
+    small = max(cut)
+    assert {world.views()[n] for n in cut} == {(small, world.views()[small][1])}
+    world.isolated = set()
+    world.run(1.0)
+    assert settled(world) == before  # the majority's leader stays; the small side follows
+    assert [(c.node, c.kind) for c in world.since(t0)] == [(small, "led"), (small, "lost")]
+
+
+def test_with_a_quorum_the_small_side_never_elects() -> None:
+    world = started(quorum=True)
+    before, t0 = world.agreed(), world.now
+    world.isolated = {1, 2}
+    world.run(5.0)
+    assert world.elections(t0) == []
+    assert world.views()[1] == before  # it still names its leader; it just cannot reach it
+    world.isolated = set()
+    world.run(0.5)
+    assert world.agreed() == before and world.since(t0) == []
+
+
+def test_without_a_quorum_two_halves_meet_and_the_newer_round_stays() -> None:
+    world = World(ids=(1, 2, 3, 4), quorum=False)
+    world.boot()
+    first = settled(world)
+    world.isolated = {1, 2}  # 2|2: no side has a majority
+    world.run(5.0)
+    low = world.views()[1]
+    assert low[0] == 2 and low[1] > first[1] and world.views()[4] == first
+    world.isolated = set()
+    world.run(1.0)
+    assert settled(world) == low  # the newer round's leader stays; 4 follows it
+
+
+def test_without_a_quorum_two_leaders_nobody_answers_meet_and_the_newer_round_stays() -> None:
+    """1 and 2, cut off from 3 and 4 and from each other, each lead a round of their
+    own; then 1 and 2 can talk.  Each used to follow the other, since nobody answered
+    it: nobody led, round after round (in the 2|2 split of tests/system/test_multihost.py,
+    1 and 2 start their rounds at once, and both proclaim)."""
+    world = World(ids=(1, 2, 3, 4), quorum=False)
+    world.boot()
+    first = settled(world)
+    world.isolated = {1, 2}
+    world.blocked = {frozenset((1, 2))}
+    world.run(5.0)  # longer than reelect_after: each elects itself
+    views = world.views()
+    assert views[1][0] == 1 and views[2][0] == 2 and first[1] < views[1][1] < views[2][1]
+    t0 = world.now
+    world.blocked = set()
+    world.run(1.0)
+    assert world.views()[1] == world.views()[2] == views[2]  # the newer round's leader
+    assert [(c.node, c.kind) for c in world.since(t0)] == [(1, "lost")]
+    world.isolated = set()
+    world.run(1.0)
+    assert settled(world) == views[2]
+
+
+@pytest.mark.parametrize("quorum", [True, False], ids=["quorum", "no-quorum"])
+def test_a_flapping_follower_changes_nothing(quorum: bool) -> None:
+    world = started(quorum=quorum)
+    before, t0 = world.agreed(), world.now
+    for _ in range(10):
+        world.isolated = {3}
+        world.run(0.4)
+        world.isolated = set()
+        world.run(0.6)
+    assert world.agreed() == before and world.since(t0) == []
+
+
+def test_a_node_cut_off_from_its_leader_alone_does_not_depose_it() -> None:
+    world = started()
+    before, t0 = world.agreed(), world.now
+    stale = {n: m.stale for n, m in world.members.items()}
+    world.blocked = {frozenset((1, 5))}  # 1 hears everyone but its leader
+    world.run(3.0)
+    assert world.agreed() == before and world.elections(t0) == []
+    # Nobody even started a round that another had to refuse.
+    assert {n: m.stale for n, m in world.members.items()} == stale
+
+
+@pytest.mark.parametrize("node", [1, 3, 5])
+def test_a_restarted_node_follows_the_leader_it_finds(node: int) -> None:
+    world = started()
+    leader, epoch = world.agreed()  # type: ignore[misc]
+    world.crash(node)
+    world.run(0.1 if node != 5 else 1.0)
+    t0 = world.now
+    world.boot(node)
+    world.run(1.0)
+    if node != leader:  # a follower (even the top one, and never preempting): no change
+        assert world.agreed() == (leader, epoch)
+        assert world.since(t0) == [] and world.elections(t0) == []
+    else:  # the leader: the others elected 4 meanwhile, and it stays
+        assert world.agreed() is not None and world.agreed()[0] == 4  # type: ignore[index]
+        assert world.since(t0) == []
+
+
+def test_with_preempt_a_higher_node_takes_over_in_one_hand_over() -> None:
+    world = started(preempt=True)
+    world.crash(5)
+    world.run(1.0)
+    assert world.agreed()[0] == 4  # type: ignore[index]
+    t0 = world.now
+    world.boot(5)
+    world.run(1.0)
+    assert world.agreed()[0] == 5  # type: ignore[index]
+    changes = [(c.node, c.kind, c.why) for c in world.since(t0)]
+    assert changes == [(4, "lost", "preempted"), (5, "led", "")]
+    assert world.elections(t0) == [(5, "handed over by 4")]  # no election race
+
+
+def leases(world: World, seconds: float) -> list[tuple[int, int]]:
+    """Run ``seconds``, a millisecond at a time; every lease taken meanwhile, in order:
+    (node, epoch) each time a node starts holding its lease in a round."""
+    taken: list[tuple[int, int]] = []
+    holding: set[tuple[int, int]] = set()
+    for _ in range(round(seconds / 0.001)):
+        world.run(0.001)
+        now = {
+            (n, m.epoch)
+            for n, m in world.members.items()
+            if n not in world.down and m.lease is not None and m.lease.held
+        }
+        taken += sorted(now - holding)
+        holding = now
+    return taken
+
+
+def test_an_old_leader_back_after_a_newer_one_died_leads_only_in_a_newer_round() -> None:
+    # 3 leads; cut off, it keeps its round without a lease while 1 and 2 elect 2 in a
+    # newer one; 2 dies as 3 comes back.  1 acknowledged 2's round: with a quorum it never
+    # acknowledges 3's older one again, and 3, answered from a newer round, steps down: a
+    # new round above both, so the fencing token never goes back.
+    world = World(ids=(1, 2, 3), quorum=True)
+    world.boot()
+    taken = leases(world, 1.0)
+    world.isolated = {3}
+    taken += leases(world, 3.0)
+    assert world.views()[1] == (2, world.views()[2][1]) and world.views()[3][0] == 3
+    world.crash(2)
+    world.isolated = set()
+    taken += leases(world, 3.0)
+    epochs = [epoch for _, epoch in taken]
+    assert epochs == sorted(epochs), taken  # never a lease in a round below an earlier one
+    rounds = list(dict.fromkeys(taken))  # (a leader may take its lease again in its round)
+    assert [node for node, _ in rounds] == [3, 2, 3], taken
+    assert settled(world) == rounds[-1] and rounds[-1][1] > rounds[1][1]
+
+
+def test_a_crashed_leader_is_replaced_after_suspect_after() -> None:
+    world = started()
+    t0 = world.now
+    world.crash(5)
+    leader, _ = settled(world)
+    assert leader == 4
+    took = next(c.at for c in world.since(t0, "led")) - t0
+    assert SUSPECT_AFTER - HEARTBEAT <= took < SUSPECT_AFTER + 0.2  # from its last heartbeat
+
+
+def test_with_a_quorum_no_majority_means_no_leader_and_without_one_a_slow_one() -> None:
+    for quorum in (True, False):
+        world = started(quorum=quorum)
+        for node in (5, 4, 3):
+            world.crash(node)
+        world.run(4.0)
+        leaders = {c.node for c in world.since(0.0, "led")} - {5}
+        assert leaders == (set() if quorum else {2}), quorum
+
+
+# -- hand-over -------------------------------------------------------------------------------
+
+
+def test_resign_hands_over_to_the_next_within_a_round_trip() -> None:
+    world = started()
+    t0 = world.now
+    world.call(5, "resign")
+    world.run(2 * HEARTBEAT)
+    changes = world.since(t0)
+    assert [(c.node, c.kind, c.why) for c in changes] == [
+        (5, "lost", "resigned"),
+        (4, "led", ""),
+    ]
+    assert changes[1].at - changes[0].at < 2 * HEARTBEAT
+    assert world.agreed() is not None and world.agreed()[0] == 4  # type: ignore[index]
+    world.run(1.0)
+    assert len(world.since(t0)) == 2  # and it stays (no preemption by 5)
+
+
+def test_a_hand_over_to_a_chosen_node_and_its_refusals() -> None:
+    world = started()
+    five = world.members[5]
+    assert five.refuse_hand_over(9) == "node 9 is not a member of the cluster"
+    assert five.refuse_hand_over(5) == "node 5 already leads"
+    assert world.members[2].refuse_hand_over(1) == "node 2 does not lead"
+    world.crash(1)
+    world.run(0.5)  # longer than the lease: 1 no longer answers
+    assert "node 1 is not live" in (five.refuse_hand_over(1) or "")
+    assert five.refuse_hand_over(2) is None
+    t0 = world.now
+    world.call(5, "resign", to=2)
+    world.run(HEARTBEAT)
+    assert world.agreed() is not None and world.agreed()[0] == 2  # type: ignore[index]
+    assert [(c.node, c.kind) for c in world.since(t0)] == [(5, "lost"), (2, "led")]
+
+
+def test_a_stopping_leader_hands_over_to_the_node_that_joined_last() -> None:
+    world = started()
+    world.crash(2)
+    world.run(0.5)
+    world.boot(2)  # restarted: it joined last
+    world.run(0.5)
+    world.call(5, "resign", reason="stopped", stopping=True)
+    world.run(HEARTBEAT)
+    assert world.agreed() is not None and world.agreed()[0] == 2  # type: ignore[index]
+
+
+# -- the detector's traffic ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("steady", [True, False], ids=["steady", "teaching"])
+def test_detector_frames_per_node_grow_with_n_only_in_the_teaching_runs(steady: bool) -> None:
+    per_node = {}
+    for n in (5, 20, 40):
+        world = World(ids=tuple(range(1, n + 1)), steady=steady)
+        world.boot()
+        settled(world, 5.0)
+        world.run(1.0)
+        t0 = world.now
+        world.run(1.0)
+        frames = world.frames(t0, world.now, ("ping", "pong"))
+        per_node[n] = frames / n / (1.0 / HEARTBEAT)  # per node and heartbeat
+    if steady:  # the leader's heartbeat and each follower's answer
+        assert all(value <= 2.0 for value in per_node.values()), per_node
+    else:  # every node pings every higher one
+        assert per_node[40] > 4 * per_node[5], per_node
+
+
+def test_in_the_teaching_runs_a_restarted_top_node_takes_over_by_an_election() -> None:
+    world = started(steady=False)
+    world.crash(5)
+    world.run(1.0)
+    t0 = world.now
+    world.boot(5)
+    world.run(1.0)
+    assert world.agreed() is not None and world.agreed()[0] == 5  # type: ignore[index]
+    assert any("above leader" in why or "recovery" in why for _, why in world.elections(t0))
+    assert world.members[5].state is NodeState.LEADER
+
+
+# -- the config ----------------------------------------------------------------------------
+
+
+def test_preempt_is_a_config_key_off_by_default(tmp_path: Path) -> None:
+    path = tmp_path / "p.toml"
+    path.write_text('topology = "full_mesh"\nnodes = 3\n')
+    settings = SteadySettings.of(load_config(path).node_settings())
+    assert settings is not None and not settings.preempt and not settings.quorum
+    path.write_text('topology = "full_mesh"\nnodes = 3\npreempt = true\nquorum = true\n')
+    config = load_config(path)
+    settings = SteadySettings.of(config.node_settings())
+    assert settings is not None and settings.preempt and settings.quorum
+    again = tmp_path / "again.toml"
+    again.write_text(config.to_toml())
+    assert load_config(again).node_settings()["preempt"] == 1.0
+    path.write_text('topology = "full_mesh"\nnodes = 3\npreempt = "yes"\n')
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    message = str(caught.value)
+    assert "\n" not in message and "p.toml" in message and "preempt" in message

@@ -1,0 +1,2 @@
+"""The service (``ringleader/service``): ``ringleader.Node``, a node's state, identity,
+hand-over."""

@@ -1,0 +1,2 @@
+"""Whole processes: ``ringleader node`` processes end to end, hosts in network namespaces,
+chaos and rogue peers."""

@@ -1,0 +1,2 @@
+"""The topologies layer (``topologies/``): builders, configs, keys and secrets, your own
+algorithm."""

@@ -1,0 +1,1 @@
+"""Traces (``ringleader/traces``): the format, the pictures, the pages in a browser."""

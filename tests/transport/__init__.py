@@ -1,0 +1,1 @@
+"""The transport layer (``transport/``): every transport's promises, the wire format, CURVE."""
