@@ -242,6 +242,38 @@ class _Watch:
         return self.seen
 
 
+class _Judged:
+    """A result judged against a goal: ``"met"``, ``"not met"`` or ``"noisy"``, and
+    noisy is never met.  A subclass gives ``goal``, ``noise`` and ``judged``."""
+
+    goal: float | None
+
+    @property
+    def noise(self) -> str | None:
+        raise NotImplementedError
+
+    @property
+    def judged(self) -> list[float]:
+        raise NotImplementedError
+
+    @property
+    def noisy(self) -> bool:
+        return self.noise is not None
+
+    @property
+    def verdict(self) -> str | None:
+        """``"met"``, ``"not met"`` or ``"noisy"`` (``None`` without a goal)."""
+        if self.goal is None:
+            return None
+        return verdict(self.judged, self.goal, self.noise)
+
+    @property
+    def met(self) -> bool | None:
+        """Whether the goal is met (every run within it, never when noisy); ``None``
+        without a goal."""
+        return None if self.verdict is None else self.verdict == "met"
+
+
 @dataclass(frozen=True)
 class Side:
     name: str
@@ -250,7 +282,7 @@ class Side:
 
 
 @dataclass
-class Comparison:
+class Comparison(_Judged):
     label: str
     sides: Sequence[Side]
     goal: float | None
@@ -286,20 +318,9 @@ class Comparison:
         return spread_noise(self.ratios, self.goal)
 
     @property
-    def noisy(self) -> bool:
-        return self.noise is not None
-
-    @property
-    def verdict(self) -> str | None:
-        """``"met"``, ``"not met"`` or ``"noisy"`` (``None`` without a goal)."""
-        if self.goal is None:
-            return None
-        return verdict(self.ratios, self.goal, self.noise)
-
-    @property
-    def met(self) -> bool | None:
-        """Whether the goal is met (never when noisy); ``None`` without a goal."""
-        return None if self.verdict is None else self.verdict == "met"
+    def judged(self) -> list[float]:
+        """What the goal is judged on: the ratio of each round."""
+        return self.ratios
 
     def lines(self) -> list[str]:
         out = [f"{self.label}"]
@@ -443,7 +464,7 @@ def _unused() -> float:
 
 
 @dataclass
-class Series:
+class Series(_Judged):
     """One quantity measured ``runs`` times, against an absolute goal (at most ``goal``)."""
 
     label: str
@@ -470,20 +491,9 @@ class Series:
         return spread_noise(self.values, self.goal, ratio=False)
 
     @property
-    def noisy(self) -> bool:
-        return self.noise is not None
-
-    @property
-    def verdict(self) -> str | None:
-        """``"met"``, ``"not met"`` or ``"noisy"`` (``None`` without a goal)."""
-        if self.goal is None:
-            return None
-        return verdict(self.values, self.goal, self.noise)
-
-    @property
-    def met(self) -> bool | None:
-        """The median and every run at most the goal, and not noisy."""
-        return None if self.verdict is None else self.verdict == "met"
+    def judged(self) -> list[float]:
+        """What the goal is judged on: each run's value."""
+        return self.values
 
     def lines(self) -> list[str]:
         values = self.values
