@@ -80,6 +80,11 @@ from ._tally import Tally
 __all__ = ["EventSink", "NodeActor"]
 
 
+#: At most this many frames wait for a node's links (beyond, they are dropped, as a
+#: full mailbox would: its peers say it all again at their next heartbeat).
+EARLY_FRAMES = 1000
+
+
 class NodeActor(pykka.ThreadingActor):
     """Hosts ``member`` (one node's election and crash handling) on ``network``,
     signing with ``codec``; ``misbehaving``: the ``[[faults]]`` network entries it
@@ -114,6 +119,10 @@ class NodeActor(pykka.ThreadingActor):
         self._session = session = Session(codec, node, incarnation, peers=senders(view))
         self._mailbox: Mailbox | None = None
         self._received = 0
+        #: Frames admitted while the node listens but is not linked yet (a node that
+        #: joins a running cluster hears its peers' heartbeats before its own links
+        #: are up): handled once it is, when it can answer them.
+        self._early: list[tuple[int, Any, int]] = []
         self._errors = 0
         self._last_activity: float | None = None
         self._reporter = Reporter(
@@ -250,7 +259,11 @@ class NodeActor(pykka.ThreadingActor):
         settings = self._settings
         if settings is not None and settings.fast_failover:
             links.on_refused(self._refused)  # tcp, ipc: proof of death
-        return links.wait_ready(timeout)
+        ready = links.wait_ready(timeout)
+        early, self._early = self._early, []
+        for sender, message, epoch in early:
+            self._guarded(self._admit, sender, message, epoch)
+        return ready
 
     def _refused(self, peer: int) -> None:
         """From the network's monitor thread: ``peer``'s connection was refused."""
@@ -366,6 +379,14 @@ class NodeActor(pykka.ThreadingActor):
         self._sender.heard(sender)
         if self.trace is not None:
             self.trace.received(sender, message, epoch, header.incarnation, header.seq)
+        if self._sender.links is None:  # not linked yet: it could not answer
+            if len(self._early) < EARLY_FRAMES:
+                self._early.append((sender, message, epoch))
+            return
+        self._admit(sender, message, epoch)
+
+    def _admit(self, sender: int, message: Any, epoch: int) -> None:
+        """An admitted message, handed to the member."""
         self._carry_out(self.member.handle_message(sender, message, epoch, now=self._now()))
 
     def _reject(self, rejected: FrameRejected, address: str | None = None) -> None:
