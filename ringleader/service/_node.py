@@ -172,7 +172,15 @@ class Node:
         options: NodeOptions | None = None,
     ) -> None:
         check_node_id(node_id)
-        given = NodeOptions(metrics, secret, fresh, addresses, fresh_state, incarnation, steady)
+        given = NodeOptions(
+            metrics=metrics,
+            secret=secret,
+            fresh=fresh,
+            addresses=addresses,
+            fresh_state=fresh_state,
+            incarnation=incarnation,
+            steady=steady,
+        )
         if options is None:
             options = given
         elif given != NodeOptions():
