@@ -20,13 +20,24 @@ looked up): Chang–Roberts n = 9, LeLann n = 7, Hirschberg–Sinclair n = 6 (``
 search keeps (the state tuples, their index, the graph's arrays) divided by the states,
 and, for the largest ring run, the peak :mod:`tracemalloc` saw divided by the states.
 The machine's load is printed before and after.
+
+Then the lean search against the exact one (issue 31, item 1), per the benchmark
+protocol of ``_compare.py`` (sides alternated, ``--repeat`` rounds, medians and spread,
+the machine calibrated in the same run): on Chang–Roberts n = 8 and LeLann n = 6, the
+states per second and the bytes a state the search holds (``memory_per_state``) with
+whole states (``exact=True``) and with fingerprints; and the whole command as a user
+types it (``ringleader explore --nodes 8 --json``, with and without ``--exact``): its
+wall clock and its peak resident memory (the ``ru_maxrss`` of the process, as
+``/usr/bin/time -v`` reports it).  Goal: at most 32 bytes a state with fingerprints.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -35,7 +46,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from _compare import load, whole_command
+from _compare import Side, compare, load, whole_command
 
 from ringleader.actors.exploration import Exploration, Options
 from ringleader.cluster import explore_config
@@ -43,6 +54,7 @@ from ringleader.topologies import Config, load_config
 
 GOAL_SECONDS = 10.0
 GOAL_RATE = 50_000
+GOAL_BYTES = 32
 
 
 def config(folder: Path, name: str, text: str) -> tuple[Config, Path]:
@@ -131,6 +143,83 @@ def peak_per_state(run: Callable[[], Exploration]) -> float:
     return peak / exploration.states
 
 
+def lean_against_exact(label: str, make: Callable[[bool], Exploration], runs: int) -> None:
+    """Both ways of keeping states, alternated: seconds, states/s and bytes a state."""
+    held: dict[bool, list[float]] = {True: [], False: []}
+    states: dict[bool, int] = {}
+
+    def side(exact: bool) -> Callable[[], float]:
+        def measure() -> float:
+            gc.collect()
+            exploration = make(exact)
+            states[exact] = exploration.states
+            held[exact].append(exploration.memory / exploration.states)
+            return exploration.elapsed
+
+        return measure
+
+    result = compare(
+        f"{label}: exact states against fingerprints (seconds a search)",
+        [Side("exact", side(True)), Side("fingerprints", side(False))],
+        runs=runs,
+    )
+    assert states[True] == states[False], states
+    for exact, name in ((True, "exact"), (False, "fingerprints")):
+        seconds = result.values[name]
+        rates = [states[exact] / s for s in seconds]
+        print(
+            f"  {name:<13} {states[exact]:,} states; {statistics.median(rates):,.0f} states/s "
+            f"({min(rates):,.0f}–{max(rates):,.0f}); "
+            f"{statistics.median(held[exact]):,.1f} bytes/state "
+            f"({min(held[exact]):,.1f}–{max(held[exact]):,.1f})"
+        )
+    bytes_lean = statistics.median(held[False])
+    print(
+        f"  fingerprints: {bytes_lean:.1f} bytes/state: goal ≤ {GOAL_BYTES} "
+        f"{'met' if max(held[False]) <= GOAL_BYTES else 'NOT met'}"
+    )
+
+
+def peak_command(argv: list[str]) -> tuple[float, int]:
+    """A whole command's wall clock and peak resident memory (bytes), as
+    ``/usr/bin/time -v`` reports them (its output discarded)."""
+    began = time.perf_counter()
+    child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)
+    seconds = time.perf_counter() - began
+    if status:
+        raise RuntimeError(f"{' '.join(argv)} failed ({status})")
+    return seconds, usage.ru_maxrss * 1024
+
+
+def command_against_exact(folder: Path, n: int, runs: int) -> None:
+    """``ringleader explore --nodes N --json`` with and without ``--exact``, alternated:
+    wall clock and peak RSS."""
+    rss: dict[str, list[int]] = {"exact": [], "fingerprints": []}
+
+    def side(name: str, extra: list[str]) -> Callable[[], float]:
+        argv = [sys.executable, "-m", "ringleader", "explore", "--nodes", str(n), "--json"]
+        argv += ["--out", str(folder / f"cmd-{name}"), *extra]
+
+        def measure() -> float:
+            seconds, peak = peak_command(argv)
+            rss[name].append(peak)
+            return seconds
+
+        return measure
+
+    compare(
+        f"ringleader explore --nodes {n} --json: --exact against fingerprints (seconds)",
+        [Side("exact", side("exact", ["--exact"])), Side("fingerprints", side("fingerprints", []))],
+        runs=runs,
+    )
+    for name, peaks in rss.items():
+        mb = [p / 2**20 for p in peaks]
+        print(
+            f"  {name:<13} peak RSS {statistics.median(mb):,.1f} MB ({min(mb):,.1f}–{max(mb):,.1f})"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller runs, one repeat")
@@ -185,6 +274,16 @@ def main() -> None:
             f"peak memory (tracemalloc) per state, {biggest.algorithm_class.title} "
             f"n={biggest.n}: {per_state:,.0f} B"
         )
+        print("Fingerprints against whole states:")
+        runs = max(3, repeat)
+        cr8, _ = ring(folder, "chang_roberts", 7 if args.quick else 8)
+        lelann6, _ = ring(folder, "lelann", 5 if args.quick else 6)
+        for label, item in (
+            (f"Chang–Roberts n={cr8.n}", cr8),
+            (f"LeLann n={lelann6.n}", lelann6),
+        ):
+            lean_against_exact(label, lambda exact, c=item: explore_config(c, exact=exact), runs)
+        command_against_exact(folder, 7 if args.quick else 8, runs)
     print(f"load after: {' '.join(f'{v:.2f}' for v in load())}")
 
 

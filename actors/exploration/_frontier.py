@@ -18,7 +18,7 @@ __all__ = ["Frontier"]
 
 #: Bytes a frontier keeps in memory before it spills to disk, by default: a buffer (the
 #: system's page cache keeps what was written, as long as it has room).
-BOUND = 1 << 20
+BOUND = 1 << 18
 #: States read back from the file at a time.
 _BLOCK = 2048
 
@@ -29,6 +29,8 @@ class Frontier:
     def __init__(self, width: int, bound: int = BOUND) -> None:
         self.width = max(1, width)
         self.bound = max(bound, 4 * self.width)
+        #: States read back from the file at a time: at most half the bound.
+        self.block = max(1, min(_BLOCK, self.bound // (8 * self.width)))
         self._tail = array("i")  # queued last, in memory
         self._head = array("i")  # read back from the file, still to pop
         self._at = 0  # where the next state to pop starts in _head
@@ -78,7 +80,7 @@ class Frontier:
         self._at = 0
         file = self._file
         if file is not None and self._read < self._written:
-            count = min(_BLOCK * self.width, (self._written - self._read) // 4)
+            count = min(self.block * self.width, (self._written - self._read) // 4)
             head = array("i")
             file.seek(self._read)
             head.fromfile(file, count)
