@@ -207,3 +207,14 @@ def test_explore_keeps_fingerprints_unless_asked_for_exact_states(
     assert main(["explore", crash, "--out", str(tmp_path / "d")]) in (0, 1, 3)
     told = capsys.readouterr().out
     assert "whole states (a state is reached by runs of different lengths" in told
+
+
+def test_exact_is_for_the_notes_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A service's exploration keeps its states its own way: --exact says so, in a line."""
+    cluster = str(EXAMPLES / "service" / "cluster.toml")
+    code = main(["explore", cluster, "--service", "--exact", "--out", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.strip() == (
+        "ringleader explore: error: --exact is for the notes' runs: leave it out with --service"
+    )
