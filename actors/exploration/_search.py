@@ -4,8 +4,15 @@ Breadth-first, so the first path found to a state is a shortest one (in steps), 
 is every counterexample reported.  A state already seen is not explored again.  The
 search stops when nothing is left to explore (the exploration is *complete*), or at
 ``max_states`` states found, or past ``max_depth`` steps; it checks every state it
-finds as it goes (``_checks.py``) and, once done, computes over the graph the fewest
-and most messages of the complete runs (``_graph.py``).
+finds as it goes (``_checks.py``), and the fewest and most messages of the complete
+runs come from how it got to each end state.
+
+Two ways to keep what it found: *exact* (:class:`_Search`), every state whole, its
+index and the explored graph (``_graph.py``), the fewest and most messages computed
+over the graph once done; or *lean* (``_lean.py``), fingerprints, a frontier that
+spills to disk and the counts carried level by level, which falls back on the exact
+search where a state is reached by runs of different lengths.  :func:`explore` runs
+either, and :func:`_conclude` turns what it found into an :class:`Exploration`.
 """
 
 from __future__ import annotations
@@ -13,8 +20,9 @@ from __future__ import annotations
 import gc
 import sys
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from ringleader.actors.checks import co_leaders
 from ringleader.actors.core import Bound, Election, NodeView
@@ -29,24 +37,17 @@ from ._checks import (
     leaders_clash,
     stances,
 )
-from ._graph import Graph
+from ._fingerprints import collision_odds
+from ._graph import Extremes, Graph
+from ._lean import Lean, Uneven
 from ._model import Model, NewLink
 from ._options import Options
+from ._runs import Ends, Path
 
 __all__ = ["Exploration", "Path", "explore"]
 
 #: ``progress(states found, states explored, depth)``, called every few thousand states.
 Progress = Callable[[int, int, int], None]
-
-
-@dataclass
-class Path:
-    """A run found: its steps (event numbers of :attr:`Model.events`), the messages it
-    sent, and the state it ends in."""
-
-    events: list[int]
-    messages: int
-    state: int
 
 
 @dataclass
@@ -62,11 +63,17 @@ class Exploration:
     kind found; ``checks`` what became of each check (passed, failed, or not checked and
     why: a search stopped before any end state checks nothing at one); ``paths`` the runs
     to show: ``"min"``, ``"max"`` and one per finding's kind.  ``memory``: bytes the
-    search kept (states, their index, the graph).
+    search held in memory (exact: the states, their index, the graph; lean: the
+    fingerprints, the frontier at its largest and its counts); ``spilled``: bytes of
+    the frontier written to disk.  ``exact``: whole states were kept (``graph`` and
+    ``found`` hold every state), else fingerprints (``graph`` is ``None``, ``found``
+    holds the states of the paths and findings only, ``collision_odds`` the odds that
+    two states shared a fingerprint); ``exact_why``: why a lean search fell back on the
+    exact one.
     """
 
     model: Model
-    graph: Graph
+    graph: Graph | None
     states: int
     explored: int
     end_states: int
@@ -82,9 +89,14 @@ class Exploration:
     cyclic: bool = False
     findings: list[Finding] = field(default_factory=list)
     checks: dict[str, Verdict] = field(default_factory=dict)
-    #: Every state found, by number (tuples of ``Model``'s layout).
-    found: list[tuple[int, ...]] = field(default_factory=list)
+    #: The states found, by number (tuples of ``Model``'s layout): every one (a list)
+    #: when exact, else those the paths and findings end in.
+    found: Sequence[tuple[int, ...]] | Mapping[int, tuple[int, ...]] = field(default_factory=list)
     paths: dict[str, Path] = field(default_factory=dict)
+    exact: bool = True
+    exact_why: str | None = None
+    collision_odds: float | None = None
+    spilled: int = 0
 
     @property
     def ok(self) -> bool:
@@ -113,20 +125,148 @@ def explore(
     max_states: int = 1_000_000,
     max_depth: int | None = None,
     progress: Progress | None = None,
+    exact: bool = True,
 ) -> Exploration:
     """Explore every reachable state of ``algorithm`` on ``views`` (one per node, in
     topology order) with ``initiators``, under ``options``; check it, and check the
-    complete runs' message counts against ``bound`` (the notes' formula) if given."""
+    complete runs' message counts against ``bound`` (the notes' formula) if given.
+
+    ``exact``: keep every state whole and the explored graph; else the lean search
+    (fingerprints, counts carried level by level), which falls back on the exact one
+    where a state is reached by runs of different lengths (``exact_why`` says so)."""
     links: list[tuple[int, int]] = []
     while True:
         model = Model(algorithm, views, initiators, options, links=links)
         try:
-            return _Search(model, max_states, max_depth, progress).run(bound)
+            why = None
+            if not exact:
+                lean = Lean(model, max_states, max_depth, progress)
+                try:
+                    return _conclude(lean, bound)
+                except Uneven as uneven:
+                    why = str(uneven)
+                finally:
+                    lean.close()
+            exploration = _conclude(_Search(model, max_states, max_depth, progress), bound)
+            exploration.exact_why = why
+            return exploration
         except NewLink as new:  # an election sent outside its wiring: again, with that link
             links.append(new.link)
 
 
+class _Engine(Protocol):
+    """What :func:`_conclude` asks of a search."""
+
+    model: Model
+    findings: dict[str, Finding]
+    tally: Tally
+    exact: bool
+    spilled: int
+
+    def search(self) -> tuple[str | None, int]: ...
+    def counts(self) -> tuple[int, int, int]: ...  # found, explored, end states
+    def memory(self) -> int: ...
+    def ends(self) -> Ends: ...
+    def path(self, state: int, via: str | None = None) -> Path: ...
+    def found(self, kind: str, detail: str, state: int) -> None: ...
+    def kept(self) -> Sequence[tuple[int, ...]] | Mapping[int, tuple[int, ...]]: ...
+    def graph(self) -> Graph | None: ...
+
+
+def _conclude(engine: _Engine, bound: Bound | None) -> Exploration:
+    """Run ``engine``'s search; what it found, as an :class:`Exploration`: the complete
+    runs' message counts, the bound, the paths to show and every check's verdict."""
+    # Millions of objects kept alive: the cyclic collector would walk them again and
+    # again (none of them is in a cycle); paused meanwhile, as timeit pauses it.
+    collecting = gc.isenabled()
+    gc.disable()
+    began = time.perf_counter()
+    try:
+        stopped, depth = engine.search()
+    finally:
+        if collecting:
+            gc.enable()
+    states, explored, end_states = engine.counts()
+    model = engine.model
+    exploration = Exploration(
+        model=model,
+        graph=engine.graph(),
+        states=states,
+        explored=explored,
+        end_states=end_states,
+        complete=stopped is None,
+        stopped=stopped,
+        depth=depth,
+        elapsed=0.0,
+        memory=engine.memory(),
+        bound=bound,
+        exact=engine.exact,
+        collision_odds=None if engine.exact else collision_odds(states),
+        spilled=engine.spilled,
+    )
+    ends = engine.ends()
+    exploration.cyclic = ends.cyclic
+    path = engine.path
+    bound_unchecked: str | None = None  # why the bound stays open, where a stop leaves it
+    every, clean = ends.every, ends.clean
+    if every.low >= 0:
+        unbounded = every.most < 0
+        exploration.messages = (every.fewest, None if unbounded else every.most)
+        exploration.paths["min"] = path(every.low, "min")
+        exploration.paths["max"] = path(every.high, None if unbounded else "max")
+        if clean.low >= 0:
+            fewest = clean.fewest
+            most = None if clean.most < 0 else clean.most
+            exploration.faultless = (fewest, most)
+            if bound is not None:
+                free = model.options.starts == "any"
+                wrong = bound_check(bound, fewest, most, free_starts=free)
+                if (
+                    wrong is not None
+                    and not exploration.complete
+                    and free
+                    and bound.exact
+                    and most is not None
+                    and most < bound.value
+                ):  # the run that sends the most may lie past where the search stopped
+                    bound_unchecked = (
+                        f"the most any complete run found sent is {most} messages, below "
+                        f"{bound.formula} = {bound.value}; the search stopped before "
+                        "every run was found"
+                    )
+                    wrong = None
+                else:
+                    exploration.bound_held = wrong is None
+                if wrong is not None:
+                    below = bound.exact and not free and fewest != bound.value
+                    culprit = clean.low if below else clean.high
+                    engine.found("bound", wrong, culprit)
+                    via = "min" if below else "max"
+                    exploration.paths["bound"] = path(culprit, None if most is None else via)
+    findings = engine.findings
+    for kind, finding in findings.items():
+        if kind != "bound":
+            exploration.paths[kind] = path(finding.state)
+    exploration.found = engine.kept()
+    exploration.elapsed = time.perf_counter() - began
+    exploration.findings = [findings[k] for k in KINDS if k in findings]
+    exploration.checks = engine.tally.verdicts(
+        findings,
+        states=states,
+        stopped=stopped,
+        bound=bound,
+        bound_held=exploration.bound_held,
+        bound_unchecked=bound_unchecked,
+    )
+    return exploration
+
+
 class _Search:
+    """The exact search: every state whole, its index and the explored graph."""
+
+    exact = True
+    spilled = 0
+
     def __init__(
         self, model: Model, max_states: int, max_depth: int | None, progress: Progress | None
     ) -> None:
@@ -134,62 +274,32 @@ class _Search:
         self.max_states = max(1, max_states)
         self.max_depth = max_depth
         self.progress = progress
-        self.graph = Graph()
+        self._graph = Graph()
         self.states: list[tuple[int, ...]] = []
         self.index: dict[tuple[int, ...], int] = {}
         self.findings: dict[str, Finding] = {}
-        self.ends: list[int] = []
+        self.ends_found: list[int] = []
         self.tally = Tally()
-        #: Why the bound could not be checked, where a stopped search leaves it open.
-        self.bound_unchecked: str | None = None
+        self.extremes: Extremes | None = None
 
-    def _found(self, kind: str, detail: str, state: int) -> None:
+    def found(self, kind: str, detail: str, state: int) -> None:
         first = self.findings.get(kind)
         if first is None:
             self.findings[kind] = Finding(kind, detail, state)
         else:
             self.findings[kind] = Finding(kind, first.detail, first.state, first.count + 1)
 
-    def run(self, bound: Bound | None) -> Exploration:
-        # Millions of tuples kept alive: the cyclic collector would walk them again and
-        # again (none of them is in a cycle); paused meanwhile, as timeit pauses it.
-        collecting = gc.isenabled()
-        gc.disable()
-        began = time.perf_counter()
-        try:
-            stopped, depth = self._search()
-        finally:
-            if collecting:
-                gc.enable()
-        exploration = Exploration(
-            model=self.model,
-            graph=self.graph,
-            states=len(self.states),
-            explored=self.graph.expanded,
-            end_states=len(self.ends),
-            complete=stopped is None,
-            stopped=stopped,
-            depth=depth,
-            elapsed=0.0,
-            memory=self._memory(),
-            bound=bound,
-            found=self.states,
-        )
-        self._runs(exploration)
-        exploration.elapsed = time.perf_counter() - began
-        exploration.findings = [self.findings[k] for k in KINDS if k in self.findings]
-        exploration.checks = self.tally.verdicts(
-            self.findings,
-            states=exploration.states,
-            stopped=stopped,
-            bound=bound,
-            bound_held=exploration.bound_held,
-            bound_unchecked=self.bound_unchecked,
-        )
-        return exploration
+    def counts(self) -> tuple[int, int, int]:
+        return len(self.states), self._graph.expanded, len(self.ends_found)
 
-    def _search(self) -> tuple[str | None, int]:  # noqa: PLR0912
-        model, graph = self.model, self.graph
+    def graph(self) -> Graph | None:
+        return self._graph
+
+    def kept(self) -> list[tuple[int, ...]]:
+        return self.states
+
+    def search(self) -> tuple[str | None, int]:  # noqa: PLR0912
+        model, graph = self.model, self._graph
         states, index = self.states, self.index
         start, target, sent, event, parent = (
             graph.start,
@@ -201,7 +311,7 @@ class _Search:
         initial = model.initial()
         states.append(initial)
         index[initial] = 0
-        expand, ends, found, tally = model.expand, self.ends, self._found, self.tally
+        expand, ends, found, tally = model.expand, self.ends_found, self.found, self.tally
         ids, findings = model.ids, self.findings
         max_states, max_depth, progress = self.max_states, self.max_depth, self.progress
         head, depth, level_end = 0, 0, 1
@@ -249,73 +359,31 @@ class _Search:
             stopped = "max_depth"
         return stopped, depth
 
-    def _runs(self, exploration: Exploration) -> None:
-        """The complete runs' message counts, the bound, and the paths to show."""
-        graph, model, states = self.graph, self.model, self.states
+    def ends(self) -> Ends:
+        """The complete runs' fewest and most messages, from the graph."""
+        graph, model, states = self._graph, self.model, self.states
         extremes = graph.extremes(len(states))
-        exploration.cyclic = extremes.cyclic
+        self.extremes = extremes
+        found = Ends(cyclic=extremes.cyclic)
+        for s in self.ends_found:
+            clean = model.faultless(states[s])
+            found.meet(s, extremes.fewest[s], extremes.most[s], clean)
+        return found
 
-        def path(state: int, via: object = None) -> Path:
-            edges = graph.path(state, via)  # type: ignore[arg-type]
-            return Path([graph.event[e] for e in edges], sum(graph.sent[e] for e in edges), state)
+    def path(self, state: int, via: str | None = None) -> Path:
+        """The run to ``state``: a shortest one (``via`` ``None``), or the one with the
+        fewest (``"min"``) or most (``"max"``) messages."""
+        graph, extremes = self._graph, self.extremes
+        links = None
+        if via is not None and extremes is not None:
+            links = extremes.fewest_edge if via == "min" else extremes.most_edge
+        edges = graph.path(state, links)
+        return Path([graph.event[e] for e in edges], sum(graph.sent[e] for e in edges), state)
 
-        ends = self.ends
-        if ends:
-            low = min(ends, key=lambda s: extremes.fewest[s])
-            unbounded = [s for s in ends if extremes.most[s] < 0]
-            high = unbounded[0] if unbounded else max(ends, key=lambda s: extremes.most[s])
-            exploration.messages = (
-                extremes.fewest[low],
-                None if unbounded else extremes.most[high],
-            )
-            exploration.paths["min"] = path(low, extremes.fewest_edge)
-            exploration.paths["max"] = path(high, None if unbounded else extremes.most_edge)
-            clean = [s for s in ends if model.faultless(states[s])]
-            if clean:
-                clean_low = min(clean, key=lambda s: extremes.fewest[s])
-                clean_unbounded = [s for s in clean if extremes.most[s] < 0]
-                clean_high = (
-                    clean_unbounded[0]
-                    if clean_unbounded
-                    else max(clean, key=lambda s: extremes.most[s])
-                )
-                fewest = extremes.fewest[clean_low]
-                most = None if clean_unbounded else extremes.most[clean_high]
-                exploration.faultless = (fewest, most)
-                bound = exploration.bound
-                if bound is not None:
-                    free = model.options.starts == "any"
-                    wrong = bound_check(bound, fewest, most, free_starts=free)
-                    if (
-                        wrong is not None
-                        and not exploration.complete
-                        and free
-                        and bound.exact
-                        and most is not None
-                        and most < bound.value
-                    ):  # the run that sends the most may lie past where the search stopped
-                        self.bound_unchecked = (
-                            f"the most any complete run found sent is {most} messages, below "
-                            f"{bound.formula} = {bound.value}; the search stopped before "
-                            "every run was found"
-                        )
-                        wrong = None
-                    else:
-                        exploration.bound_held = wrong is None
-                    if wrong is not None:
-                        below = bound.exact and not free and fewest != bound.value
-                        culprit = clean_low if below else clean_high
-                        self._found("bound", wrong, culprit)
-                        via = extremes.fewest_edge if below else extremes.most_edge
-                        exploration.paths["bound"] = path(culprit, None if most is None else via)
-        for kind, finding in self.findings.items():
-            if kind != "bound":
-                exploration.paths[kind] = path(finding.state)
-
-    def _memory(self) -> int:
+    def memory(self) -> int:
         """Bytes held by the states, their index and the graph (the small integers in
         the states are shared objects, counted once in the tables, not here)."""
         size = sys.getsizeof
         states = self.states
         sample = states[len(states) // 2] if states else ()
-        return size(states) + size(self.index) + len(states) * size(sample) + self.graph.nbytes()
+        return size(states) + size(self.index) + len(states) * size(sample) + self._graph.nbytes()

@@ -99,6 +99,14 @@ def add_explore_command(commands: Any) -> argparse.ArgumentParser:
         "--max-depth", type=count, metavar="D", help="explore runs of at most D steps"
     )
     limits.add_argument(
+        "--exact",
+        action="store_true",
+        help="keep every state whole and the explored graph (the most memory: hundreds of "
+        "bytes a state), instead of a 64-bit fingerprint of each (about 32 bytes a "
+        "state; two states could share one, at the odds the report gives); --html "
+        "implies it",
+    )
+    limits.add_argument(
         "--out",
         metavar="DIR",
         help="where to write the traces (default: CONFIG's name + '-explore', in the "
@@ -183,6 +191,7 @@ def explore_command(args: argparse.Namespace, config: Config, out: Console, err:
             max_states=args.max_states,
             max_depth=args.max_depth,
             progress=progress,
+            exact=args.exact or args.html is not None,
         )
     header = trace_header(config, mode="explored")
     files = write_runs(exploration, _out_dir(args), header=header)
@@ -256,6 +265,10 @@ def exploration_summary(
         "elapsed_s": round(exploration.elapsed, 6),
         "states_per_s": round(exploration.rate),
         "memory_per_state": round(exploration.memory / max(1, exploration.states)),
+        "states_kept": "exact" if exploration.exact else "fingerprints",
+        "exact_why": exploration.exact_why,
+        "collision_odds": exploration.collision_odds,
+        "spilled_bytes": exploration.spilled,
         "cyclic": exploration.cyclic,
         "messages": None if messages is None else {"min": messages[0], "max": messages[1]},
         "faultless_messages": None
@@ -328,6 +341,14 @@ def _extent(summary: dict[str, Any]) -> str:
     return "stopped by --max-depth"
 
 
+def _kept(summary: dict[str, Any]) -> str:
+    """How the states were kept: fingerprints (with the odds two shared one) or whole."""
+    if summary["states_kept"] == "fingerprints":
+        return f"fingerprints (collision odds {summary['collision_odds']:.1g})"
+    why = summary["exact_why"]
+    return "whole states" if why is None else f"whole states ({why})"
+
+
 def _scope(words: str, complete: bool) -> str:
     """A check's words, narrowed to what a stopped search saw."""
     if complete:
@@ -348,7 +369,8 @@ def print_exploration(console: Console, summary: dict[str, Any]) -> None:  # noq
     console.print(
         f"  states: {summary['states']:,} ({extent}), {ends:,} end state{'s' * (ends != 1)}, "
         f"depth {summary['depth']}; {summary['elapsed_s']:.2f} s, "
-        f"{summary['states_per_s']:,} states/s, {summary['memory_per_state']} bytes/state"
+        f"{summary['states_per_s']:,} states/s, {summary['memory_per_state']} bytes/state, "
+        f"{_kept(summary)}"
     )
     messages = summary["messages"]
     if messages is not None:

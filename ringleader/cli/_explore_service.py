@@ -196,6 +196,7 @@ def _refuse_notes_options(args: argparse.Namespace) -> None:
         ("--starts", args.starts != "any"),
         ("--timers", args.timers),
         ("--html", args.html),
+        ("--exact", args.exact),
     ):
         if value:
             raise UsageError(f"{option} is for the notes' runs: leave it out with --service")

@@ -97,8 +97,11 @@ def explore_config(
     max_states: int = 1_000_000,
     max_depth: int | None = None,
     progress: Any = None,
+    exact: bool = True,
 ) -> Exploration:
-    """Explore ``config`` under ``options`` (default: :func:`explore_options`)."""
+    """Explore ``config`` under ``options`` (default: :func:`explore_options`);
+    ``exact``: keep every state whole and the graph, else fingerprints (see
+    :func:`~ringleader.actors.exploration.explore`)."""
     algorithm = algorithm or config.algorithm_class
     # The algorithm's own settings (its tunables); the failure detector's and the
     # lease's are left out (see the module's docs).
@@ -112,4 +115,5 @@ def explore_config(
         max_states=max_states,
         max_depth=max_depth,
         progress=progress,
+        exact=exact,
     )

@@ -293,6 +293,8 @@ def explorer_page(exploration: Exploration, *, title: str = "", limit: int = PAG
     """The page of ``exploration``: its first ``limit`` states and the steps between."""
     model, graph = exploration.model, exploration.graph
     states_tuples = exploration.found
+    if graph is None or not isinstance(states_tuples, list):
+        raise ValueError("the page needs the whole graph: explore with exact=True")
     count = min(len(states_tuples), limit)
     used: list[set[int]] = [set() for _ in range(model.n)]
     channels_used: set[int] = set()
