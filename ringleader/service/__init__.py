@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     )
     from ._state_file import StateFile, default_state_dir, state_path
     from ._transfer import Transfer, transfer
+    from ._view import LeadershipView
 
 #: Each name, and the module it comes from.
 _HOMES = {
@@ -68,6 +69,7 @@ _HOMES = {
     "STATUS": "._protocol",
     "EventWriter": "._output",
     "LeaderChange": "._callbacks",
+    "LeadershipView": "._view",
     "Node": "._node",
     "NodeMetrics": "._metrics",
     "RejectionThrottle": "._standalone",
@@ -108,6 +110,7 @@ __all__ = [
     "STATUS",
     "EventWriter",
     "LeaderChange",
+    "LeadershipView",
     "Node",
     "NodeMetrics",
     "NodeOptions",

@@ -18,8 +18,9 @@ Three threads are involved.  The node's actor (a Pykka thread) runs the election
 never waits for the service.  A thread of the node's own runs the service's callbacks,
 one at a time and in the order things happened, so that a slow callback delays later
 callbacks but never the election.  And whatever thread the service likes reads
-:attr:`Node.is_leader`, :attr:`Node.leader` and :attr:`Node.epoch` at any time without
-asking the actor: they come from the :class:`~ringleader.actors.host.Leadership` it publishes.
+:attr:`Node.is_leader`, :attr:`Node.leader` and :attr:`Node.epoch` (or all at once,
+:meth:`Node.leadership`) at any time without asking the actor: they come from the
+:class:`~ringleader.actors.host.Leadership` it publishes.
 """
 
 from __future__ import annotations
@@ -56,9 +57,11 @@ from ringleader.transport import ZmqNetwork
 
 from ._assembly import check_standalone, node_codec, node_member, node_network, service_settings
 from ._callbacks import STOPPED, Callbacks, LeaderChange
+from ._health import Verdict, alive, ready
 from ._node_options import NodeOptions, check_node_id
 from ._protocol import event_dict, status_dict
 from ._state_file import NEW, StateFile
+from ._view import LeadershipView, view_of
 
 if TYPE_CHECKING:  # imported when used: a node without metrics or changes() needs neither
     from ringleader.traces import PartWriter
@@ -112,13 +115,17 @@ class Node:
       round or another leader), ``"stopped"`` (:meth:`stop` was called), ``"failed"``
       (it could not keep its state and stopped by itself: see :attr:`failure`);
     - ``on_leader_change(leader, epoch)``: its view of the leader changed (``leader``
-      ``None`` while an election is under way).
+      ``None`` while an election is under way);
+    - ``on_failed(error)``: the node stopped by itself, leader or follower (after
+      ``on_lost(epoch, "failed")`` if it led): it could not keep its state; ``error`` is
+      :attr:`failure`, a :class:`~ringleader.StateError` naming the file.
 
     A callback that raises is logged with its traceback; the node carries on.  A process
     that ends without :meth:`stop` still exits: its nodes are stopped on the way out.
     ``metrics``: ``"HOST:PORT"`` to serve Prometheus metrics there (port 0: any free
-    one, see :attr:`metrics_address`).  ``secret``: the cluster's secret, instead of the
-    one the config names.
+    one, see :attr:`metrics_address`), at ``/metrics``, with ``/healthz`` and
+    ``/readyz`` beside them (``docs/reference/node.md``).  ``secret``: the cluster's
+    secret, instead of the one the config names.
 
     A node follows the steady rules (``docs/steady-leader.md``): it never starts or
     joins a round against a leader that still holds its lease, a restarted node follows
@@ -160,6 +167,7 @@ class Node:
         on_elected: Callable[[int], object] | None = None,
         on_lost: Callable[[int, str], object] | None = None,
         on_leader_change: Callable[[int | None, int], object] | None = None,
+        on_failed: Callable[[RingleaderError], object] | None = None,
         metrics: str | None = None,
         secret: bytes | None = None,
         emit: Emit | None = None,
@@ -223,6 +231,7 @@ class Node:
             on_lost=on_lost,
             on_leader_change=on_leader_change,
             leads_at_lease=bool(self._settings.get("lease")),
+            on_failed=None if on_failed is None else lambda why: on_failed(self._failed(why)),
         )
 
     # -- reading, from any thread ---------------------------------------------------------
@@ -246,6 +255,13 @@ class Node:
         lease has run out)."""
         return self._leadership.is_leader()
 
+    def leadership(self) -> LeadershipView:
+        """The leader, epoch, lease end and whether this node leads, read at once: one
+        publication of the node's actor and one read of the clock, so that the fields go
+        together (two reads of :attr:`leader` and :attr:`epoch` may straddle an
+        election)."""
+        return view_of(self._leadership)
+
     @property
     def running(self) -> bool:
         """Between :meth:`start` and :meth:`stop`."""
@@ -256,6 +272,20 @@ class Node:
         """Why the node stopped by itself, if it did: it could not keep its state (a
         :class:`~ringleader.StateError` naming the file); ``None`` otherwise."""
         return None if self._state is None else self._state.failure
+
+    def _failed(self, why: str) -> RingleaderError:
+        return self.failure or RingleaderError(why)
+
+    def alive(self) -> Verdict:
+        """``(ok, why)``: what ``/healthz`` answers (200 when ok, else 503): the node
+        runs, and did not stop by itself; ``why`` is one line."""
+        return alive(self.id, self._running, self.failure)
+
+    def ready(self) -> Verdict:
+        """``(ok, why)``: what ``/readyz`` answers: it knows a leader holding a lease,
+        or is it (``ringleader/service/_health.py``); ``why`` is one line."""
+        suspects = frozenset() if self._metrics is None else self._metrics.suspects
+        return ready(self.leadership(), self._running, self.failure, suspects)
 
     @property
     def metrics_address(self) -> tuple[str, int] | None:
@@ -368,7 +398,14 @@ class Node:
         if self._metrics_at is not None:
             from ._metrics import NodeMetrics  # noqa: PLC0415 -- the Prometheus client
 
-            self._metrics = NodeMetrics(self._leadership, self._status_now)
+            self._metrics = NodeMetrics(
+                self._leadership,
+                self._status_now,
+                alive=self.alive,
+                ready=self.ready,
+                failed=lambda: self.failure is not None,
+                name=config.cluster or f"{config.cluster_id:016x}",
+            )
             self._metrics.serve(*self._metrics_at)
         self._callbacks.start()
         trace = self._trace
