@@ -32,6 +32,7 @@ import threading
 import time
 import weakref
 from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import replace
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -59,7 +60,7 @@ from ._assembly import check_standalone, node_codec, node_member, node_network, 
 from ._callbacks import STOPPED, Callbacks, LeaderChange
 from ._health import Verdict, alive, ready
 from ._node_options import NodeOptions, check_node_id
-from ._protocol import event_dict, status_dict
+from ._protocol import event_dict, leads_dict, status_dict
 from ._state_file import NEW, StateFile
 from ._view import LeadershipView, view_of
 
@@ -233,6 +234,9 @@ class Node:
             leads_at_lease=bool(self._settings.get("lease")),
             on_failed=None if on_failed is None else lambda why: on_failed(self._failed(why)),
         )
+        #: The epoch of the last ``lost`` line, until a ``leader`` or ``lease`` line
+        #: (for ``emit``: a lease regained in that epoch says ``leader`` again).
+        self._lost_epoch: int | None = None
 
     # -- reading, from any thread ---------------------------------------------------------
 
@@ -563,7 +567,7 @@ class Node:
     def _on_event(self, event: NodeEvent) -> None:
         """Called on the actor's thread for every event: never waits for the service."""
         if self._emit is not None:
-            self._emit(event_dict(event))
+            self._emit_event(event)
         if self._metrics is not None:
             self._metrics.observe(event)
         if event.kind == "failed":  # it could not keep its state, and stopped
@@ -571,6 +575,25 @@ class Node:
         if event.kind in ("state", "lost", "lease", "failed"):
             self._wake()
             self._callbacks.put(event)
+
+    def _emit_event(self, event: NodeEvent) -> None:
+        """``event``'s line; a line that changes who leads, or whether the lease is held,
+        carries ``leads`` (this node's view just after it, see :func:`leads_dict`).  A
+        lease regained in the epoch of the last ``lost`` comes after a ``leader`` line
+        saying so, as any other lease comes after one: a reader that follows the
+        ``leader`` lines alone never misses a leader.  (Not for a supervisor's node: its
+        checks read each ``leader`` line as a change of state.)"""
+        assert self._emit is not None
+        kind = event.kind
+        if kind not in ("state", "lease", "lost", "failed"):
+            self._emit(event_dict(event))
+            return
+        leads = leads_dict(self.leadership())
+        regained = kind == "lease" and self._lost_epoch == event.epoch
+        if regained and not self._options.supervised:
+            self._emit({**event_dict(replace(event, kind="state")), "leads": leads})
+        self._lost_epoch = event.epoch if kind == "lost" else None
+        self._emit({**event_dict(event), "leads": leads})
 
     def _wake(self) -> None:
         """Wake every :meth:`wait_for_leader`: what it waits on may have changed."""
