@@ -96,9 +96,8 @@ def test_readiness_follows_the_lease_as_nodes_go_down(tmp_path: Path) -> None:
         assert nodes[3].wait_for_leader(20) == 3
         for node in nodes.values():
             assert eventually(lambda node=node: _get(node, "/readyz")[0] == 200, 10)
-        assert _get(nodes[3], "/readyz")[1] == "node 3 leads epoch %d with its lease held\n" % (
-            nodes[3].epoch
-        )
+        held = f"node 3 leads epoch {nodes[3].epoch} with its lease held\n"
+        assert _get(nodes[3], "/readyz") == (200, held)
         assert _get(nodes[1], "/readyz")[1].startswith("node 1 follows node 3 (epoch ")
         nodes[1].stop()  # one node down: a majority is left, the leader keeps its lease
         assert _get(nodes[3], "/readyz")[0] == 200 and _get(nodes[2], "/readyz")[0] == 200
