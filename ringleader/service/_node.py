@@ -225,6 +225,7 @@ class Node:
         self._running = False
         self._lifecycle = threading.Lock()  # start and stop, one at a time
         self._decided = threading.Condition()  # notified when the node's view changes
+        self._watchers: list[Callable[[], object]] = []  # told too (see watch())
         self._closing = False  # a stop is under way (or done)
         self._callbacks = Callbacks(
             node_id,
@@ -304,13 +305,8 @@ class Node:
         deadline = None if timeout is None else time.monotonic() + timeout
         with self._decided:
             while True:
-                if self.failure is not None:
-                    raise self.failure
-                if not self._running:
-                    raise TransportError(f"node {self.id} is not running")
-                leader = self._leadership.read()[0]
-                granting = leader == self.id and not self._leadership.is_leader()
-                if leader is not None and not granting:
+                leader = self.known_leader()
+                if leader is not None:
                     return leader
                 left = None if deadline is None else deadline - time.monotonic()
                 if left is not None and left <= 0:
@@ -318,6 +314,31 @@ class Node:
                 # Woken by the next event or publication (its own lease comes with a
                 # heartbeat's answers, and is published).
                 self._decided.wait(left)
+
+    def known_leader(self) -> int | None:
+        """What :meth:`wait_for_leader` waits for, now: the leader this node knows (itself
+        once its lease is granted), or ``None``; raises as it does."""
+        if self.failure is not None:
+            raise self.failure
+        if not self._running:
+            raise TransportError(f"node {self.id} is not running")
+        view = self.leadership()
+        granting = view.leader == self.id and not view.is_leader
+        return None if granting else view.leader
+
+    def watch(self, wake: Callable[[], object]) -> Callable[[], None]:
+        """Call ``wake()`` (on the node's threads: it must not wait) whenever what
+        :meth:`known_leader` says may have changed; returns the function that stops it.
+        For a waiter that cannot block a thread (:class:`~ringleader.AsyncNode`)."""
+        with self._decided:
+            self._watchers.append(wake)
+
+        def unwatch() -> None:
+            with self._decided:
+                if wake in self._watchers:
+                    self._watchers.remove(wake)
+
+        return unwatch
 
     def status(self, timeout: float = 10.0) -> NodeStatus:
         """The node's view and counters (asked of its actor: waits while it is busy)."""
@@ -599,3 +620,6 @@ class Node:
         """Wake every :meth:`wait_for_leader`: what it waits on may have changed."""
         with self._decided:
             self._decided.notify_all()
+            watchers = list(self._watchers)
+        for wake in watchers:
+            wake()
