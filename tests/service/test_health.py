@@ -15,7 +15,7 @@ import pytest
 
 import ringleader
 from ringleader.errors import StateError
-from ringleader.service import state_path
+from ringleader.service import describe, state_path
 from ringleader.service._health import alive, ready
 from ringleader.service._view import LeadershipView
 from tests.conftest import eventually
@@ -193,3 +193,9 @@ def test_leadership_is_one_snapshot(tmp_path: Path) -> None:
     finally:
         for node in nodes.values():
             node.stop()
+
+
+def test_the_listening_line_points_at_the_metrics_path() -> None:
+    line = {"event": "listening", "node": 2, "t": 1.0, "address": "tcp://h:1", "incarnation": 7}
+    said = describe({**line, "metrics": "127.0.0.1:9100"})
+    assert "metrics on http://127.0.0.1:9100/metrics" in said  # "/" answers 404 now
