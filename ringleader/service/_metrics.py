@@ -154,11 +154,6 @@ class NodeMetrics:
         host, port = self._server.server_address[:2]
         return str(host), int(port)
 
-    @property
-    def suspects(self) -> frozenset[int]:
-        """The peers its failure detector suspects now (from its events)."""
-        return frozenset(self._suspects)
-
     def serve(self, host: str, port: int) -> tuple[str, int]:
         """Serve the metrics at ``http://host:port/metrics``, and ``/healthz`` and
         ``/readyz`` (port 0: a free one); returns the address bound.  Raises

@@ -226,6 +226,8 @@ class Node:
         self._lifecycle = threading.Lock()  # start and stop, one at a time
         self._decided = threading.Condition()  # notified when the node's view changes
         self._watchers: list[Callable[[], object]] = []  # told too (see watch())
+        #: The peers its failure detector suspects now, replaced whole (read anywhere).
+        self._suspects: frozenset[int] = frozenset()
         self._closing = False  # a stop is under way (or done)
         self._callbacks = Callbacks(
             node_id,
@@ -289,8 +291,7 @@ class Node:
     def ready(self) -> Verdict:
         """``(ok, why)``: what ``/readyz`` answers: it knows a leader holding a lease,
         or is it (``ringleader/service/_health.py``); ``why`` is one line."""
-        suspects = frozenset() if self._metrics is None else self._metrics.suspects
-        return ready(self.leadership(), self._running, self.failure, suspects)
+        return ready(self.leadership(), self._running, self.failure, self._suspects)
 
     @property
     def metrics_address(self) -> tuple[str, int] | None:
@@ -593,6 +594,10 @@ class Node:
             self._metrics.observe(event)
         if event.kind == "failed":  # it could not keep its state, and stopped
             self._running = False
+        elif event.kind == "suspect" and event.subject is not None:
+            self._suspects = self._suspects | {event.subject}
+        elif event.kind == "recovered":
+            self._suspects = self._suspects - {event.subject}
         if event.kind in ("state", "lost", "lease", "failed"):
             self._wake()
             self._callbacks.put(event)
