@@ -49,7 +49,7 @@ def ready(
         return False, why
     node, leader, epoch = view.node, view.leader, view.epoch
     if leader is None:
-        return False, f"node {node} knows no leader: an election is under way (epoch {epoch})"
+        return False, f"node {node} knows no leader (epoch {epoch}): none elected, or none heard"
     if leader == node:
         if view.is_leader:
             return True, f"node {node} leads epoch {epoch} with its lease held"
