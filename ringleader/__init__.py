@@ -13,6 +13,9 @@ and, for a service that wants one leader among its processes, :class:`Node`::
     with ringleader.Node("cluster.toml", 2, on_elected=start_work, on_lost=stop_work) as node:
         ...  # node.is_leader, node.epoch (the fencing token), node.wait_for_leader(10)
 
+or, in asyncio, :class:`AsyncNode` (``async with``, ``await node.wait_for_leader(10)``,
+``async for change in node.changes()``).
+
 The packages, from the top down (imports only ever go down):
 
 - :mod:`ringleader.cli` — the ``ringleader`` command;
@@ -51,7 +54,7 @@ if TYPE_CHECKING:
         UsageError,
     )
     from ringleader.reports import NodeReport, Report
-    from ringleader.service import LeaderChange, Node
+    from ringleader.service import AsyncNode, LeaderChange, LeadershipView, Node
     from ringleader.topologies import Config, Overrides, default_config, load_config
     from ringleader.transport import __version__
 
@@ -59,10 +62,12 @@ logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 #: Each name of the front door, and the package it comes from (imported when first asked).
 _HOMES = {
+    "AsyncNode": "ringleader.service",
     "Config": "ringleader.topologies",
     "ConfigError": "ringleader.errors",
     "FrameRejected": "ringleader.errors",
     "LeaderChange": "ringleader.service",
+    "LeadershipView": "ringleader.service",
     "LocalCluster": "ringleader.cluster",
     "Node": "ringleader.service",
     "NodeReport": "ringleader.reports",
@@ -81,10 +86,12 @@ _HOMES = {
 }
 
 __all__ = [
+    "AsyncNode",
     "Config",
     "ConfigError",
     "FrameRejected",
     "LeaderChange",
+    "LeadershipView",
     "LocalCluster",
     "Node",
     "NodeReport",

@@ -65,8 +65,8 @@ def add_node_command(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--metrics",
         metavar="HOST:PORT",
-        help="serve Prometheus metrics over HTTP there (port 0: any free one, shown in the "
-        "listening line)",
+        help="serve Prometheus metrics over HTTP there, at /metrics, with the health probes "
+        "/healthz and /readyz (port 0: any free one, shown in the listening line)",
     )
     add_trace_arguments(parser, "this node's events (its part of the run's trace)")
     parser.set_defaults(handler=_node)

@@ -1,7 +1,9 @@
 """A leader inside a service: one node of a cluster in this process.
 
 - :class:`Node` joins a config's cluster from a service's own process and tells it who
-  leads (``is_leader``, ``epoch``, callbacks, :class:`LeaderChange` events).
+  leads (``is_leader``, ``epoch``, :class:`LeadershipView` snapshots, callbacks,
+  :class:`LeaderChange` events); :class:`AsyncNode` is the same for asyncio, every wait
+  awaited.
 - :func:`serve` is what ``ringleader node`` runs (its events written out by an
   :class:`EventWriter`); ``_protocol.py`` is that node's protocol with a parent that
   supervises it.
@@ -26,6 +28,7 @@ from ringleader._lazy import lazy_names
 
 if TYPE_CHECKING:
     from ._assembly import check_standalone, service_settings
+    from ._async_node import AsyncNode
     from ._callbacks import LeaderChange
     from ._metrics import FAILOVER_BUCKETS, NodeMetrics
     from ._node import Node
@@ -56,9 +59,11 @@ if TYPE_CHECKING:
     )
     from ._state_file import StateFile, default_state_dir, state_path
     from ._transfer import Transfer, transfer
+    from ._view import LeadershipView
 
 #: Each name, and the module it comes from.
 _HOMES = {
+    "AsyncNode": "._async_node",
     "BAD_SIGNATURE_EVERY": "._standalone",
     "BOOT": "._protocol",
     "FAILOVER_BUCKETS": "._metrics",
@@ -68,6 +73,7 @@ _HOMES = {
     "STATUS": "._protocol",
     "EventWriter": "._output",
     "LeaderChange": "._callbacks",
+    "LeadershipView": "._view",
     "Node": "._node",
     "NodeMetrics": "._metrics",
     "RejectionThrottle": "._standalone",
@@ -106,8 +112,10 @@ __all__ = [
     "REJECTIONS_PER_SECOND",
     "START",
     "STATUS",
+    "AsyncNode",
     "EventWriter",
     "LeaderChange",
+    "LeadershipView",
     "Node",
     "NodeMetrics",
     "NodeOptions",

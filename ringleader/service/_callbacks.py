@@ -3,7 +3,7 @@ consumers, told every change in the order it happened.
 
 The node's actor hands each leadership event to :meth:`Callbacks.put` and never waits;
 this thread turns the events into the service's view — ``on_leader_change``,
-``on_elected``, ``on_lost`` — one at a time, so that a slow callback delays later
+``on_elected``, ``on_lost``, ``on_failed`` — one at a time, so that a slow callback delays later
 callbacks but never the election, and hands each :class:`LeaderChange` to every asyncio
 consumer on its own event loop.
 """
@@ -40,8 +40,10 @@ class LeaderChange:
 
     ``kind`` is ``"leader"`` (its view of the leader changed: ``leader`` is the new one,
     ``None`` while an election is under way), ``"elected"`` (this node now leads epoch
-    ``epoch``) or ``"lost"`` (it no longer leads epoch ``epoch``; ``reason`` says why).
-    ``is_leader`` is whether this node leads just after the change.
+    ``epoch``), ``"lost"`` (it no longer leads epoch ``epoch``; ``reason`` says why) or
+    ``"failed"`` (it stopped by itself, leader or not: ``reason`` is the error, one line;
+    the last change before the iteration ends).  ``is_leader`` is whether this node leads
+    just after the change.
     """
 
     kind: str
@@ -69,11 +71,13 @@ class Callbacks:
         on_lost: Callable[[int, str], object] | None,
         on_leader_change: Callable[[int | None, int], object] | None,
         leads_at_lease: bool,
+        on_failed: Callable[[str], object] | None = None,
     ) -> None:
         self.node = node
         self._on_elected = on_elected
         self._on_lost = on_lost
         self._on_leader_change = on_leader_change
+        self._on_failed = on_failed
         self._leads_at_lease = leads_at_lease
         self._events: queue.SimpleQueue[NodeEvent | None] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
@@ -151,6 +155,9 @@ class Callbacks:
             if event.kind == "failed":
                 if self._leading is not None:
                     self._lost(self._leading, FAILED)
+                self._tell(LeaderChange(FAILED, None, event.epoch, False, event.detail))
+                self.end_changes()  # it acts on nothing more
+                self._call(self._on_failed, event.detail)
                 continue
             if event.kind == "lost":
                 if self._leading == event.epoch:  # not an epoch it never held a lease in

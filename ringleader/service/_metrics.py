@@ -1,5 +1,8 @@
 """A node's Prometheus metrics: what ``Node(metrics="HOST:PORT")`` and ``ringleader node
---metrics HOST:PORT`` serve over HTTP.
+--metrics HOST:PORT`` serve over HTTP, at ``/metrics``, beside its health: ``/healthz``
+(200 while the node runs, 503 once it stopped or failed) and ``/readyz`` (200 while it
+knows a leader holding a lease, or is it; 503 otherwise), each with one line saying why
+(``_health.py`` decides).  Any other path: 404.
 
 Each node has a registry of its own (two nodes in one process never clash).  What can be
 read at any instant is read when scraped: whether the node leads (from its published
@@ -25,24 +28,41 @@ itself leader any more).
 ``ringleader_messages_total{kind}``     counter    messages sent, by kind
 ``ringleader_rejected_frames_total``    counter    frames dropped, by ``reason``
 ``ringleader_peers_suspected``          gauge      peers its failure detector suspects now
+``ringleader_up``                       gauge      1 while the node runs, 0 once it stopped
+                                                   or failed
+``ringleader_failed``                   gauge      1 once it stopped by itself (it could not
+                                                   keep its state), else 0
+``leader_election_master_status{name}`` gauge      client-go's name for ``is_leader``:
+                                                   ``name`` is the cluster's
 ======================================  =========  =======================================
 """
 
 from __future__ import annotations
 
 import signal
+import socket
 import threading
-from collections.abc import Callable, Iterator
-from wsgiref.simple_server import WSGIServer
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, make_wsgi_app
 from prometheus_client.core import CounterMetricFamily
+from prometheus_client.exposition import ThreadingWSGIServer
 from prometheus_client.registry import Collector
 
 from ringleader.actors.host import PROCESS_SIGNALS, Leadership, NodeEvent, NodeStatus
 from ringleader.errors import UsageError
 
-__all__ = ["FAILOVER_BUCKETS", "NodeMetrics"]
+from ._health import Verdict
+
+__all__ = ["FAILOVER_BUCKETS", "HEALTH_PATHS", "NodeMetrics"]
+
+#: What ``/healthz`` and ``/readyz`` answer to a caller that is not Prometheus.
+HEALTH_PATHS = ("/healthz", "/readyz")
+
+#: A WSGI app: (environ, start_response) -> body.
+_App = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 #: Failover times (s) the histogram tells apart: detection takes a few heartbeats.
 FAILOVER_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
@@ -53,15 +73,49 @@ class NodeMetrics:
     thread), served by :meth:`serve` until :meth:`close`.
 
     ``leadership`` is read at scrape time; ``status`` returns the node's
-    :class:`~ringleader.actors.host.NodeStatus`, or ``None`` if it cannot answer now.
+    :class:`~ringleader.actors.host.NodeStatus`, or ``None`` if it cannot answer now;
+    ``alive`` and ``ready`` are its verdicts for ``/healthz`` and ``/readyz``, and
+    ``failed`` whether it stopped by itself; ``name`` names its cluster (the ``name``
+    label of ``leader_election_master_status``).
     """
 
-    def __init__(self, leadership: Leadership, status: Callable[[], NodeStatus | None]) -> None:
+    def __init__(
+        self,
+        leadership: Leadership,
+        status: Callable[[], NodeStatus | None],
+        *,
+        alive: Callable[[], Verdict] = lambda: (True, "running"),
+        ready: Callable[[], Verdict] = lambda: (True, "ready"),
+        failed: Callable[[], bool] = lambda: False,
+        name: str = "",
+    ) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
         registry = self.registry
         self._leadership = leadership
+        self._alive = alive
+        self._ready = ready
         is_leader = Gauge("ringleader_is_leader", "1 while this node leads", registry=registry)
         is_leader.set_function(lambda: 1.0 if leadership.is_leader() else 0.0)
+        master = Gauge(
+            "leader_election_master_status",
+            "client-go's leader gauge: 1 while this node leads (holds the lease), 0 when it "
+            "is a backup; name is the cluster's",
+            ["name"],
+            registry=registry,
+        )
+        master.labels(name).set_function(lambda: 1.0 if leadership.is_leader() else 0.0)
+        up = Gauge(
+            "ringleader_up",
+            "1 while this node runs, 0 once it stopped or failed",
+            registry=registry,
+        )
+        up.set_function(lambda: 1.0 if alive()[0] else 0.0)
+        failure = Gauge(
+            "ringleader_failed",
+            "1 once this node stopped by itself (it could not keep its state)",
+            registry=registry,
+        )
+        failure.set_function(lambda: 1.0 if failed() else 0.0)
         epoch = Gauge(
             "ringleader_epoch", "The epoch this node knows (the fencing token)", registry=registry
         )
@@ -101,14 +155,17 @@ class NodeMetrics:
         return str(host), int(port)
 
     def serve(self, host: str, port: int) -> tuple[str, int]:
-        """Serve the metrics at ``http://host:port/`` (port 0: a free one); returns the
-        address bound.  Raises :class:`~ringleader.UsageError` if it cannot bind."""
+        """Serve the metrics at ``http://host:port/metrics``, and ``/healthz`` and
+        ``/readyz`` (port 0: a free one); returns the address bound.  Raises
+        :class:`~ringleader.UsageError` if it cannot bind."""
         # The server's thread starts with this thread's signal mask: SIGINT and SIGTERM
         # blocked, so that it leaves them to the main thread (leave_signals_to_main).
         posix = hasattr(signal, "pthread_sigmask")
         mask = signal.pthread_sigmask(signal.SIG_BLOCK, PROCESS_SIGNALS) if posix else None
         try:
-            server, thread = start_http_server(port, host, registry=self.registry)
+            server = _server(host, port, self._app(make_wsgi_app(self.registry)))
+            thread = threading.Thread(target=server.serve_forever, daemon=True)
+            thread.start()
         except OSError as exc:
             raise UsageError(f"cannot serve metrics on {host}:{port}: {exc.strerror}") from None
         finally:
@@ -129,6 +186,28 @@ class NodeMetrics:
         if self._thread is not None:
             self._thread.join(5.0)
             self._thread = None
+
+    def _app(self, metrics: _App) -> _App:
+        """The WSGI app: ``/metrics`` (Prometheus's own app), the health paths, else 404."""
+        verdicts = {"/healthz": self._alive, "/readyz": self._ready}
+
+        def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+            path = environ.get("PATH_INFO", "")
+            if path == "/metrics":
+                return metrics(environ, start_response)
+            verdict = verdicts.get(path)
+            if verdict is None:
+                status = "404 Not Found"
+                why = f"no such path {path!r}: /metrics, /healthz or /readyz"
+            else:
+                ok, why = verdict()
+                status = "200 OK" if ok else "503 Service Unavailable"
+            body = (why + "\n").encode()
+            headers = [("Content-Type", "text/plain; charset=utf-8")]
+            start_response(status, [*headers, ("Content-Length", str(len(body)))])
+            return [body]
+
+        return app
 
     def observe(self, event: NodeEvent) -> None:
         """Count one event of the node (called on its actor's thread, in order)."""
@@ -185,3 +264,23 @@ class _Counters(Collector):
                 rejected.add_metric([reason], count)
         yield messages
         yield rejected
+
+
+class _Quiet(WSGIRequestHandler):
+    """No log line per request (a probe every second would fill stderr)."""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+def _server(host: str, port: int, app: _App) -> WSGIServer:
+    """A threading HTTP server bound to ``host:port`` (IPv6 too) serving ``app``."""
+
+    class Server(ThreadingWSGIServer):
+        pass
+
+    family, _, _, _, address = socket.getaddrinfo(
+        host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    )[0]
+    Server.address_family = family
+    return make_server(str(address[0]), port, app, Server, handler_class=_Quiet)

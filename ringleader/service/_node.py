@@ -18,8 +18,9 @@ Three threads are involved.  The node's actor (a Pykka thread) runs the election
 never waits for the service.  A thread of the node's own runs the service's callbacks,
 one at a time and in the order things happened, so that a slow callback delays later
 callbacks but never the election.  And whatever thread the service likes reads
-:attr:`Node.is_leader`, :attr:`Node.leader` and :attr:`Node.epoch` at any time without
-asking the actor: they come from the :class:`~ringleader.actors.host.Leadership` it publishes.
+:attr:`Node.is_leader`, :attr:`Node.leader` and :attr:`Node.epoch` (or all at once,
+:meth:`Node.leadership`) at any time without asking the actor: they come from the
+:class:`~ringleader.actors.host.Leadership` it publishes.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import threading
 import time
 import weakref
 from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import replace
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -56,9 +58,11 @@ from ringleader.transport import ZmqNetwork
 
 from ._assembly import check_standalone, node_codec, node_member, node_network, service_settings
 from ._callbacks import STOPPED, Callbacks, LeaderChange
+from ._health import Verdict, alive, ready
 from ._node_options import NodeOptions, check_node_id
-from ._protocol import event_dict, status_dict
+from ._protocol import event_dict, leads_dict, status_dict
 from ._state_file import NEW, StateFile
+from ._view import LeadershipView, view_of
 
 if TYPE_CHECKING:  # imported when used: a node without metrics or changes() needs neither
     from ringleader.traces import PartWriter
@@ -112,13 +116,17 @@ class Node:
       round or another leader), ``"stopped"`` (:meth:`stop` was called), ``"failed"``
       (it could not keep its state and stopped by itself: see :attr:`failure`);
     - ``on_leader_change(leader, epoch)``: its view of the leader changed (``leader``
-      ``None`` while an election is under way).
+      ``None`` while an election is under way);
+    - ``on_failed(error)``: the node stopped by itself, leader or follower (after
+      ``on_lost(epoch, "failed")`` if it led): it could not keep its state; ``error`` is
+      :attr:`failure`, a :class:`~ringleader.StateError` naming the file.
 
     A callback that raises is logged with its traceback; the node carries on.  A process
     that ends without :meth:`stop` still exits: its nodes are stopped on the way out.
     ``metrics``: ``"HOST:PORT"`` to serve Prometheus metrics there (port 0: any free
-    one, see :attr:`metrics_address`).  ``secret``: the cluster's secret, instead of the
-    one the config names.
+    one, see :attr:`metrics_address`), at ``/metrics``, with ``/healthz`` and
+    ``/readyz`` beside them (``docs/reference/node.md``).  ``secret``: the cluster's
+    secret, instead of the one the config names.
 
     A node follows the steady rules (``docs/steady-leader.md``): it never starts or
     joins a round against a leader that still holds its lease, a restarted node follows
@@ -160,6 +168,7 @@ class Node:
         on_elected: Callable[[int], object] | None = None,
         on_lost: Callable[[int, str], object] | None = None,
         on_leader_change: Callable[[int | None, int], object] | None = None,
+        on_failed: Callable[[RingleaderError], object] | None = None,
         metrics: str | None = None,
         secret: bytes | None = None,
         emit: Emit | None = None,
@@ -216,6 +225,9 @@ class Node:
         self._running = False
         self._lifecycle = threading.Lock()  # start and stop, one at a time
         self._decided = threading.Condition()  # notified when the node's view changes
+        self._watchers: list[Callable[[], object]] = []  # told too (see watch())
+        #: The peers its failure detector suspects now, replaced whole (read anywhere).
+        self._suspects: frozenset[int] = frozenset()
         self._closing = False  # a stop is under way (or done)
         self._callbacks = Callbacks(
             node_id,
@@ -223,7 +235,11 @@ class Node:
             on_lost=on_lost,
             on_leader_change=on_leader_change,
             leads_at_lease=bool(self._settings.get("lease")),
+            on_failed=None if on_failed is None else lambda why: on_failed(self._failed(why)),
         )
+        #: The epoch of the last ``lost`` line, until a ``leader`` or ``lease`` line
+        #: (for ``emit``: a lease regained in that epoch says ``leader`` again).
+        self._lost_epoch: int | None = None
 
     # -- reading, from any thread ---------------------------------------------------------
 
@@ -246,6 +262,13 @@ class Node:
         lease has run out)."""
         return self._leadership.is_leader()
 
+    def leadership(self) -> LeadershipView:
+        """The leader, epoch, lease end and whether this node leads, read at once: one
+        publication of the node's actor and one read of the clock, so that the fields go
+        together (two reads of :attr:`leader` and :attr:`epoch` may straddle an
+        election)."""
+        return view_of(self._leadership)
+
     @property
     def running(self) -> bool:
         """Between :meth:`start` and :meth:`stop`."""
@@ -256,6 +279,19 @@ class Node:
         """Why the node stopped by itself, if it did: it could not keep its state (a
         :class:`~ringleader.StateError` naming the file); ``None`` otherwise."""
         return None if self._state is None else self._state.failure
+
+    def _failed(self, why: str) -> RingleaderError:
+        return self.failure or RingleaderError(why)
+
+    def alive(self) -> Verdict:
+        """``(ok, why)``: what ``/healthz`` answers (200 when ok, else 503): the node
+        runs, and did not stop by itself; ``why`` is one line."""
+        return alive(self.id, self._running, self.failure)
+
+    def ready(self) -> Verdict:
+        """``(ok, why)``: what ``/readyz`` answers: it knows a leader holding a lease,
+        or is it (``ringleader/service/_health.py``); ``why`` is one line."""
+        return ready(self.leadership(), self._running, self.failure, self._suspects)
 
     @property
     def metrics_address(self) -> tuple[str, int] | None:
@@ -270,13 +306,8 @@ class Node:
         deadline = None if timeout is None else time.monotonic() + timeout
         with self._decided:
             while True:
-                if self.failure is not None:
-                    raise self.failure
-                if not self._running:
-                    raise TransportError(f"node {self.id} is not running")
-                leader = self._leadership.read()[0]
-                granting = leader == self.id and not self._leadership.is_leader()
-                if leader is not None and not granting:
+                leader = self.known_leader()
+                if leader is not None:
                     return leader
                 left = None if deadline is None else deadline - time.monotonic()
                 if left is not None and left <= 0:
@@ -284,6 +315,31 @@ class Node:
                 # Woken by the next event or publication (its own lease comes with a
                 # heartbeat's answers, and is published).
                 self._decided.wait(left)
+
+    def known_leader(self) -> int | None:
+        """What :meth:`wait_for_leader` waits for, now: the leader this node knows (itself
+        once its lease is granted), or ``None``; raises as it does."""
+        if self.failure is not None:
+            raise self.failure
+        if not self._running:
+            raise TransportError(f"node {self.id} is not running")
+        view = self.leadership()
+        granting = view.leader == self.id and not view.is_leader
+        return None if granting else view.leader
+
+    def watch(self, wake: Callable[[], object]) -> Callable[[], None]:
+        """Call ``wake()`` (on the node's threads: it must not wait) whenever what
+        :meth:`known_leader` says may have changed; returns the function that stops it.
+        For a waiter that cannot block a thread (:class:`~ringleader.AsyncNode`)."""
+        with self._decided:
+            self._watchers.append(wake)
+
+        def unwatch() -> None:
+            with self._decided:
+                if wake in self._watchers:
+                    self._watchers.remove(wake)
+
+        return unwatch
 
     def status(self, timeout: float = 10.0) -> NodeStatus:
         """The node's view and counters (asked of its actor: waits while it is busy)."""
@@ -368,7 +424,14 @@ class Node:
         if self._metrics_at is not None:
             from ._metrics import NodeMetrics  # noqa: PLC0415 -- the Prometheus client
 
-            self._metrics = NodeMetrics(self._leadership, self._status_now)
+            self._metrics = NodeMetrics(
+                self._leadership,
+                self._status_now,
+                alive=self.alive,
+                ready=self.ready,
+                failed=lambda: self.failure is not None,
+                name=config.cluster or f"{config.cluster_id:016x}",
+            )
             self._metrics.serve(*self._metrics_at)
         self._callbacks.start()
         trace = self._trace
@@ -526,16 +589,42 @@ class Node:
     def _on_event(self, event: NodeEvent) -> None:
         """Called on the actor's thread for every event: never waits for the service."""
         if self._emit is not None:
-            self._emit(event_dict(event))
+            self._emit_event(event)
         if self._metrics is not None:
             self._metrics.observe(event)
         if event.kind == "failed":  # it could not keep its state, and stopped
             self._running = False
+        elif event.kind == "suspect" and event.subject is not None:
+            self._suspects = self._suspects | {event.subject}
+        elif event.kind == "recovered":
+            self._suspects = self._suspects - {event.subject}
         if event.kind in ("state", "lost", "lease", "failed"):
             self._wake()
             self._callbacks.put(event)
+
+    def _emit_event(self, event: NodeEvent) -> None:
+        """``event``'s line; a line that changes who leads, or whether the lease is held,
+        carries ``leads`` (this node's view just after it, see :func:`leads_dict`).  A
+        lease regained in the epoch of the last ``lost`` comes after a ``leader`` line
+        saying so, as any other lease comes after one: a reader that follows the
+        ``leader`` lines alone never misses a leader.  (Not for a supervisor's node: its
+        checks read each ``leader`` line as a change of state.)"""
+        assert self._emit is not None
+        kind = event.kind
+        if kind not in ("state", "lease", "lost", "failed"):
+            self._emit(event_dict(event))
+            return
+        leads = leads_dict(self.leadership())
+        regained = kind == "lease" and self._lost_epoch == event.epoch
+        if regained and not self._options.supervised:
+            self._emit({**event_dict(replace(event, kind="state")), "leads": leads})
+        self._lost_epoch = event.epoch if kind == "lost" else None
+        self._emit({**event_dict(event), "leads": leads})
 
     def _wake(self) -> None:
         """Wake every :meth:`wait_for_leader`: what it waits on may have changed."""
         with self._decided:
             self._decided.notify_all()
+            watchers = list(self._watchers)
+        for wake in watchers:
+            wake()

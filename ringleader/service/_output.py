@@ -120,7 +120,7 @@ def describe(data: dict[str, Any]) -> str:  # noqa: PLR0911, PLR0912 -- one case
     if event == "other_cluster":
         return f"{head}  {data['detail']} (at {data['address']}): its frames are dropped"
     if event == "listening":
-        served = f", metrics on http://{data['metrics']}/" if data.get("metrics") else ""
+        served = f", metrics on http://{data['metrics']}/metrics" if data.get("metrics") else ""
         kept = _state_words(data)
         return (
             f"{head}  listening on {data['address']} (incarnation {data['incarnation']}"

@@ -29,6 +29,8 @@ from typing import Any
 from ringleader.actors.core import Difference
 from ringleader.actors.host import NodeEvent, NodeStatus
 
+from ._view import LeadershipView
+
 __all__ = [
     "BOOT",
     "LINK",
@@ -36,6 +38,7 @@ __all__ = [
     "STATUS",
     "command_line",
     "event_dict",
+    "leads_dict",
     "link_addresses",
     "link_line",
     "node_event",
@@ -98,6 +101,18 @@ def event_dict(event: NodeEvent) -> dict[str, Any]:
             d.aspect: {"theirs": d.theirs, "mine": d.mine} for d in event.differences
         }
     return data
+
+
+def leads_dict(view: LeadershipView) -> dict[str, Any]:
+    """A line's ``leads``: who leads in this node's view, in which epoch, and whether it
+    holds its lease — ``{"leader": 3, "epoch": 7, "lease_held": true}``.
+
+    ``leader`` is ``None`` while an election is under way; ``lease_held`` says whether
+    this node holds its own lease when it names itself, and is ``None`` when it names
+    another node or none: a follower cannot read its leader's lease (that leader's own
+    lines say)."""
+    held = view.is_leader if view.leader == view.node else None
+    return {"leader": view.leader, "epoch": view.epoch, "lease_held": held}
 
 
 def node_event(data: dict[str, Any]) -> NodeEvent:

@@ -1,0 +1,168 @@
+"""A node for a service written in asyncio: :class:`AsyncNode`, a :class:`Node` whose
+every wait is awaited and never holds up the event loop.
+
+What blocks in a :class:`Node` — opening its state file (an ``fsync``), binding, starting
+its actor and asking it to listen and link, stopping it (a leader hands over first) —
+runs in a thread of the loop's default executor (:func:`asyncio.to_thread`);
+:meth:`AsyncNode.wait_for_leader` waits on the loop itself, woken by the node's
+publications (:meth:`Node.watch`); and what is read at once (:meth:`leadership`,
+:attr:`is_leader`, :attr:`epoch`) never waits at all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import AsyncIterator, Callable
+from types import TracebackType
+
+from ringleader.actors.host import NodeStatus
+from ringleader.errors import RingleaderError
+from ringleader.topologies import Config
+
+from ._callbacks import LeaderChange
+from ._node import Node
+from ._view import LeadershipView
+
+__all__ = ["AsyncNode"]
+
+
+class AsyncNode:
+    """Node ``node_id`` of ``config`` in this process, for asyncio::
+
+        async with ringleader.AsyncNode("cluster.toml", 2) as node:
+            leader = await node.wait_for_leader(10)
+            async for change in node.changes():
+                ...
+
+    The keywords are :class:`Node`'s for a service (``on_elected``, ``on_lost``,
+    ``on_leader_change``, ``on_failed``, ``metrics``, ``secret``, ``fresh_state``,
+    ``steady``); its callbacks run on the node's callbacks thread, not on the loop: in
+    the loop, follow :meth:`changes`.  :attr:`node` is the :class:`Node` itself.
+    """
+
+    def __init__(
+        self,
+        config: Config | str | os.PathLike[str],
+        node_id: int,
+        *,
+        on_elected: Callable[[int], object] | None = None,
+        on_lost: Callable[[int, str], object] | None = None,
+        on_leader_change: Callable[[int | None, int], object] | None = None,
+        on_failed: Callable[[RingleaderError], object] | None = None,
+        metrics: str | None = None,
+        secret: bytes | None = None,
+        fresh_state: bool = False,
+        steady: bool = True,
+    ) -> None:
+        self.node = Node(
+            config,
+            node_id,
+            on_elected=on_elected,
+            on_lost=on_lost,
+            on_leader_change=on_leader_change,
+            on_failed=on_failed,
+            metrics=metrics,
+            secret=secret,
+            fresh_state=fresh_state,
+            steady=steady,
+        )
+        self.id = node_id
+
+    # -- running ----------------------------------------------------------------------------
+
+    async def start(self) -> AsyncNode:
+        """:meth:`Node.start` in a thread: bind, link, join the election; returns the node
+        (the leader comes later: :meth:`wait_for_leader`)."""
+        await asyncio.to_thread(self.node.start)
+        return self
+
+    async def stop(self) -> None:
+        """:meth:`Node.stop` in a thread (a leader hands over first); safe twice.  Shielded:
+        a stop that was asked for finishes, even if the task awaiting it is cancelled."""
+        await asyncio.shield(asyncio.to_thread(self.node.stop))
+
+    async def __aenter__(self) -> AsyncNode:
+        return await self.start()
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.stop()
+
+    # -- waiting, on the loop ------------------------------------------------------------
+
+    async def wait_for_leader(self, timeout: float | None = None) -> int:
+        """The leader's id once this node knows one (itself: once its lease is granted),
+        waiting up to ``timeout`` s (``None``: for ever) without holding up the loop.
+        Raises :class:`TimeoutError`, or as :meth:`Node.wait_for_leader` does."""
+        loop = asyncio.get_running_loop()
+        changed = asyncio.Event()
+
+        def wake() -> None:  # on the node's threads
+            with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits any more
+                loop.call_soon_threadsafe(changed.set)
+
+        unwatch = self.node.watch(wake)
+        try:
+            async with asyncio.timeout(timeout):
+                while (leader := self.node.known_leader()) is None:
+                    await changed.wait()
+                    changed.clear()
+                return leader
+        except TimeoutError:
+            raise TimeoutError(f"node {self.id}: no leader within {timeout} s") from None
+        finally:
+            unwatch()
+
+    def changes(self) -> AsyncIterator[LeaderChange]:
+        """Each change this node sees, in order (:meth:`Node.changes`): ``async for``."""
+        return self.node.changes()
+
+    async def resign(self, to: int | None = None, *, timeout: float = 10.0) -> None:
+        """:meth:`Node.resign`, its answer awaited in a thread."""
+        await asyncio.to_thread(self.node.resign, to, timeout=timeout)
+
+    async def status(self, timeout: float = 10.0) -> NodeStatus:
+        """:meth:`Node.status`, asked of the actor in a thread."""
+        return await asyncio.to_thread(self.node.status, timeout)
+
+    # -- reading at once ---------------------------------------------------------------------
+
+    def leadership(self) -> LeadershipView:
+        """Leader, epoch, lease end and is-leader, read at once (:meth:`Node.leadership`)."""
+        return self.node.leadership()
+
+    @property
+    def is_leader(self) -> bool:
+        """Whether this node leads at this instant (:attr:`Node.is_leader`)."""
+        return self.node.is_leader
+
+    @property
+    def leader(self) -> int | None:
+        """The node this one believes leads (:attr:`Node.leader`)."""
+        return self.node.leader
+
+    @property
+    def epoch(self) -> int:
+        """The epoch this node knows, the fencing token (:attr:`Node.epoch`)."""
+        return self.node.epoch
+
+    @property
+    def running(self) -> bool:
+        """Between :meth:`start` and :meth:`stop` (:attr:`Node.running`)."""
+        return self.node.running
+
+    @property
+    def failure(self) -> RingleaderError | None:
+        """Why the node stopped by itself, if it did (:attr:`Node.failure`)."""
+        return self.node.failure
+
+    @property
+    def metrics_address(self) -> tuple[str, int] | None:
+        """``(host, port)`` the metrics are served on (:attr:`Node.metrics_address`)."""
+        return self.node.metrics_address

@@ -1,0 +1,201 @@
+"""A node's health as a prober sees it (issue 32): ``/healthz`` and ``/readyz`` beside
+``/metrics``, 404 elsewhere, the up/failed and client-go leader gauges, ``on_failed`` for
+every node, and :meth:`Node.leadership`'s snapshot."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import threading
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+import ringleader
+from ringleader.errors import StateError
+from ringleader.service import describe, state_path
+from ringleader.service._health import alive, ready
+from ringleader.service._view import LeadershipView
+from tests.conftest import eventually
+from tests.nodes import write_config
+
+QUORUM = 'topology = "full_mesh"\nquorum = true\nheartbeat = 0.05\nsuspect_after = 0.3\n'
+
+
+def _get(node: ringleader.Node, path: str) -> tuple[int, str]:
+    """The status and body of ``GET path`` on ``node``'s metrics server."""
+    assert node.metrics_address is not None
+    host, port = node.metrics_address
+    try:
+        with urllib.request.urlopen(f"http://{host}:{port}{path}", timeout=5) as answer:
+            return answer.status, answer.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+
+
+def _metric(node: ringleader.Node, name: str) -> float:
+    code, text = _get(node, "/metrics")
+    assert code == 200
+    for line in text.splitlines():
+        if line.startswith(name + " ") or line.startswith(name + "{"):
+            return float(line.rsplit(" ", 1)[1])
+    raise AssertionError(f"no {name} in {text}")
+
+
+def _nodes(config: Path, ids: list[int], **kw: object) -> dict[int, ringleader.Node]:
+    nodes = {i: ringleader.Node(config, i, metrics="127.0.0.1:0", **kw) for i in ids}  # type: ignore[arg-type]
+    for i in sorted(ids, reverse=True):  # the highest first: it leads
+        nodes[i].start()
+    return nodes
+
+
+@pytest.mark.timeout(60)
+def test_a_node_that_failed_to_write_its_state_is_unhealthy_and_told(tmp_path: Path) -> None:
+    config = write_config(tmp_path / "c.toml", QUORUM, [1, 2, 3])
+    failed: list[BaseException] = []
+    lost: list[tuple[int, str]] = []
+    told = threading.Event()
+
+    def on_failed(error: BaseException) -> None:
+        failed.append(error)
+        told.set()
+
+    nodes = _nodes(config, [3, 2, 1], on_failed=on_failed, on_lost=lambda e, r: lost.append((e, r)))
+    try:
+        assert nodes[2].wait_for_leader(20) == 3
+        two = nodes[2]
+        assert _get(two, "/healthz") == (200, "node 2 is running\n")
+        assert eventually(lambda: _get(two, "/readyz")[0] == 200, 10)
+        assert _metric(two, "ringleader_up") == 1.0 and _metric(two, "ringleader_failed") == 0.0
+        path = state_path(ringleader.load_config(config), 2)
+        (path.parent / "state.json.tmp").mkdir()  # its next write fails
+        nodes[3].stop()  # a new epoch comes: node 2, a follower, must keep it, and cannot
+        assert told.wait(20), "on_failed never called"
+        assert not two.running
+        assert len(failed) == 1 and isinstance(failed[0], StateError)
+        assert failed[0] is two.failure and str(path) in str(failed[0])
+        code, body = _get(two, "/healthz")
+        assert code == 503 and body.startswith("node 2 failed: ") and str(path) in body
+        assert body.count("\n") == 1
+        code, body = _get(two, "/readyz")
+        assert code == 503 and body.startswith("node 2 failed: ")
+        assert _metric(two, "ringleader_up") == 0.0 and _metric(two, "ringleader_failed") == 1.0
+        assert all(reason != "failed" for _, reason in lost)  # node 2 led nothing
+    finally:
+        for node in nodes.values():
+            node.stop()
+
+
+@pytest.mark.timeout(60)
+def test_readiness_follows_the_lease_as_nodes_go_down(tmp_path: Path) -> None:
+    config = write_config(tmp_path / "c.toml", QUORUM, [1, 2, 3])
+    nodes = _nodes(config, [1, 2, 3])
+    try:
+        assert nodes[3].wait_for_leader(20) == 3
+        for node in nodes.values():
+            assert eventually(lambda node=node: _get(node, "/readyz")[0] == 200, 10)
+        held = f"node 3 leads epoch {nodes[3].epoch} with its lease held\n"
+        assert _get(nodes[3], "/readyz") == (200, held)
+        assert _get(nodes[1], "/readyz")[1].startswith("node 1 follows node 3 (epoch ")
+        nodes[1].stop()  # one node down: a majority is left, the leader keeps its lease
+        assert _get(nodes[3], "/readyz")[0] == 200 and _get(nodes[2], "/readyz")[0] == 200
+        nodes[2].stop()  # two down: node 3 can hold no lease
+        code, body = eventually(lambda: (r := _get(nodes[3], "/readyz"))[0] == 503 and r, 10)
+        assert code == 503 and "without a lease" in body, body
+        assert _get(nodes[3], "/healthz")[0] == 200  # alive all the same
+        assert _metric(nodes[3], "leader_election_master_status") == 0.0
+    finally:
+        for node in nodes.values():
+            node.stop()
+
+
+@pytest.mark.timeout(60)
+def test_only_the_three_paths_answer(tmp_path: Path) -> None:
+    config = write_config(tmp_path / "c.toml", QUORUM + 'cluster = "probed"\n', [1, 2, 3])
+    nodes = _nodes(config, [1, 2, 3])
+    try:
+        three = nodes[3]
+        assert three.wait_for_leader(20) == 3
+        for path in ("/", "/ready", "/health", "/metrics/x", "/favicon.ico"):
+            code, body = _get(three, path)
+            assert code == 404 and "/metrics, /healthz or /readyz" in body, (path, code)
+        code, text = _get(three, "/metrics")
+        assert code == 200 and 'leader_election_master_status{name="probed"} 1.0' in text
+        assert _metric(nodes[1], "leader_election_master_status") == 0.0
+    finally:
+        for node in nodes.values():
+            node.stop()
+
+
+def test_the_verdicts_say_why_in_one_line() -> None:
+    def view(leader: int | None, until: float, at: float = 10.0) -> LeadershipView:
+        return LeadershipView(2, leader, 7, until, leader == 2 and at < until, at)
+
+    assert alive(2, True, None) == (True, "node 2 is running")
+    assert alive(2, False, None) == (False, "node 2 is stopped")
+    assert alive(2, False, ringleader.RingleaderError("/s/state.json: cannot\nwrite it")) == (
+        False,
+        "node 2 failed: /s/state.json: cannot write it",
+    )
+    assert ready(view(2, 11.0), True, None) == (True, "node 2 leads epoch 7 with its lease held")
+    assert ready(view(2, 9.0), True, None)[0] is False
+    assert ready(view(2, math.inf), True, None)[0] is True  # no lease configured
+    assert ready(view(None, 0.0), True, None) == (
+        False,
+        "node 2 knows no leader (epoch 7): none elected, or none heard",
+    )
+    assert ready(view(3, 0.0), True, None) == (True, "node 2 follows node 3 (epoch 7)")
+    assert ready(view(3, 0.0), True, None, {3}) == (
+        False,
+        "node 2 follows node 3 (epoch 7), which it suspects",
+    )
+    assert ready(view(3, 0.0), False, None) == (False, "node 2 is stopped")
+
+
+@pytest.mark.timeout(60)
+def test_leadership_is_one_snapshot(tmp_path: Path) -> None:
+    config = write_config(tmp_path / "c.toml", QUORUM, [1, 2, 3])
+    nodes = {i: ringleader.Node(config, i) for i in (1, 2, 3)}
+    try:
+        for i in (3, 2, 1):
+            nodes[i].start()
+        assert nodes[3].wait_for_leader(20) == 3
+        assert eventually(lambda: nodes[3].is_leader, 10)
+        view = nodes[3].leadership()
+        assert (view.node, view.leader, view.epoch, view.is_leader) == (3, 3, nodes[3].epoch, True)
+        assert view.at < view.lease_until and 0 < view.lease_left <= view.lease_until - view.at
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            view.leader = 1  # type: ignore[misc]
+        follower = nodes[1].leadership()
+        assert (follower.leader, follower.is_leader, follower.lease_left) == (3, False, 0.0)
+        # Read while the leadership moves: every view holds together.
+        views: list[LeadershipView] = []
+        done = threading.Event()
+
+        def read() -> None:
+            while not done.is_set():
+                views.append(nodes[3].leadership())
+                views.append(nodes[2].leadership())
+
+        reader = threading.Thread(target=read)
+        reader.start()
+        try:
+            nodes[3].resign()
+            assert eventually(lambda: nodes[2].is_leader, 10)
+        finally:
+            done.set()
+            reader.join(10)
+        assert {v.leader for v in views} >= {3}
+        for v in views:
+            assert v.is_leader == (v.leader == v.node and v.at < v.lease_until), v
+    finally:
+        for node in nodes.values():
+            node.stop()
+
+
+def test_the_listening_line_points_at_the_metrics_path() -> None:
+    line = {"event": "listening", "node": 2, "t": 1.0, "address": "tcp://h:1", "incarnation": 7}
+    said = describe({**line, "metrics": "127.0.0.1:9100"})
+    assert "metrics on http://127.0.0.1:9100/metrics" in said  # "/" answers 404 now
