@@ -204,6 +204,27 @@ def test_bully_across_four_hosts_elects_the_top_node(
 
 
 @pytest.mark.timeout(60)
+def test_nodes_bound_to_every_interface_are_reached_at_their_advertised_addresses(
+    lab: Lab, tmp_path: Path, secret: Path
+) -> None:
+    """As in containers: every node binds ``tcp://0.0.0.0:PORT`` (one address for all,
+    refused as "used twice" before ``advertise``) and its peers dial its host's."""
+    text = f'topology = "full_mesh"\n{DETECTOR}secret_file = "{secret}"\n'
+    for node in IDS:
+        text += f'\n[[nodes]]\nid = {node}\naddress = "tcp://0.0.0.0:{PORT}"\n'
+        text += f'advertise = "tcp://{lab.address(node)}:{PORT}"\n'
+    config = tmp_path / "everywhere.toml"
+    config.write_text(text, encoding="utf-8")
+    nodes = _start_all(lab, config)  # each listening at its advertised address
+    bound = {n: p.wait_for(lambda e: e["event"] == "listening", DEADLINE) for n, p in nodes.items()}
+    assert {n: e["bound"] for n, e in bound.items()} == dict.fromkeys(IDS, f"tcp://0.0.0.0:{PORT}")
+    epoch = wait_agreement(nodes, IDS, 4, DEADLINE)
+    assert _views(nodes) == {node: (4, epoch) for node in IDS}
+    _all_running(nodes)
+    _no_bad_frames(nodes)
+
+
+@pytest.mark.timeout(60)
 @pytest.mark.parametrize("preempt", [False, True], ids=["sticky", "preempt"])
 def test_bully_across_hosts_fails_over_and_the_restarted_top_node_comes_back(
     lab: Lab, tmp_path: Path, secret: Path, preempt: bool
