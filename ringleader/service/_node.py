@@ -410,7 +410,13 @@ class Node:
             extra["state_file"] = str(state.path)
             extra["epoch_floor"] = floor
             if state.start == NEW:
-                log.info("node %s: first start here: its state is kept in %s", node_id, state.path)
+                log.info(
+                    "node %s starts here for the first time: its state is kept in %s "
+                    "[leader none, epoch %d]",
+                    node_id,
+                    state.path,
+                    floor,
+                )
         self._line("listening", address=address, **extra)
 
     def link(self, addresses: Mapping[int, str]) -> None:
