@@ -89,8 +89,10 @@ def test_peers_reach_a_node_at_its_advertised_address(
     config.write_text(
         f'secret_file = "{secret}"\n'
         'topology = "full_mesh"\nalgorithm = "bully"\nheartbeat = 0.05\nsuspect_after = 0.5\n'
-        f'\n[[nodes]]\nid = 1\naddress = "tcp://127.0.0.1:{one}"\n'
-        # every interface, reached on another loopback address
+        # bound to every interface, reached by its host name (as a pod by its DNS name)
+        f'\n[[nodes]]\nid = 1\naddress = "tcp://0.0.0.0:{one}"\n'
+        f'advertise = "tcp://localhost:{one}"\n'
+        # bound to every interface, reached on another loopback address
         f'\n[[nodes]]\nid = 2\naddress = "tcp://0.0.0.0:{two}"\n'
         f'advertise = "tcp://127.0.0.2:{two}"\n'
         # behind a port mapping: bound at one port, reached at another
@@ -103,7 +105,7 @@ def test_peers_reach_a_node_at_its_advertised_address(
         for node in reversed(nodes):
             node.start()
         assert [node.address for node in nodes] == [
-            f"tcp://127.0.0.1:{one}",
+            f"tcp://localhost:{one}",
             f"tcp://127.0.0.2:{two}",
             f"tcp://127.0.0.1:{ports.port}",
         ]
