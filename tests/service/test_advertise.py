@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import ringleader
-from ringleader.service import ask_status
+from ringleader.service import ask_status, describe
 from ringleader.topologies import load_config
 from tests.conftest import eventually
 from tests.nodes import free_ports
@@ -123,3 +123,20 @@ def test_peers_reach_a_node_at_its_advertised_address(
     finally:
         for node in nodes:
             node.stop()
+
+
+def test_the_listening_line_says_where_the_node_is_dialled_and_what_it_bound() -> None:
+    line = {
+        "event": "listening",
+        "node": 1,
+        "t": 1.0,
+        "address": "tcp://node1.example:7001",
+        "bound": "tcp://0.0.0.0:7001",
+        "incarnation": 7,
+    }
+    assert describe(line).endswith(
+        "node 1  listening on tcp://node1.example:7001 (bound to tcp://0.0.0.0:7001) "
+        "(incarnation 7)"
+    )
+    plain = {key: value for key, value in line.items() if key != "bound"}
+    assert describe(plain).endswith("listening on tcp://node1.example:7001 (incarnation 7)")
