@@ -129,19 +129,19 @@ class Config:
     @property
     def definition(self) -> ClusterDefinition:
         """What defines this config's cluster: its name, topology, algorithm, every node
-        (id, address, capacity, own ``suspect_after``, parent), its edges, and the
-        settings a standalone node's lease rests on (heartbeat, suspect_after, lease,
-        quorum), as :meth:`node_settings` gives them to its failure detector and lease;
-        ``quorum`` as a node of a service runs it: on unless the config says
-        ``quorum = false`` (so a config that leaves it out and one that turns it off
-        define two clusters)."""
+        (id, the address its peers dial: ``advertise`` if given; capacity, own
+        ``suspect_after``, parent), its edges, and the settings a standalone node's lease
+        rests on (heartbeat, suspect_after, lease, quorum), as :meth:`node_settings`
+        gives them to its failure detector and lease; ``quorum`` as a node of a service
+        runs it: on unless the config says ``quorum = false`` (so a config that leaves it
+        out and one that turns it off define two clusters)."""
         settings = self.node_settings()
         detector = DetectorSettings.of(settings)
         lease = LeaseSettings.of(settings)
         algorithm = self.algorithm_class
         nodes = tuple(
             DefinedNode(
-                n.id, n.address or "", float(n.capacity), _us(n.suspect_after or 0.0), n.parent
+                n.id, n.dial or "", float(n.capacity), _us(n.suspect_after or 0.0), n.parent
             )
             for n in self.nodes
         )
@@ -168,8 +168,19 @@ class Config:
 
     @property
     def addresses(self) -> dict[int, str]:
-        """Each node's configured address (nodes without one are left out)."""
-        return {n.id: n.address for n in self.nodes if n.address is not None}
+        """Each node's address as its peers and operators dial it: its ``advertise``
+        address if given, else the one it binds (nodes without one are left out)."""
+        return {n.id: n.dial for n in self.nodes if n.dial is not None}
+
+    @property
+    def remote(self) -> bool:
+        """Whether some node is reachable from another machine: it binds or advertises an
+        address that is not on loopback (nor ipc)."""
+        return any(
+            a is not None and not is_loopback(a)
+            for n in self.nodes
+            for a in (n.address, n.advertise)
+        )
 
     def node_settings(self) -> dict[str, float]:
         """The settings a standalone node runs with: the failure detector always on."""
@@ -224,7 +235,7 @@ class Config:
         if self.security != "curve" or self.keys is None:
             return []
         ids = [n.id for n in self.nodes]
-        if any(n.address is not None and not is_loopback(n.address) for n in self.nodes):
+        if self.remote:
             ids = [i for i in ids if (self.keys / f"node-{i}.key_secret").exists()]
         self.curve_keys(ids)
         return ids

@@ -34,13 +34,19 @@ def node_secret(config: Config) -> bytes:
     secret = config.secret()
     if secret is not None:
         return secret
-    remote = [n for n in config.nodes if n.address is not None and not is_loopback(n.address)]
+    remote = [
+        (n.id, a)
+        for n in config.nodes
+        for a in (n.address, n.advertise)
+        if a is not None and not is_loopback(a)
+    ]
     if remote:
+        node, address = remote[0]
         raise ConfigError(
             config.source,
             "secret_file",
-            f"a secret is required: node {remote[0].id} is at {remote[0].address}, not on "
-            "this machine, and anyone who can reach it could speak on the wire",
+            f"a secret is required: node {node} is at {address}, reachable from "
+            "other machines, and anyone who can reach it could speak on the wire",
             "make one with 'ringleader keys DIR', copy DIR/secret to every machine and set "
             f'secret_file = "DIR/secret" in the config, or set ${SECRET_ENV}',
         )

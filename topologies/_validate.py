@@ -497,14 +497,16 @@ class _Validator:
                     f"{spec.id} is used twice (also nodes[{seen_ids[spec.id]}])",
                 )
             seen_ids[spec.id] = index
-            if spec.address is not None and not spec.address.endswith(":*"):  # * is any port
-                if spec.address in seen_addresses:
+            # Peers dial the advertised address: two nodes may bind the same one (every
+            # interface, port 7001, on two machines) but never advertise the same.
+            dial = spec.dial
+            if dial is not None and not dial.endswith(":*"):  # * is any port
+                if dial in seen_addresses:
                     raise self.error(
-                        f"nodes[{index}].address",
-                        f"{spec.address} is used twice "
-                        f"(also nodes[{seen_addresses[spec.address]}])",
+                        f"nodes[{index}].{'address' if spec.advertise is None else 'advertise'}",
+                        f"{dial} is used twice (also nodes[{seen_addresses[dial]}])",
                     )
-                seen_addresses[spec.address] = index
+                seen_addresses[dial] = index
             specs.append(spec)
         return tuple(specs)
 
@@ -533,13 +535,57 @@ class _Validator:
         address = entry.get("address")
         if address is not None:
             self.check_address(f"{key}.address", address, transport)
+        advertise = self.advertise(key, entry, transport)
         parent = entry.get("parent")
         if parent is not None and not _is_int(parent):
             raise self.error(f"{key}.parent", f"{parent!r} is not a node id")
         suspect_after = entry.get("suspect_after")
         if suspect_after is not None:
             suspect_after = self.seconds(f"{key}.suspect_after", suspect_after)
-        return NodeSpec(node_id, capacity, address, parent, suspect_after)
+        return NodeSpec(node_id, capacity, address, parent, suspect_after, advertise)
+
+    def advertise(self, key: str, entry: dict[str, Any], transport: str) -> str | None:
+        """The node's ``advertise`` address (what its peers dial), checked against its
+        ``address`` (what it binds): one that binds every interface must say where it is
+        reached, and an advertised port must be a real one."""
+        address, advertise = entry.get("address"), entry.get("advertise")
+        port = None if address is None else address.rpartition(":")[2]
+        if advertise is None:
+            if transport == "tcp" and address is not None and _binds_every_interface(address):
+                raise self.error(
+                    f"{key}.address",
+                    f"{address} binds every interface, an address its peers cannot dial",
+                    f'add advertise = "tcp://NAME:{port}" to this node, NAME being the '
+                    "host name or IP address its peers reach it at",
+                )
+            return None
+        if transport != "tcp":
+            raise self.error(
+                f"{key}.advertise",
+                f"only a tcp address can differ from the one bound (the transport is {transport})",
+                "leave advertise out: peers use the node's address",
+            )
+        if address is None:
+            raise self.error(
+                f"{key}.advertise",
+                "given without an address to bind",
+                'add address = "tcp://0.0.0.0:7001" (say) to this node',
+            )
+        self.check_address(f"{key}.advertise", advertise, transport)
+        if port == "*":
+            raise self.error(
+                f"{key}.address",
+                f"{address}: a port left to the node cannot be advertised",
+                f"bind a fixed port, the one {advertise} maps to",
+            )
+        if advertise.endswith(":*") or _binds_every_interface(advertise):
+            raise self.error(
+                f"{key}.advertise",
+                f"{advertise} is not an address a peer can dial",
+                "give this node's host name or IP address and a fixed port, "
+                'e.g. advertise = "tcp://node1.example:7001"',
+            )
+        return str(advertise)
 
     def check_address(self, key: str, address: Any, transport: str) -> None:
         examples = {
@@ -582,3 +628,10 @@ class _Validator:
             raise self.error("initiators", "lists a node twice")
         order = {i: k for k, i in enumerate(ids)}
         return tuple(sorted(value, key=order.__getitem__))
+
+
+def _binds_every_interface(address: str) -> bool:
+    """Whether a tcp ``address`` is a wildcard (``0.0.0.0``, ``*``, ``::``): a place to
+    bind, not one to dial."""
+    host = address[len("tcp://") :].rpartition(":")[0].strip("[]")
+    return host in ("*", "0.0.0.0", "::")  # noqa: S104 -- recognised, not bound

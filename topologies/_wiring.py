@@ -13,7 +13,8 @@ __all__ = ["NodeSpec", "Wiring"]
 
 @dataclass(frozen=True)
 class NodeSpec:
-    """One node as configured: its id, its capacity (the criterion) and maybe an address."""
+    """One node as configured: its id, its capacity (the criterion) and maybe an address
+    (the one it binds) and an ``advertise`` address (the one its peers dial, if not that)."""
 
     id: int
     capacity: float
@@ -21,6 +22,14 @@ class NodeSpec:
     parent: int | None = None  # spanning trees: the parent, None at the root
     #: This node's own ``suspect_after`` (who notices a crash first), if it has one.
     suspect_after: float | None = None
+    #: The address peers and operators dial, when not the bound ``address`` (a node
+    #: behind NAT, a container's port mapping, or one that binds every interface).
+    advertise: str | None = None
+
+    @property
+    def dial(self) -> str | None:
+        """The address to reach this node at: ``advertise`` if given, else ``address``."""
+        return self.advertise if self.advertise is not None else self.address
 
     @property
     def candidate(self) -> Candidate:

@@ -27,7 +27,6 @@ node, its :class:`~._introductions.Introductions`; with a misbehaving network
 from __future__ import annotations
 
 import contextlib
-import logging
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -64,7 +63,7 @@ from ._identity import HELLO, Identity
 from ._inbox import Inbox, TimerFired
 from ._introductions import Introductions
 from ._leadership import Leadership
-from ._log import log, notice_line
+from ._log import NodeLines, log, view
 from ._misbehaving_sends import NETWORK_TIMERS, MisbehavingSends
 from ._operator_desk import OperatorDesk
 from ._queries import HOST_KINDS, OPERATOR, TransferAnswer
@@ -132,10 +131,13 @@ class NodeActor(pykka.ThreadingActor):
             events=events,
             leadership=leadership,
         )
+        self._lines = NodeLines(node)
         within = None if self._settings is None else 2 * self._settings.heartbeat
-        self._sender = Sender(node, network, session, heard_within=within, trace=trace, tally=tally)
+        self._sender = Sender(
+            node, network, session, heard_within=within, trace=trace, tally=tally, view=self.view
+        )
         self._rejections = Rejections(node)
-        self._replies = ReplyLinks(node, network)
+        self._replies = ReplyLinks(node, network, view=self.view)
         self._desk = OperatorDesk(
             node,
             session,
@@ -173,6 +175,11 @@ class NodeActor(pykka.ThreadingActor):
 
     def __str__(self) -> str:
         return f"node {self.id}"
+
+    def view(self) -> str:
+        """What this node believes, to end its log lines: ``[leader node 3, epoch 2]``."""
+        _, leader, epoch = self._reporter.said
+        return view(leader, epoch)
 
     # -- Pykka hooks ---------------------------------------------------------------
 
@@ -278,7 +285,7 @@ class NodeActor(pykka.ThreadingActor):
             self._introductions.boot()
 
     def _crash(self) -> None:
-        log.info("%s crashes", self)
+        log.info("%s crashes: told to (an injected fault) %s", self, self.view())
         self._sender.close(abrupt=True)
         if self._mailbox is not None:
             self.actor_inbox.detach()
@@ -290,7 +297,7 @@ class NodeActor(pykka.ThreadingActor):
         """Stand still for ``seconds``, handling nothing, as a GC pause or ``SIGSTOP``
         would stop the node: frames and timers wait (its member sees the stall at its
         next event)."""
-        log.info("%s pauses for %g s", self, seconds)
+        log.info("%s pauses for %g s: told to (an injected fault) %s", self, seconds, self.view())
         if self.trace is not None:
             self.trace.pause(seconds)
         threading.Event().wait(seconds)
@@ -458,11 +465,10 @@ class NodeActor(pykka.ThreadingActor):
                 "%s stood still for %s: a fresh start for its detector", self, notice.detail
             )
             return
-        if log.isEnabledFor(logging.INFO):
-            said = self._reporter.said
-            line = notice_line(self.id, notice, (str(said[0]), said[1], said[2]))
-            if line is not None:
-                log.log(*line)
+        said = self._reporter.said  # (its lines remember why a round began: every notice)
+        line = self._lines.line(notice, (str(said[0]), said[1], said[2]))
+        if line is not None:
+            log.log(*line)
         self._reporter.report(
             kind, node, notice.detail, notice.epoch, at=notice.at, since=notice.since
         )

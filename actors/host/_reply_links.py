@@ -8,6 +8,8 @@ last; past :data:`REPLY_LINKS` the oldest is closed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ringleader.transport import Links, Network, TransportError
 
 from ._log import log
@@ -23,8 +25,10 @@ REPLY_LINKS = 4
 class ReplyLinks:
     """Node ``node``'s links to reply addresses on ``network``."""
 
-    def __init__(self, node: int, network: Network) -> None:
+    def __init__(self, node: int, network: Network, *, view: Callable[[], str] = str) -> None:
         self.node = node
+        #: What the node believes, to end a log line with (``[leader node 3, epoch 2]``).
+        self.view = view
         self.network = network
         self._links: dict[str, Links] = {}  # reply address → link, latest last
 
@@ -38,7 +42,7 @@ class ReplyLinks:
             try:
                 links = self.network.connect({peer: address}, node=self.node)
             except TransportError as exc:
-                log.info("%s cannot answer %s: %s", self, address, exc)
+                log.info("%s cannot answer %s: %s %s", self, address, exc, self.view())
                 return None
         self._links[address] = links
         while len(self._links) > REPLY_LINKS:

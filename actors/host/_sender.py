@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from ringleader.actors.core import Send
 from ringleader.actors.crashes import DETECTOR_KINDS, STEADY_KINDS
@@ -49,8 +49,11 @@ class Sender:
         heard_within: float | None,
         trace: NodeTrace | None = None,
         tally: tuple[Tally, int] | None = None,
+        view: Callable[[], str] = str,
     ) -> None:
         self.node = node
+        #: What the node believes, to end a log line with (``[leader node 3, epoch 2]``).
+        self.view = view
         self.network = network
         self.session = session
         self.trace = trace
@@ -134,7 +137,14 @@ class Sender:
         else:
             self.failures += 1
             level = logging.DEBUG if control else logging.INFO
-            log.log(level, "%s could not send %s to node %s; frame dropped", self, kind, to)
+            log.log(
+                level,
+                "%s could not send %s to node %s: its link is down or full; frame dropped %s",
+                self,
+                kind,
+                to,
+                self.view(),
+            )
         if not control:  # an election message: the notes count it, whether it left or not
             if not sent:
                 self.lost[kind] += 1

@@ -109,13 +109,12 @@ class LocalCluster(SetUpOnEnter):
                 Member(algorithm, view, initiator=view.id in initiators, policy=self._policy),
                 incarnation=1,
             )
-        self.addresses = addresses = dict(
-            zip(
-                self._refs,
-                self._ask_all([Listen(spec.address) for spec in config.nodes]),
-                strict=True,
-            )
-        )
+        bound = self._ask_all([Listen(spec.address) for spec in config.nodes])
+        # Peers dial a node where it is advertised, if that is not where it is bound.
+        self.addresses = addresses = {
+            spec.id: spec.advertise or listened
+            for spec, listened in zip(config.nodes, bound, strict=True)
+        }
         self._progress("connecting", 0, config.n)
         links = {node: {peer: addresses[peer] for peer in wiring.out[node]} for node in self._refs}
         unreachable = self._ask_all(

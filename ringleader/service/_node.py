@@ -209,7 +209,12 @@ class Node:
         self.id = node_id
         #: Every node's address: the config's, with the ports left to the nodes as found.
         self._addresses = {**config.addresses, **(options.addresses or {})}
+        #: Where the node's peers dial it (its ``advertise`` address, if given)...
         self.address = self._addresses[node_id]
+        #: ... and what it binds (another address only with ``advertise``).
+        spec = next(n for n in config.nodes if n.id == node_id)
+        self._advertised = spec.advertise is not None
+        self._bind = spec.address if self._advertised else self.address
         #: This life's number: the supervisor's, else counted in the state file (known
         #: once started).
         self.incarnation = options.incarnation or 0
@@ -450,11 +455,16 @@ class Node:
         )
         _stop_them_at_exit()
         self._running = True
-        address = self.address = self._addresses[node_id] = self._ask(Listen(self.address))
+        bound = self._ask(Listen(self._bind))
+        extra: dict[str, Any] = {}
+        if self._advertised:  # peers dial another address than the one bound
+            extra["bound"] = bound
+        else:
+            self.address = self._addresses[node_id] = bound
+        address = self.address
         peers = {p: self._addresses[p] for p in config.wiring.out[node_id]}
         if not any(a.endswith(":*") for a in peers.values()):  # else known at link()
             self._ask(Connect(peers, 0.0, dict(self._addresses)))
-        extra: dict[str, Any] = {}
         if self._metrics is not None:
             host, port = self._metrics.address or ("", 0)
             extra["metrics"] = f"{host}:{port}"
@@ -463,7 +473,13 @@ class Node:
             extra["state_file"] = str(state.path)
             extra["epoch_floor"] = floor
             if state.start == NEW:
-                log.info("node %s: first start here: its state is kept in %s", node_id, state.path)
+                log.info(
+                    "node %s starts here for the first time: its state is kept in %s "
+                    "[leader none, epoch %d]",
+                    node_id,
+                    state.path,
+                    floor,
+                )
         self._line("listening", address=address, **extra)
 
     def link(self, addresses: Mapping[int, str]) -> None:

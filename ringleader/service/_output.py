@@ -122,9 +122,10 @@ def describe(data: dict[str, Any]) -> str:  # noqa: PLR0911, PLR0912 -- one case
     if event == "listening":
         served = f", metrics on http://{data['metrics']}/metrics" if data.get("metrics") else ""
         kept = _state_words(data)
+        bound = f" (bound to {data['bound']})" if data.get("bound") else ""
         return (
-            f"{head}  listening on {data['address']} (incarnation {data['incarnation']}"
-            f"{kept}){served}"
+            f"{head}  listening on {data['address']}{bound} (incarnation "
+            f"{data['incarnation']}{kept}){served}"
         )
     if event == "failed":
         return f"{head}  stops: it cannot keep its state: {data['reason']}"

@@ -17,6 +17,7 @@ skipped, saying why, when a probe namespace cannot be made.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -26,8 +27,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import eventually, let_pass
-from tests.namespaces import IP, PORT, Lab, unavailable
+from tests.namespaces import IP, ORPHAN_GUARD, PORT, Lab, unavailable
 from tests.nodes import NodeProcess, wait_agreement
+from tests.paths import ROOT
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="network namespaces are Linux's")
 
@@ -201,6 +203,91 @@ def test_bully_across_four_hosts_elects_the_top_node(
     for process in nodes.values():
         assert process.stop() == 0
         assert process.drain()[-1]["event"] == "stopped"
+
+
+@pytest.mark.timeout(60)
+def test_nodes_bound_to_every_interface_are_reached_at_their_advertised_addresses(
+    lab: Lab, tmp_path: Path, secret: Path
+) -> None:
+    """As in containers: every node binds ``tcp://0.0.0.0:PORT`` (one address for all,
+    refused as "used twice" before ``advertise``) and its peers dial its host's."""
+    text = f'topology = "full_mesh"\n{DETECTOR}secret_file = "{secret}"\n'
+    for node in IDS:
+        text += f'\n[[nodes]]\nid = {node}\naddress = "tcp://0.0.0.0:{PORT}"\n'
+        text += f'advertise = "tcp://{lab.address(node)}:{PORT}"\n'
+    config = tmp_path / "everywhere.toml"
+    config.write_text(text, encoding="utf-8")
+    nodes = _start_all(lab, config)  # each listening at its advertised address
+    bound = {n: p.wait_for(lambda e: e["event"] == "listening", DEADLINE) for n, p in nodes.items()}
+    assert {n: e["bound"] for n, e in bound.items()} == dict.fromkeys(IDS, f"tcp://0.0.0.0:{PORT}")
+    epoch = wait_agreement(nodes, IDS, 4, DEADLINE)
+    assert _views(nodes) == {node: (4, epoch) for node in IDS}
+    _all_running(nodes)
+    _no_bad_frames(nodes)
+
+
+def _probe(lab: Lab, host: int, path: str) -> tuple[int, str]:
+    """GET ``path`` on port 9100 of host ``host``, from inside it (as a kubelet would)."""
+    assert IP is not None
+    script = (
+        "import sys, urllib.error, urllib.request\n"
+        "try:\n"
+        f"    answer = urllib.request.urlopen('http://127.0.0.1:9100{path}', timeout=5)\n"
+        "except urllib.error.HTTPError as exc:\n"
+        "    answer = exc\n"
+        "print(answer.status); print(answer.read().decode())\n"
+    )
+    command = [IP, "netns", "exec", lab.hosts[host], sys.executable, "-c", script]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=30, check=False)
+    assert result.returncode == 0, result.stderr
+    status, _, body = result.stdout.partition("\n")
+    return int(status), body
+
+
+@pytest.mark.timeout(90)
+def test_the_kubernetes_example_pods_find_each_other_by_their_dns_names(
+    lab: Lab, tmp_path: Path, secret: Path
+) -> None:
+    """examples/deploy/kubernetes/cluster.toml as its pods run it: pod N on a host of
+    its own, binding every interface at the same port, its peers dialling its DNS name
+    (``ringleader-N.ringleader``, resolved by the host's /etc/hosts as the headless
+    Service's DNS would), the secret in ``$RINGLEADER_SECRET``, probed on port 9100."""
+    example = ROOT / "examples" / "deploy" / "kubernetes" / "cluster.toml"
+    text = example.read_text(encoding="utf-8")
+    assert 'state_dir = "/var/lib/ringleader"' in text
+    config = tmp_path / "cluster.toml"  # each pod's own volume: a directory per node here
+    config.write_text(text.replace("/var/lib/ringleader", str(tmp_path / "state")), "utf-8")
+    pods = {ordinal: ordinal + 1 for ordinal in range(3)}  # pod ringleader-N on host N+1
+    names = "".join(f"{lab.address(h)} ringleader-{p}.ringleader\n" for p, h in pods.items())
+    etc = [Path("/etc/netns") / lab.hosts[host] for host in pods.values()]
+    try:
+        for folder in etc:  # ip netns exec mounts these over /etc
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / "hosts").write_text(f"127.0.0.1 localhost\n{names}", encoding="utf-8")
+        env = {"RINGLEADER_SECRET": secret.read_text(encoding="utf-8").strip()}
+        nodes = {}
+        for ordinal, host in sorted(pods.items(), reverse=True):
+            assert IP is not None
+            prefix = [IP, "netns", "exec", lab.hosts[host], *ORPHAN_GUARD]
+            nodes[ordinal] = process = NodeProcess(
+                config, ordinal, prefix=prefix, env=env, args=["--metrics", "0.0.0.0:9100"]
+            )
+            lab.processes.append(process)
+            listening = process.wait_for(lambda e: e["event"] == "listening", DEADLINE)
+            assert listening["address"] == f"tcp://ringleader-{ordinal}.ringleader:7001"
+            assert listening["bound"] == "tcp://0.0.0.0:7001"
+        epoch = wait_agreement(nodes, list(pods), 2, DEADLINE)
+        for host in pods.values():  # the StatefulSet's probes
+            assert _probe(lab, host, "/healthz")[0] == 200
+            assert eventually(lambda h=host: _probe(lab, h, "/readyz")[0] == 200, DEADLINE)
+        metrics = _probe(lab, pods[2], "/metrics")[1]
+        assert "ringleader_is_leader 1.0" in metrics
+        nodes[2].kill()  # the leader's pod goes: the other two are a majority
+        assert wait_agreement(nodes, [0, 1], 1, DEADLINE) > epoch
+        _no_bad_frames({o: nodes[o] for o in (0, 1)})
+    finally:
+        for folder in etc:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.mark.timeout(60)
