@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ringleader.actors import ALGORITHMS
-from ringleader.actors.exploration import START_RULES, TIMER_RULES
+from ringleader.actors.exploration import CHECK_WORDS, START_RULES, TIMER_RULES
 from ringleader.errors import UsageError
 from ringleader.topologies import TOPOLOGIES, Config
 
@@ -25,15 +25,8 @@ if TYPE_CHECKING:  # imported when the command runs: building the parser needs n
 
 __all__ = ["add_explore_command", "exploration_summary", "explore_command"]
 
-#: What each check is, in words (the report's lines, the page's).
-CHECKS = {
-    "two_leaders": "at most one leader per epoch, in every state",
-    "undecided": "every live node decides (every end state)",
-    "disagreement": "all live nodes name the same leader (every end state)",
-    "crashed_leader": "the leader they name is alive (every end state)",
-    "wrong_leader": "without a crash, the largest candidate wins (every end state)",
-    "bound": "the message count (complete runs without faults)",
-}
+#: What each check is, in words (the report's lines, the lab's page).
+CHECKS = CHECK_WORDS
 
 
 def add_explore_command(commands: Any) -> argparse.ArgumentParser:

@@ -20,7 +20,7 @@ from ._explorer_page import PAGE_STATES, explorer_page
 from ._header import algorithm_name, trace_header
 from ._html import html_page
 from ._narration import Story, narrate, story
-from ._palette import KIND_COLOURS, colours
+from ._palette import KIND_COLOURS, MARKS, colours, lines
 from ._shiviz import REGEX, shiviz_log
 from ._steps import ALGORITHM_KINDS, algorithm_of, extinctions
 from ._trace_file import Trace, TraceError, candidate, label, load_trace, parse_trace
@@ -30,6 +30,7 @@ from ._views import SUFFIXES, replay, write_view
 __all__ = [
     "ALGORITHM_KINDS",
     "KIND_COLOURS",
+    "MARKS",
     "PAGE_STATES",
     "REGEX",
     "SUFFIXES",
@@ -46,6 +47,7 @@ __all__ = [
     "extinctions",
     "html_page",
     "label",
+    "lines",
     "load_trace",
     "narrate",
     "open_trace",
