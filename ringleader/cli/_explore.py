@@ -100,7 +100,8 @@ def add_explore_command(commands: Any) -> argparse.ArgumentParser:
     limits.add_argument(
         "--html",
         metavar="OUT.html",
-        help="also write a page to explore the run by hand in a browser (small runs)",
+        help="retired (writes nothing): step the run by hand in the browser with "
+        "`ringleader lab CONFIG`, the same options",
     )
     add_service_arguments(parser)
     add_force_argument(parser, "explore")
@@ -155,10 +156,8 @@ def explore_command(args: argparse.Namespace, config: Config, out: Console, err:
             flag = option.replace("_", "-")
             raise UsageError(f"--{flag} needs --service (it explores a service's runs)")
     from ringleader.cluster import explore_config, explore_options  # noqa: PLC0415
-    from ringleader.traces import explorer_page, trace_header, write_runs  # noqa: PLC0415
+    from ringleader.traces import trace_header, write_runs  # noqa: PLC0415
 
-    if args.html is not None and Path(args.html).suffix.lower() != ".html":
-        raise UsageError(f"--html: {args.html} does not end in .html")
     options = explore_options(
         config,
         unordered=args.unordered,
@@ -179,23 +178,27 @@ def explore_command(args: argparse.Namespace, config: Config, out: Console, err:
         )
     header = trace_header(config, mode="explored")
     files = write_runs(exploration, _out_dir(args), header=header)
-    page = None
-    if args.html is not None:
-        page = Path(args.html)
-        try:
-            page.write_text(explorer_page(exploration, title=_title(config)), encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"--html: cannot write {page}: {exc.strerror or exc}") from None
-    summary = exploration_summary(config, exploration, options, files, page)
+    summary = exploration_summary(config, exploration, options, files)
     if args.json:
         import json  # noqa: PLC0415
 
         print(json.dumps(summary))  # noqa: T201
     else:
         print_exploration(out, summary)
+    if args.html is not None:
+        err.print(_retired(args), highlight=False, markup=False, soft_wrap=True)
     if not exploration.ok:
         return 1
     return 0 if exploration.checked else INCOMPLETE
+
+
+def _retired(args: argparse.Namespace) -> str:
+    """The one line ``--html`` prints: where the page to walk a run by hand went."""
+    config = f" {args.config}" if args.config else ""
+    return (
+        "ringleader explore: --html is retired (nothing written): "
+        f"step the run by hand with ringleader lab{config}"
+    )
 
 
 def _title(config: Config) -> str:

@@ -159,14 +159,15 @@ class Lab:
                 row = [node for node in order if depth[node] == level]
                 for k, node in enumerate(row):
                     x = _MARGIN + (k + 0.5) * (_WIDTH - 2 * _MARGIN) / len(row)
-                    y = _MARGIN + level * (_HEIGHT - 2 * _MARGIN) / max(1, layers - 1)
+                    # Each node's words below it: the last layer's too.
+                    y = 60 + level * (_HEIGHT - 60 - 170) / max(1, layers - 1)
                     where[node] = (round(x, 1), round(y, 1))
             return where
         import math  # noqa: PLC0415
 
         n = len(ids)
         # An ellipse as wide as the box lets each node's words stand beside it.
-        across, down = _WIDTH / 2 - 3.4 * _MARGIN, _HEIGHT / 2 - _MARGIN
+        across, down = _WIDTH / 2 - 4 * _MARGIN, _HEIGHT / 2 - _MARGIN
         return {
             node: (
                 round(_WIDTH / 2 + across * math.cos(-math.pi / 2 + 2 * math.pi * k / n), 1),

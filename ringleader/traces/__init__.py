@@ -8,15 +8,14 @@
 - Telling and drawing: :func:`replay` and :func:`narrate` (the notes' words),
   :func:`write_view` (a space-time diagram, the step-through page, a ShiViz log).
 - What ``ringleader explore`` found: :func:`write_runs` (its runs as trace files;
-  :func:`write_service_runs` for ``--service``) and
-  :func:`explorer_page` (the explored graph as a page to walk by hand).
+  :func:`write_service_runs` for ``--service``).  Its graph is walked by hand in
+  ``ringleader lab`` (:mod:`ringleader.lab`).
 
 The format itself is :mod:`ringleader.actors.tracing`'s.  matplotlib is imported only
 when a picture is drawn.
 """
 
 from ._explored import write_runs, write_service_runs
-from ._explorer_page import PAGE_STATES, explorer_page
 from ._header import algorithm_name, trace_header
 from ._html import html_page
 from ._narration import Story, narrate, story
@@ -31,7 +30,6 @@ __all__ = [
     "ALGORITHM_KINDS",
     "KIND_COLOURS",
     "MARKS",
-    "PAGE_STATES",
     "REGEX",
     "SUFFIXES",
     "PartWriter",
@@ -43,7 +41,6 @@ __all__ = [
     "algorithm_of",
     "candidate",
     "colours",
-    "explorer_page",
     "extinctions",
     "html_page",
     "label",

@@ -154,17 +154,16 @@ function renderNetwork() {
       : node.state === 'not_leader' ? 'not_leader' : 'other';
     mk(g, 'text', {class: 'mark', x: at.x + R * 0.95, y: at.y - R * 0.95}, LAB.marks[mark].symbol);
     // Its words outward, away from the middle of the picture.
-    const cx = LAB.width / 2, cy = LAB.height / 2;
-    const side = Math.abs(at.x - cx) < 60 ? 0 : Math.sign(at.x - cx);
+    const cx = LAB.width / 2;
+    const tree = LAB.topology === 'spanning_tree';
+    const side = tree ? 0 : Math.abs(at.x - cx) < 60 ? 1 : Math.sign(at.x - cx);
     const anchor = side === 0 ? 'middle' : side > 0 ? 'start' : 'end';
     const vars = Object.entries(node.variables || {});
     if (node.timers && node.timers.length) vars.push(['timers', node.timers.join(', ')]);
     const shownVars = vars.slice(0, 4);
     const lines = 1 + shownVars.length;
     const x = at.x + side * (R + 12);
-    let y;
-    if (side === 0) y = at.y < cy ? at.y - R - 14 - (lines - 1) * 23 : at.y + R + 28;
-    else y = at.y - ((lines - 1) * 23) / 2 + 8;
+    let y = side === 0 ? at.y + R + 26 : at.y - ((lines - 1) * 23) / 2 + 8;
     const about = node.crashed ? 'crashed' :
       `leader ${label(node.elected)} · epoch ${node.epoch}` +
       (node.asleep ? ' · asleep' : '') + (node.paused ? ' · paused' : '');
@@ -227,7 +226,8 @@ function renderDiagram() {
   const svg = $('diagram');
   svg.innerHTML = '';
   const rows = new Map(LAB.nodes.map((n, i) => [n.id, i]));
-  const left = 70, top = 30, dx = 46, dy = Math.max(30, Math.min(56, 230 / LAB.nodes.length));
+  const room = $('diagram-box').clientHeight - 30 - 24;  // the box, less the step numbers and a scroll bar
+  const left = 70, top = 30, dx = 46, dy = Math.max(22, Math.min(48, room / LAB.nodes.length));
   const steps = VIEW.step;
   const width = left + (steps + 2) * dx + 40, height = top + LAB.nodes.length * dy + 10;
   svg.setAttribute('width', width);
