@@ -242,6 +242,10 @@ def lab(shot: LabShot, folder: Path) -> Path:
             if time.monotonic() > deadline:
                 raise SystemExit(f"lab {shot.name}: the page never showed path {path!r}")
             time.sleep(0.05)
+        # Two frames more: the story's list scrolls to its last line once laid out.
+        driver.execute_async_script(
+            "requestAnimationFrame(() => requestAnimationFrame(arguments[0]))"
+        )
         out = shot.out
         out.parent.mkdir(parents=True, exist_ok=True)
         driver.save_screenshot(str(out))

@@ -86,6 +86,9 @@ def _jsonable(value: Any) -> Any:  # noqa: PLR0911 -- one case per kind of value
         return str(value)
     if isinstance(value, tuple) and hasattr(value, "id") and hasattr(value, "capacity"):
         return f"P{value.id}"
+    if hasattr(value, "kind") and hasattr(value, "__match_args__"):  # a message, as sent
+        fields = (_jsonable(getattr(value, name)) for name in value.__match_args__)
+        return f"{value.kind}({', '.join(map(str, fields))})"
     if isinstance(value, dict):
         return {str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, set | frozenset):

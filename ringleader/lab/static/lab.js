@@ -160,13 +160,14 @@ function renderNetwork() {
     const anchor = side === 0 ? 'middle' : side > 0 ? 'start' : 'end';
     const vars = Object.entries(node.variables || {});
     if (node.timers && node.timers.length) vars.push(['timers', node.timers.join(', ')]);
+    if (node.asleep) vars.unshift(['asleep', 'not woken yet']);
+    if (node.paused) vars.unshift(['paused', 'handles nothing']);
     const shownVars = vars.slice(0, 4);
     const lines = 1 + shownVars.length;
     const x = at.x + side * (R + 12);
     let y = side === 0 ? at.y + R + 26 : at.y - ((lines - 1) * 23) / 2 + 8;
     const about = node.crashed ? 'crashed' :
-      `leader ${label(node.elected)} · epoch ${node.epoch}` +
-      (node.asleep ? ' · asleep' : '') + (node.paused ? ' · paused' : '');
+      `leader ${label(node.elected)} · epoch ${node.epoch}`;
     mk(g, 'text', {class: 'about', x, y, 'text-anchor': anchor}, about);
     for (const [name, value] of shownVars) {
       y += 23;
@@ -390,7 +391,7 @@ function renderNarration() {
     li.textContent = VIEW.last;  // a step the story leaves untold (a loss): the model's words
     list.appendChild(li);
   }
-  list.scrollTop = list.scrollHeight;
+  requestAnimationFrame(() => { list.scrollTop = list.scrollHeight; });  // once laid out
 }
 
 function render() {
