@@ -21,6 +21,13 @@ function mk(parent, name, attrs, text) {
   return e;
 }
 const label = n => (n === null || n === undefined) ? '⊥' : 'P' + n;
+// A variable's value as the notes write one: ⊥ for none, lists without quotes.
+function shown(value) {
+  if (value === null || value === undefined) return '⊥';
+  if (Array.isArray(value)) return '[' + value.map(shown).join(', ') + ']';
+  if (typeof value === 'object') return '{' + Object.entries(value).map(([k, v]) => `${k}: ${shown(v)}`).join(', ') + '}';
+  return String(value);
+}
 const status = text => { $('status').textContent = text; };
 
 function pathFromHash() {
@@ -171,7 +178,7 @@ function renderNetwork() {
     mk(g, 'text', {class: 'about', x, y, 'text-anchor': anchor}, about);
     for (const [name, value] of shownVars) {
       y += 23;
-      let text = typeof value === 'string' ? value : JSON.stringify(value);
+      let text = shown(value);
       if (text.length > 26) text = text.slice(0, 25) + '…';
       mk(g, 'text', {class: 'vars', x, y, 'text-anchor': anchor}, `${name} = ${text}`);
     }
@@ -182,16 +189,20 @@ function renderNetwork() {
   for (const link of VIEW.links) {
     const g = geometry.get(link.index);
     const len = Math.hypot(g.x2 - g.x1, g.y2 - g.y1);
+    // A queue beside its link: across it, the next to be delivered nearest the link.
+    const across = Math.abs(g.nx) > Math.abs(g.ny);  // a link that runs up or down
+    let edge = 8;  // how far from the link the next box begins
     link.messages.forEach((message, position) => {
-      const shown = Math.min(position, 3);
-      const t = Math.max(0.15, 0.78 - shown * (Math.min(90, len / 4) / len));
-      const x = g.x1 + (g.x2 - g.x1) * t + g.nx * 26, y = g.y1 + (g.y2 - g.y1) * t + g.ny * 26;
+      const text = message.text;
+      const w = 14 + text.length * 11.5;
+      const size = across ? w : 36;
+      const offset = edge + size / 2;
+      edge += size + 6;
+      const x = g.x1 + (g.x2 - g.x1) * 0.6 + g.nx * offset, y = g.y1 + (g.y2 - g.y1) * 0.6 + g.ny * offset;
       const deliver = VIEW.moves.find(m => m.kind === 'deliver' && m.link === link.index && m.position === position);
       const box = mk($('network'), 'g', {class: 'inflight' + (deliver ? ' deliverable' : ' stuck'),
         'data-link': link.index, 'data-position': position, 'data-kind': message.kind,
         transform: `translate(${x},${y})`});
-      const text = (position > 3 ? '… ' : '') + message.text;
-      const w = 14 + text.length * 11.5;
       mk(box, 'rect', {x: -w / 2, y: -18, width: w, height: 36, rx: 8,
         stroke: colourOf(message.kind), 'stroke-dasharray': dashOf(message.kind, 3)});
       mk(box, 'text', {x: -w / 2 + 6, y: 0, fill: colourOf(message.kind)}, text);
