@@ -165,3 +165,20 @@ def test_a_students_election_its_violation_opened_and_stepped_on(browser: Any) -
         wait(browser, "a step on", lambda d: path_of(d).startswith(at + "."))
         browser.find_element("id", "back").click()
         ready(browser, at)
+
+
+def test_auto_play_the_adversary_to_the_most_messages(browser: Any) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    lab = make_lab(RING)
+    most = lab.exploration.messages[1]
+    with serving(lab) as url:
+        open_lab(browser, url)
+        Select(browser.find_element("id", "policy")).select_by_value("most_messages")
+        Select(browser.find_element("id", "speed")).select_by_value("300")
+        browser.find_element("id", "play").click()
+        wait(
+            browser, "the end of the run", lambda d: "over" in d.find_element("id", "step").text, 90
+        )
+        assert f"{most} messages" in browser.find_element("id", "step").text
+        assert browser.find_element("id", "play").get_attribute("aria-pressed") == "false"

@@ -103,7 +103,9 @@ function tick() {
   playing = null;
   if (!VIEW || VIEW.next === null || VIEW.next === undefined) { stop(); status('auto-play: nothing left to order'); return; }
   take(VIEW.next).then(() => {
-    if ($('play').getAttribute('aria-pressed') === 'true') playing = setTimeout(tick, Number($('speed').value));
+    if ($('play').getAttribute('aria-pressed') !== 'true') return;
+    if (VIEW.next === null || VIEW.next === undefined) { stop(); status('auto-play: the run is over'); return; }
+    playing = setTimeout(tick, Number($('speed').value));
   });
 }
 function play() {
