@@ -20,7 +20,6 @@ from ringleader.actors.algorithms._chang_roberts import ElectionMessage
 from ringleader.topologies import TOPOLOGIES, NodeSpec
 from ringleader.topologies._keys import MIN_SECRET
 from ringleader.traces._diagram import MAX_MESSAGES, MAX_NODES
-from ringleader.traces._explorer_page import PAGE_STATES
 from ringleader.transport import _frame as frame
 
 
@@ -67,7 +66,6 @@ def main() -> None:
         "election_pickled": len(pickle.dumps(election)),
         "diagram_nodes": MAX_NODES,
         "diagram_messages": MAX_MESSAGES,
-        "page_states": PAGE_STATES,
         "chang_roberts_1000": chang_roberts_worst(1000),
         "hirschberg_sinclair_bit_reversal_8": bit_reversal_run(8),
     }

@@ -6,7 +6,9 @@
 Each picture in docs/images/ and docs/faults/ is a run of an example in the deterministic
 simulator with a fixed seed (``ringleader run --simulate --seed``), traced; each in
 docs/explore/ is a run ``ringleader explore`` wrote (the explorer is deterministic: the
-same config, the same runs).  Each is drawn as ``ringleader diagram`` draws it, at
+same config, the same runs); each in docs/lab/ is ``ringleader lab``'s page, served in
+this process and shown in headless Chromium at a state the explorer found or auto-play
+reached.  Each is drawn as ``ringleader diagram`` draws it, at
 lecture size (1920×1080, for a projector); the sweep is ``benchmarks/sweep.py``'s
 picture up to n = 256, as wide.  The same seed gives the same run, so the pictures change
 only when the code does.  Pages name a picture with
@@ -22,7 +24,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -113,13 +115,51 @@ EXPLORED = [
     Explored("hasty-two-leaders", "your_algorithm/ring.toml", "two_leaders"),
 ]
 
+
+@dataclass(frozen=True)
+class LabShot:
+    """``lab/name``.png: ``ringleader lab example`` (with ``overrides`` and the
+    explorer's ``options``) in headless Chromium at 1920×1080, at the end of the
+    explorer's run ``run`` (a check's name), or after ``steps`` steps of round-robin
+    auto-play."""
+
+    name: str
+    example: str
+    steps: int = 0
+    run: str | None = None
+    overrides: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
+    folder: str = "lab"
+
+    @property
+    def out(self) -> Path:
+        return DOCS / self.folder / f"{self.name}.png"
+
+
+#: docs/tutorials/lab.md: the lab on each of the notes' algorithms, and on a student's.
+LABS = [
+    LabShot("chang-roberts", "chang_roberts_table.toml", steps=8),
+    LabShot("lelann", "lelann.toml", steps=8),
+    LabShot("hirschberg-sinclair", "explore/hirschberg_sinclair.toml", steps=10),
+    LabShot("tree", "tree.toml", steps=8),
+    LabShot("echo", "graph.toml", steps=8),
+    LabShot("bully", "bully_story.toml", run="crashed_leader", options={"crashes": 1}),
+    LabShot(
+        "bully-broadcast",
+        "explore/bully.toml",
+        steps=6,
+        overrides={"algorithm": "bully_broadcast"},
+    ),
+    LabShot("hasty", "your_algorithm/ring.toml", run="two_leaders"),
+]
+
 #: The sweep's picture (``benchmarks/sweep.py``).
 SWEEP = IMAGES / "sweep.png"
 
 
 def outputs() -> list[Path]:
     """Every picture this script makes."""
-    return [p.out for p in PICTURES] + [e.out for e in EXPLORED] + [SWEEP]
+    return [p.out for p in PICTURES] + [e.out for e in EXPLORED] + [s.out for s in LABS] + [SWEEP]
 
 
 def draw(picture: Picture, folder: Path) -> Path:
@@ -153,6 +193,70 @@ def explore(explored: Explored, folder: Path) -> Path:
     return out
 
 
+def lab(shot: LabShot, folder: Path) -> Path:
+    """The lab's page at the shot's state, in headless Chromium (``/usr/bin/chromium``
+    and its driver, with selenium: ``tests/browser.py`` says how to install them)."""
+    from selenium import webdriver  # noqa: PLC0415 -- only this step needs a browser
+    from selenium.webdriver.chrome.service import Service  # noqa: PLC0415
+
+    from ringleader.cluster import explore_config, explore_options  # noqa: PLC0415
+    from ringleader.lab import Lab, start  # noqa: PLC0415
+
+    config = load_config(EXAMPLES / shot.example, Overrides(**shot.overrides))
+    # The page shows the config as a reader would name it, from the repository's top.
+    config = replace(config, source=str((EXAMPLES / shot.example).relative_to(ROOT)))
+    options = explore_options(config, **shot.options)
+    session = Lab(config, explore_config(config, options, max_states=20_000))
+    if shot.run is not None:
+        path = next(f["path"] for f in session.findings if f["name"] == shot.run)
+    else:
+        steps: list[int] = []
+        for _ in range(shot.steps):
+            following = session.view(steps, policy="round_robin")["next"]
+            if following is None:
+                break
+            steps.append(following)
+        path = ".".join(map(str, steps))
+    server, thread = start(session)
+    chrome = webdriver.ChromeOptions()
+    chrome.binary_location = "/usr/bin/chromium"
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--hide-scrollbars",
+        f"--user-data-dir={folder / ('chromium-' + shot.name)}",
+    ):
+        chrome.add_argument(flag)
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=chrome)
+    try:
+        width, height = SIZE
+        driver.execute_cdp_cmd(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+        )
+        driver.get(f"{server.url}#path={path}")
+        deadline = time.monotonic() + 30
+        while driver.execute_script("return document.body.dataset.ready") != path:
+            if time.monotonic() > deadline:
+                raise SystemExit(f"lab {shot.name}: the page never showed path {path!r}")
+            time.sleep(0.05)
+        # Two frames more: the story's list scrolls to its last line once laid out.
+        driver.execute_async_script(
+            "requestAnimationFrame(() => requestAnimationFrame(arguments[0]))"
+        )
+        out = shot.out
+        out.parent.mkdir(parents=True, exist_ok=True)
+        driver.save_screenshot(str(out))
+    finally:
+        driver.quit()
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+    return out
+
+
 def sweep() -> Path:
     """``benchmarks/sweep.py --max 256 --plot docs/images/sweep.png``, in this process."""
     script = runpy.run_path(str(ROOT / "benchmarks" / "sweep.py"))
@@ -171,6 +275,7 @@ def main(wanted: list[str]) -> None:
         (p.name, lambda folder, p=p: draw(p, folder)) for p in PICTURES
     ]
     jobs += [(e.name, lambda folder, e=e: explore(e, folder)) for e in EXPLORED]
+    jobs += [(f"lab-{s.name}", lambda folder, s=s: lab(s, folder)) for s in LABS]
     jobs.append(("sweep", lambda folder: sweep()))
     with tempfile.TemporaryDirectory() as folder:
         for name, make in jobs:

@@ -29,6 +29,7 @@ Standard library only, like the rest of :mod:`ringleader.actors`.
 """
 
 from ._checks import (
+    CHECK_WORDS,
     FAILED,
     KINDS,
     NOT_CHECKED,
@@ -48,6 +49,7 @@ from ._replay import records
 from ._search import Exploration, Path, explore
 
 __all__ = [
+    "CHECK_WORDS",
     "CRASHED",
     "FAILED",
     "KINDS",

@@ -42,6 +42,7 @@ from ._model import Model
 from ._nodes import CRASHED
 
 __all__ = [
+    "CHECK_WORDS",
     "FAILED",
     "KINDS",
     "NOT_CHECKED",
@@ -68,6 +69,15 @@ KINDS = (
 )
 #: The end-state checks, in the order :func:`end_verdicts` applies them.
 END_KINDS = KINDS[1:5]
+#: What each check is, in words (``explore``'s report, the lab's page).
+CHECK_WORDS = {
+    "two_leaders": "at most one leader per epoch, in every state",
+    "undecided": "every live node decides (every end state)",
+    "disagreement": "all live nodes name the same leader (every end state)",
+    "crashed_leader": "the leader they name is alive (every end state)",
+    "wrong_leader": "without a crash, the largest candidate wins (every end state)",
+    "bound": "the message count (complete runs without faults)",
+}
 
 
 @dataclass(frozen=True)

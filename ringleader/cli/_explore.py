@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ringleader.actors import ALGORITHMS
-from ringleader.actors.exploration import START_RULES, TIMER_RULES
+from ringleader.actors.exploration import CHECK_WORDS, START_RULES, TIMER_RULES
 from ringleader.errors import UsageError
 from ringleader.topologies import TOPOLOGIES, Config
 
@@ -25,15 +25,8 @@ if TYPE_CHECKING:  # imported when the command runs: building the parser needs n
 
 __all__ = ["add_explore_command", "exploration_summary", "explore_command"]
 
-#: What each check is, in words (the report's lines, the page's).
-CHECKS = {
-    "two_leaders": "at most one leader per epoch, in every state",
-    "undecided": "every live node decides (every end state)",
-    "disagreement": "all live nodes name the same leader (every end state)",
-    "crashed_leader": "the leader they name is alive (every end state)",
-    "wrong_leader": "without a crash, the largest candidate wins (every end state)",
-    "bound": "the message count (complete runs without faults)",
-}
+#: What each check is, in words (the report's lines, the lab's page).
+CHECKS = CHECK_WORDS
 
 
 def add_explore_command(commands: Any) -> argparse.ArgumentParser:
@@ -103,8 +96,7 @@ def add_explore_command(commands: Any) -> argparse.ArgumentParser:
         action="store_true",
         help="keep every state whole and the explored graph (the most memory: hundreds of "
         "bytes a state), instead of a 64-bit fingerprint of each (about 32 bytes a "
-        "state; two states could share one, at the odds the report gives); --html "
-        "implies it",
+        "state; two states could share one, at the odds the report gives)",
     )
     limits.add_argument(
         "--out",
@@ -115,7 +107,8 @@ def add_explore_command(commands: Any) -> argparse.ArgumentParser:
     limits.add_argument(
         "--html",
         metavar="OUT.html",
-        help="also write a page to explore the run by hand in a browser (small runs)",
+        help="retired (writes nothing): step the run by hand in the browser with "
+        "`ringleader lab CONFIG`, the same options",
     )
     add_service_arguments(parser)
     add_force_argument(parser, "explore")
@@ -170,10 +163,8 @@ def explore_command(args: argparse.Namespace, config: Config, out: Console, err:
             flag = option.replace("_", "-")
             raise UsageError(f"--{flag} needs --service (it explores a service's runs)")
     from ringleader.cluster import explore_config, explore_options  # noqa: PLC0415
-    from ringleader.traces import explorer_page, trace_header, write_runs  # noqa: PLC0415
+    from ringleader.traces import trace_header, write_runs  # noqa: PLC0415
 
-    if args.html is not None and Path(args.html).suffix.lower() != ".html":
-        raise UsageError(f"--html: {args.html} does not end in .html")
     options = explore_options(
         config,
         unordered=args.unordered,
@@ -191,27 +182,31 @@ def explore_command(args: argparse.Namespace, config: Config, out: Console, err:
             max_states=args.max_states,
             max_depth=args.max_depth,
             progress=progress,
-            exact=args.exact or args.html is not None,
+            exact=args.exact,
         )
     header = trace_header(config, mode="explored")
     files = write_runs(exploration, _out_dir(args), header=header)
-    page = None
-    if args.html is not None:
-        page = Path(args.html)
-        try:
-            page.write_text(explorer_page(exploration, title=_title(config)), encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"--html: cannot write {page}: {exc.strerror or exc}") from None
-    summary = exploration_summary(config, exploration, options, files, page)
+    summary = exploration_summary(config, exploration, options, files)
     if args.json:
         import json  # noqa: PLC0415
 
         print(json.dumps(summary))  # noqa: T201
     else:
         print_exploration(out, summary)
+    if args.html is not None:
+        err.print(_retired(args), highlight=False, markup=False, soft_wrap=True)
     if not exploration.ok:
         return 1
     return 0 if exploration.checked else INCOMPLETE
+
+
+def _retired(args: argparse.Namespace) -> str:
+    """The one line ``--html`` prints: where the page to walk a run by hand went."""
+    config = f" {args.config}" if args.config else ""
+    return (
+        "ringleader explore: --html is retired (nothing written): "
+        f"step the run by hand with ringleader lab{config}"
+    )
 
 
 def _title(config: Config) -> str:

@@ -1,7 +1,7 @@
 """The command line's parser: ``ringleader`` and its commands, each added by its own
-module (``_run.py``, ``_check.py``, ``_explore.py``, ``_node.py``, ``_status.py``,
-``_transfer.py``, ``_keys.py``, ``_views.py``), which also names the function that runs it
-(``handler``)."""
+module (``_run.py``, ``_check.py``, ``_explore.py``, ``_lab.py``, ``_node.py``,
+``_status.py``, ``_transfer.py``, ``_keys.py``, ``_views.py``), which also names the
+function that runs it (``handler``)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from ._check import add_check_command
 from ._exits import EXIT_USAGE
 from ._explore import add_explore_command
 from ._keys import add_keys_command
+from ._lab import add_lab_command
 from ._node import add_node_command
 from ._run import add_run_command
 from ._status import add_status_command
@@ -55,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
         add_transfer_command(commands),
         add_keys_command(commands),
         add_explore_command(commands),
+        add_lab_command(commands),
         *add_view_commands(commands),
     ]
     for sub in subs:

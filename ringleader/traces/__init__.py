@@ -8,19 +8,18 @@
 - Telling and drawing: :func:`replay` and :func:`narrate` (the notes' words),
   :func:`write_view` (a space-time diagram, the step-through page, a ShiViz log).
 - What ``ringleader explore`` found: :func:`write_runs` (its runs as trace files;
-  :func:`write_service_runs` for ``--service``) and
-  :func:`explorer_page` (the explored graph as a page to walk by hand).
+  :func:`write_service_runs` for ``--service``).  Its graph is walked by hand in
+  ``ringleader lab`` (:mod:`ringleader.lab`).
 
 The format itself is :mod:`ringleader.actors.tracing`'s.  matplotlib is imported only
 when a picture is drawn.
 """
 
 from ._explored import write_runs, write_service_runs
-from ._explorer_page import PAGE_STATES, explorer_page
 from ._header import algorithm_name, trace_header
 from ._html import html_page
 from ._narration import Story, narrate, story
-from ._palette import KIND_COLOURS, colours
+from ._palette import KIND_COLOURS, MARKS, colours, lines
 from ._shiviz import REGEX, shiviz_log
 from ._steps import ALGORITHM_KINDS, algorithm_of, extinctions
 from ._trace_file import Trace, TraceError, candidate, label, load_trace, parse_trace
@@ -30,7 +29,7 @@ from ._views import SUFFIXES, replay, write_view
 __all__ = [
     "ALGORITHM_KINDS",
     "KIND_COLOURS",
-    "PAGE_STATES",
+    "MARKS",
     "REGEX",
     "SUFFIXES",
     "PartWriter",
@@ -42,10 +41,10 @@ __all__ = [
     "algorithm_of",
     "candidate",
     "colours",
-    "explorer_page",
     "extinctions",
     "html_page",
     "label",
+    "lines",
     "load_trace",
     "narrate",
     "open_trace",

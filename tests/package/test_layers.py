@@ -29,6 +29,7 @@ LOWER = ["ringleader.topologies", "ringleader.actors", "ringleader.transport"]
 #: Inside the top layer, from the top down: each may import only those after it.
 TOP = [
     "ringleader.cli",
+    "ringleader.lab",
     "ringleader.cluster",
     "ringleader.service",
     "ringleader.traces",

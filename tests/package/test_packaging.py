@@ -50,4 +50,6 @@ def test_the_wheel_installs_one_top_level_package(tmp_path: Path) -> None:
         assert f"ringleader/{layer}/py.typed" in names
     assert "ringleader/actors/crashes/_member.py" in names
     assert "ringleader/py.typed" in names
+    for asset in ("lab.html", "lab.js", "lab.css"):  # the lab works offline: in the wheel
+        assert f"ringleader/lab/static/{asset}" in names
     assert b"ringleader = ringleader.cli:main" in entry_points

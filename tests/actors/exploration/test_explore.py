@@ -408,7 +408,6 @@ def test_explore_report_in_words(tmp_path: Path, capsys: pytest.CaptureFixture[s
         ["--max-states", "0"],
         ["--crashes", "-1"],
         ["--timers", "sometimes"],
-        ["--html", "page.txt"],
         ["--algorithm", "raft"],
     ],
 )
@@ -422,6 +421,20 @@ def test_explore_bad_usage_exits_2_in_one_line(
     err = capsys.readouterr().err
     assert code == 2
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_explore_html_is_retired_with_a_pointer_to_the_lab(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    page = tmp_path / "page.html"
+    config = str(EXAMPLES / "lelann.toml")
+    code = main(["explore", config, "--out", str(tmp_path / "o"), "--html", str(page)])
+    err = capsys.readouterr().err
+    assert code == 0 and not page.exists()
+    assert err.strip().splitlines() == [
+        "ringleader explore: --html is retired (nothing written): step the run by hand with "
+        f"ringleader lab {config}"
+    ]
 
 
 # -- the docs' examples ----------------------------------------------------------------

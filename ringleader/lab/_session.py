@@ -1,0 +1,611 @@
+"""One lab: a config's explored model, stepped by hand along a path of choices.
+
+The lab's state is a *path*: from the initial state, the index of the step taken among
+those :meth:`~ringleader.actors.exploration.Model.expand` enables, one per step
+(``3.0.5``).  Nothing else is kept between requests: the same path gives the same state,
+so undo, redo, a reload and a shared link are the page's business, not the server's.
+:meth:`Lab.view` tells a path's state as the page draws it — every node with its state,
+leader, epoch and the election's variables, what is in flight on each link in delivery
+order, every step enabled, the checks in that state, the run so far told in the notes'
+words (the narration of ``replay``, from the very records the explorer's traces are made
+of) and what the space-time diagram needs.  The model, the checks and the narration are
+the explorer's own objects; nothing is modelled again here.
+"""
+
+from __future__ import annotations
+
+import io
+import random
+import threading
+from collections import deque
+from collections.abc import Sequence
+from typing import Any
+
+from ringleader.actors import write_trace
+from ringleader.actors.core import NodeState
+from ringleader.actors.exploration import (
+    CHECK_WORDS,
+    CRASHED,
+    FAILED,
+    NOT_CHECKED,
+    PASSED,
+    Exploration,
+    end_verdicts,
+    leaders_clash,
+    records,
+)
+from ringleader.actors.exploration._model import NewLink
+from ringleader.actors.tracing import read_trace
+from ringleader.errors import UsageError
+from ringleader.topologies import TOPOLOGIES, Config
+from ringleader.traces import MARKS, colours, story, trace_header
+from ringleader.traces import lines as kind_lines
+
+__all__ = ["FAULTS", "POLICIES", "Lab", "PathError"]
+
+#: How auto-play picks the next step: seeded at random, round-robin over the links
+#: (FIFO: each link's first message), or the adversary that makes the run send the most
+#: messages.  Auto-play picks among the orderings only (deliveries, wake-ups, timers):
+#: the faults are the teacher's to inject by hand.
+POLICIES = {
+    "random": "seeded random",
+    "round_robin": "round-robin FIFO",
+    "most_messages": "most messages (adversary)",
+}
+#: The steps that are faults, not orderings.
+FAULTS = ("crash", "lose", "duplicate", "partition", "heal", "pause", "resume")
+#: The longest path a request may name (a run of the notes' sizes is far shorter).
+MAX_PATH = 5_000
+#: What a step is called on the page, by the model's event.
+_MOVE_KINDS = {
+    "deliver": "deliver",
+    "duplicate": "duplicate",
+    "lose": "drop",
+    "start": "start",
+    "timer": "timer",
+    "crash": "crash",
+    "partition": "partition",
+    "heal": "heal",
+    "pause": "pause",
+    "resume": "resume",
+}
+_FINDING_NAMES = {"min": "fewest messages", "max": "most messages"}
+#: The page's box for the network, in SVG units.
+_WIDTH, _HEIGHT, _MARGIN = 1500.0, 640.0, 90.0
+
+
+class PathError(UsageError):
+    """A path that does not name a state: not numbers, or a step not enabled."""
+
+
+def _jsonable(value: Any) -> Any:  # noqa: PLR0911 -- one case per kind of value
+    """A variable's value as JSON: sets sorted, a node's info as ``P<id>``."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, NodeState):
+        return str(value)
+    if isinstance(value, tuple) and hasattr(value, "id") and hasattr(value, "capacity"):
+        return f"P{value.id}"
+    if hasattr(value, "kind") and hasattr(value, "__match_args__"):  # a message, as sent
+        fields = (_jsonable(getattr(value, name)) for name in value.__match_args__)
+        return f"{value.kind}({', '.join(map(str, fields))})"
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, set | frozenset):
+        items = [_jsonable(v) for v in value]
+        try:
+            return sorted(items)
+        except TypeError:
+            return sorted(items, key=str)
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    return str(value)
+
+
+def parse_path(text: str | None) -> list[int]:
+    """``"3.0.5"`` as ``[3, 0, 5]`` (empty or ``None``: the initial state)."""
+    if not text:
+        return []
+    parts = text.split(".")
+    if len(parts) > MAX_PATH:
+        raise PathError(f"a path of {len(parts):,} steps: at most {MAX_PATH:,}")
+    if not all(part.isascii() and part.isdigit() for part in parts):
+        raise PathError(f"path {text[:80]!r}: step numbers separated by dots, e.g. 3.0.5")
+    return [int(part) for part in parts]
+
+
+class Lab:
+    """``exploration``'s model of ``config``, stepped by hand (one per server)."""
+
+    def __init__(self, config: Config, exploration: Exploration) -> None:
+        self.config = config
+        self.exploration = exploration
+        self.model = exploration.model
+        self.algorithm = config.algorithm_class
+        self.bound = exploration.bound
+        self.header = trace_header(config, mode="explored")
+        self._lock = threading.Lock()
+        self._most: dict[int, int] | None = None
+        self._index: dict[tuple[int, ...], int] | None = None
+        self.positions = self._layout()
+        self.findings = self._findings()
+
+    # -- what does not change --------------------------------------------------------
+
+    def _layout(self) -> dict[int, tuple[float, float]]:
+        """Where each node is drawn: round a circle in ring order (rings, meshes,
+        graphs), or in layers from the root (a tree)."""
+        model = self.model
+        ids = model.ids
+        if self.config.topology == "spanning_tree":
+            neighbours: dict[int, set[int]] = {node: set() for node in ids}
+            for a, b in model.links:
+                neighbours[a].add(b)
+                neighbours[b].add(a)
+            depth = {ids[0]: 0}
+            order = [ids[0]]
+            queue = deque([ids[0]])
+            while queue:
+                node = queue.popleft()
+                for peer in sorted(neighbours[node], key=ids.index):
+                    if peer not in depth:
+                        depth[peer] = depth[node] + 1
+                        order.append(peer)
+                        queue.append(peer)
+            for node in ids:  # a node out of reach (never in a tree): a layer of its own
+                if node not in depth:
+                    depth[node] = max(depth.values()) + 1
+                    order.append(node)
+            layers = max(depth.values()) + 1
+            where = {}
+            for level in range(layers):
+                row = [node for node in order if depth[node] == level]
+                for k, node in enumerate(row):
+                    x = _MARGIN + (k + 0.5) * (_WIDTH - 2 * _MARGIN) / len(row)
+                    # Each node's words below it: the last layer's too.
+                    y = 60 + level * (_HEIGHT - 60 - 170) / max(1, layers - 1)
+                    where[node] = (round(x, 1), round(y, 1))
+            return where
+        import math  # noqa: PLC0415
+
+        n = len(ids)
+        # An ellipse as wide as the box lets each node's words stand beside it.
+        across, down = _WIDTH / 2 - 4 * _MARGIN, _HEIGHT / 2 - _MARGIN
+        return {
+            node: (
+                round(_WIDTH / 2 + across * math.cos(-math.pi / 2 + 2 * math.pi * k / n), 1),
+                round(_HEIGHT / 2 + down * math.sin(-math.pi / 2 + 2 * math.pi * k / n), 1),
+            )
+            for k, node in enumerate(ids)
+        }
+
+    def _findings(self) -> list[dict[str, Any]]:
+        """The runs the explorer reported, each as a path of choices to open."""
+        exploration = self.exploration
+        details = {f.kind: f.detail for f in exploration.findings}
+        found = []
+        for name, path in exploration.paths.items():
+            choices = self.choices(path.events)
+            if choices is None:
+                continue
+            label = _FINDING_NAMES.get(name) or name
+            found.append(
+                {
+                    "name": name,
+                    "label": label,
+                    "violation": name not in _FINDING_NAMES,
+                    "detail": details.get(name),
+                    "check": CHECK_WORDS.get(name),
+                    "steps": len(choices),
+                    "messages": path.messages,
+                    "path": ".".join(map(str, choices)),
+                }
+            )
+        return found
+
+    def choices(self, events: Sequence[int]) -> list[int] | None:
+        """The path of choices that takes the steps ``events`` (event numbers)."""
+        model = self.model
+        state = model.initial()
+        path = []
+        for number in events:
+            steps, _ = model.expand(state)
+            at = next((k for k, step in enumerate(steps) if step[0] == number), None)
+            if at is None:
+                return None
+            path.append(at)
+            state = steps[at][1]
+        return path
+
+    def info(self) -> dict[str, Any]:
+        """What the page draws once: the network, the checks, the explorer's runs."""
+        model, config, exploration = self.model, self.config, self.exploration
+        options = model.options
+        bound = self.bound
+        return {
+            "title": f"{self.algorithm.title} on a {TOPOLOGIES[config.topology].title} "
+            f"of {config.n} nodes",
+            "source": config.source,
+            "algorithm": self.header.get("algorithm", self.algorithm.name),
+            "topology": config.topology,
+            "initiators": list(config.initiators),
+            "width": _WIDTH,
+            "height": _HEIGHT,
+            "nodes": [
+                {
+                    "id": node,
+                    "capacity": view.capacity,
+                    "x": self.positions[node][0],
+                    "y": self.positions[node][1],
+                }
+                for node, view in zip(model.ids, model.views, strict=True)
+            ],
+            "links": [
+                {"index": k, "from": a, "to": b, "fifo": not model.unordered[k]}
+                for k, (a, b) in enumerate(model.links)
+            ],
+            "options": {
+                "unordered": options.unordered,
+                "starts": options.starts,
+                "timers": options.timers,
+                "crashes": options.crashes,
+                "losses": options.losses,
+                "duplicates": options.duplicates,
+                "partitions": len(options.partitions),
+                "pauses": list(options.pauses),
+            },
+            "checks": [{"kind": kind, "words": words} for kind, words in CHECK_WORDS.items()],
+            "bound": None if bound is None else bound.as_dict(),
+            "explored": {
+                "states": exploration.states,
+                "complete": exploration.complete,
+                "messages": None
+                if exploration.messages is None
+                else {"min": exploration.messages[0], "max": exploration.messages[1]},
+            },
+            "findings": self.findings,
+            "marks": {
+                name: {"symbol": symbol, "fill": fill, "words": words}
+                for name, (_, fill, symbol, words) in MARKS.items()
+            },
+            "policies": [{"name": k, "words": v} for k, v in POLICIES.items()],
+        }
+
+    # -- a path's state ---------------------------------------------------------------
+
+    def walk(self, path: Sequence[int]) -> tuple[list[tuple[int, ...]], list[int], list[int]]:
+        """The states along ``path`` (the initial one first), the events taken and the
+        messages each step sent; :class:`PathError` where a choice is not enabled."""
+        with self._lock:
+            return self._walk(path)
+
+    def _walk(self, path: Sequence[int]) -> tuple[list[tuple[int, ...]], list[int], list[int]]:
+        model = self.model
+        states = [model.initial()]
+        events: list[int] = []
+        sent: list[int] = []
+        for k, choice in enumerate(path):
+            steps = self._expand(states[-1])[0]
+            if choice >= len(steps):
+                enabled = f"{len(steps)} enabled" if steps else "none enabled: the run is over"
+                raise PathError(f"step {k + 1} of the path: choice {choice}, {enabled}")
+            number, successor, messages, _ = steps[choice]
+            states.append(successor)
+            events.append(number)
+            sent.append(messages)
+        return states, events, sent
+
+    def _expand(self, state: tuple[int, ...]) -> tuple[list[Any], bool]:
+        try:
+            return self.model.expand(state)
+        except NewLink as new:  # a link the search stopped before finding: add it
+            raise PathError(
+                f"P{new.link[0]} sends to P{new.link[1]}, outside the wiring the explorer "
+                "found; run the lab with a larger --max-states"
+            ) from None
+
+    def view(
+        self, path: Sequence[int], *, policy: str | None = None, seed: int = 0
+    ) -> dict[str, Any]:
+        """Everything the page shows of ``path``'s state (see the module's docs)."""
+        with self._lock:
+            states, events, sent = self._walk(path)
+            state = states[-1]
+            steps, end = self._expand(state)
+            view = {
+                "path": ".".join(map(str, path)),
+                "step": len(path),
+                "sent": sum(sent),
+                "end": end,
+                "nodes": self._nodes(state),
+                "links": self._links(state),
+                "moves": self._moves(state, steps),
+                "changed": self._changed(states),
+                "last": self.model.describe(events[-1]) if events else None,
+                **self._run(events, state, end, sum(sent)),
+            }
+            if policy is not None:
+                view["next"] = self._pick(
+                    policy=policy, seed=seed, path=path, events=events, steps=steps
+                )
+            return view
+
+    def _nodes(self, state: tuple[int, ...]) -> list[dict[str, Any]]:
+        model = self.model
+        paused = model.paused(state) if model.paused_nodes else set()
+        out = []
+        for i, node in enumerate(model.ids):
+            local = state[i]
+            if local == CRASHED:
+                out.append({"id": node, "state": "crashed", "crashed": True, "variables": {}})
+                continue
+            states = model.nodes[i]
+            status, elected, epoch = states.stance[local]
+            election = states.templates[local].election
+            out.append(
+                {
+                    "id": node,
+                    "state": str(status),
+                    "elected": elected,
+                    "epoch": epoch,
+                    "crashed": False,
+                    "paused": i in paused,
+                    "asleep": states.can_start[local],
+                    "timers": list(states.timers[local]),
+                    "variables": _jsonable(election.variables()),
+                }
+            )
+        return out
+
+    def _links(self, state: tuple[int, ...]) -> list[dict[str, Any]]:
+        model = self.model
+        out = []
+        for k, (a, b) in enumerate(model.links):
+            contents = model.channels.contents[state[model.n + k]]
+            if not contents:
+                continue
+            out.append(
+                {
+                    "index": k,
+                    "from": a,
+                    "to": b,
+                    "fifo": not model.unordered[k],
+                    "messages": [
+                        {
+                            "kind": model.messages.items[number][0].kind,
+                            "text": model.message_text(number),
+                        }
+                        for number in contents
+                    ],
+                }
+            )
+        return out
+
+    def _moves(self, state: tuple[int, ...], steps: list[Any]) -> list[dict[str, Any]]:
+        model = self.model
+        out = []
+        for choice, (number, _, messages, _) in enumerate(steps):
+            event = model.events[number]
+            what = event[0]
+            move: dict[str, Any] = {
+                "choice": choice,
+                "kind": _MOVE_KINDS[what],
+                "text": model.describe(number),
+                "sends": messages,
+                "fault": what in FAULTS,
+            }
+            if what in ("deliver", "duplicate", "lose"):
+                link, message = event[1], event[2]
+                contents = model.channels.contents[state[model.n + link]]
+                move["link"] = link
+                move["position"] = contents.index(message)
+                move["node"] = model.links[link][1]
+            elif what in ("start", "timer", "crash"):
+                move["node"] = model.ids[event[1]]
+            elif what in ("pause", "resume"):
+                move["node"] = model.ids[model.paused_nodes[event[1]]]
+            out.append(move)
+        return out
+
+    def _changed(self, states: list[tuple[int, ...]]) -> dict[str, list[int]]:
+        """The nodes and links the last step changed."""
+        if len(states) < 2:
+            return {"nodes": [], "links": []}
+        model = self.model
+        before, after = states[-2], states[-1]
+        nodes = [model.ids[i] for i in range(model.n) if before[i] != after[i]]
+        links = [k for k in range(model.L) if before[model.n + k] != after[model.n + k]]
+        return {"nodes": nodes, "links": links}
+
+    def _run(
+        self, events: list[int], state: tuple[int, ...], end: bool, sent: int
+    ) -> dict[str, Any]:
+        """The run so far: told, drawn, and checked."""
+        model = self.model
+        buffer = io.StringIO()
+        write_trace(records(model, events), buffer, nodes=model.n, header=self.header)
+        written = buffer.getvalue().splitlines()
+        trace = [e for e in read_trace(written, source="lab") if e.get("event") != "header"]
+
+        def step_of(event: dict[str, Any]) -> int:
+            return round(float(event.get("t", 0.0)) * 1000)
+
+        told = story(trace, self.header)
+        narration = [{"step": round(t * 1000), "text": sentence} for t, sentence, _ in told.steps]
+        sends: dict[Any, dict[str, Any]] = {}
+        marks: list[dict[str, Any]] = []
+        violations: list[dict[str, Any]] = []
+        for event in trace:
+            what, at, node = event.get("event"), step_of(event), event.get("node")
+            if what == "send":
+                fields = event.get("fields") or {}
+                shown = ", ".join(
+                    f"P{v}" if k in ("candidate", "id", "sender", "origin") else str(v)
+                    for k, v in fields.items()
+                )
+                sends[event.get("msg")] = {
+                    "from": node,
+                    "to": event.get("peer"),
+                    "sent": at,
+                    "received": None,
+                    "kind": event.get("kind"),
+                    "label": f"{event.get('kind')}({shown})",
+                    "lost": bool(event.get("lost")),
+                }
+            elif what == "receive":
+                send = sends.get(event.get("msg"))
+                if send is not None and send["received"] is None:
+                    send["received"] = at
+            elif what == "state":
+                mark = {"leader": "leader", "not_leader": "not_leader"}.get(
+                    str(event.get("state")), "other"
+                )
+                marks.append({"node": node, "step": at, "mark": mark})
+            elif what in ("crash", "pause", "resume"):
+                marks.append({"node": node, "step": at, "mark": what})
+            elif what == "violation":
+                marks.append({"node": node, "step": at, "mark": "violation"})
+                violations.append(
+                    {"step": at, "kind": event.get("kind"), "detail": event.get("detail")}
+                )
+        styles = kind_lines(trace)
+        kinds = {
+            kind: {"colour": colour, "dash": list(styles[kind][0]), "width": styles[kind][1]}
+            for kind, colour in colours(trace).items()
+        }
+        return {
+            "kinds": kinds,
+            "narration": narration,
+            "summary": told.summary,
+            "diagram": {"messages": list(sends.values()), "marks": marks},
+            "checks": self._checks(state, end, sent, violations),
+        }
+
+    def _checks(
+        self, state: tuple[int, ...], end: bool, sent: int, violations: list[dict[str, Any]]
+    ) -> list[dict[str, Any]]:
+        """Each check in this state: ``passed``, ``failed`` (with what is wrong),
+        ``pending`` (it is checked at the end of the run) or ``not_checked`` (why)."""
+        model = self.model
+        out: list[dict[str, Any]] = []
+        clash = leaders_clash(model, state)
+        earlier = [v for v in violations if v["kind"] in ("two_leaders", "reused_epoch")]
+        if clash:
+            out.append({"kind": "two_leaders", "status": FAILED, "text": clash})
+        elif earlier:
+            first = earlier[0]
+            out.append(
+                {
+                    "kind": "two_leaders",
+                    "status": FAILED,
+                    "text": f"at step {first['step']}: {first['detail']}",
+                }
+            )
+        else:
+            out.append({"kind": "two_leaders", "status": PASSED, "text": None})
+        verdicts = {kind: (status, text) for kind, status, text in end_verdicts(model, state)}
+        for kind in ("undecided", "disagreement", "crashed_leader", "wrong_leader"):
+            if not end:
+                out.append(
+                    {"kind": kind, "status": "pending", "text": "checked when the run is over"}
+                )
+                continue
+            status, text = verdicts.get(kind, (NOT_CHECKED, "not asked"))
+            out.append({"kind": kind, "status": status, "text": text})
+        bound = self.bound
+        if bound is not None:
+            if not end:
+                status, text = "pending", "checked when the run is over"
+            elif not model.faultless(state):
+                status, text = NOT_CHECKED, "a fault struck in this run"
+            elif bound.holds(sent) or (
+                bound.exact and model.options.starts == "any" and sent <= bound.value
+            ):
+                status, text = (
+                    PASSED,
+                    f"{sent} messages; the notes say {bound.formula} = {bound.value}",
+                )
+            else:
+                status = FAILED
+                text = f"{sent} messages; the notes say {bound.formula} = {bound.value}"
+            out.append({"kind": "bound", "status": status, "text": text})
+        return out
+
+    # -- auto-play ----------------------------------------------------------------------
+
+    def _pick(
+        self,
+        *,
+        policy: str,
+        seed: int,
+        path: Sequence[int],
+        events: list[int],
+        steps: list[Any],
+    ) -> int | None:
+        """The step ``policy`` takes next (``None``: no ordering step is left)."""
+        model = self.model
+        orderings = [k for k, step in enumerate(steps) if model.events[step[0]][0] not in FAULTS]
+        if not orderings:
+            return None
+        if policy == "random":
+            chooser = random.Random(f"{seed}:{'.'.join(map(str, path))}")
+            return chooser.choice(orderings)
+        if policy == "round_robin":
+            last = -1
+            for number in reversed(events):
+                if model.events[number][0] == "deliver":
+                    last = model.events[number][1]
+                    break
+            deliveries = [
+                (model.events[steps[k][0]][1], k)
+                for k in orderings
+                if model.events[steps[k][0]][0] == "deliver"
+            ]
+            if deliveries:
+                after = [pair for pair in deliveries if pair[0] > last]
+                return min(after or deliveries)[1]
+            return orderings[0]
+        # most messages: along the explored graph where it is known, else greedily
+        most = self._most_to_end()
+        index = self._index or {}
+
+        def worth(k: int) -> tuple[int, int]:
+            _, successor, messages, _ = steps[k]
+            rest = most.get(index.get(successor, -1), -1) if most else -1
+            return (messages + rest if rest >= 0 else messages, -k)
+
+        return max(orderings, key=worth)
+
+    def _most_to_end(self) -> dict[int, int]:
+        """The most messages from each explored state to the end of its run, over the
+        orderings (faults aside); empty where the graph has a cycle or is incomplete."""
+        if self._most is not None:
+            return self._most
+        exploration, model = self.exploration, self.model
+        graph = exploration.graph
+        self._most = {}
+        if not exploration.complete or exploration.cyclic:
+            return self._most
+        self._index = {state: k for k, state in enumerate(exploration.found)}
+        most: dict[int, int] = {}
+        for root in range(exploration.states):
+            if root in most:
+                continue
+            stack = [(root, False)]
+            while stack:
+                s, ready = stack.pop()
+                if s in most:
+                    continue
+                edges = range(graph.start[s], graph.start[s + 1]) if s < graph.expanded else ()
+                kept = [e for e in edges if model.events[graph.event[e]][0] not in FAULTS]
+                if not ready:
+                    stack.append((s, True))
+                    stack.extend(
+                        (graph.target[e], False) for e in kept if graph.target[e] not in most
+                    )
+                    continue
+                most[s] = max(
+                    (graph.sent[e] + most.get(graph.target[e], 0) for e in kept), default=0
+                )
+        self._most = most
+        return most

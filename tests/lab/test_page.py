@@ -1,0 +1,184 @@
+"""The lab's page in headless Chromium: click a message to deliver it, a node to crash
+it, drop a message, go back and forward, reload a deep link, open a violation the
+explorer found and step on from it — on the notes' Chang–Roberts and a student's
+election (``module:Class``)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.lab.labs import HASTY, RING, make_lab, serving
+
+
+@pytest.fixture(scope="module")
+def ring() -> Iterator[str]:
+    with serving(make_lab(RING, crashes=1, losses=1)) as url:
+        yield url
+
+
+def wait(driver: Any, what: str, predicate: Any, seconds: float = 20) -> Any:
+    """``predicate(driver)`` once it is true (it polls: the page answers a request)."""
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            value = predicate(driver)
+        except StaleElementReferenceException:  # drawn again meanwhile: read it anew
+            value = None
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {seconds} s for {what}")
+        time.sleep(0.05)
+
+
+def ready(driver: Any, path: str) -> None:
+    """Wait until the page shows the state of ``path``."""
+    wait(
+        driver,
+        f"path {path!r}",
+        lambda d: d.execute_script("return document.body.dataset.ready") == path,
+    )
+
+
+def open_lab(driver: Any, url: str, path: str = "") -> None:
+    driver.set_window_size(1920, 1080)
+    driver.get(f"{url}#path={path}")
+    driver.refresh()  # the same address with another hash: load it for good
+    ready(driver, path)
+
+
+def nodes(driver: Any) -> dict[str, str]:
+    return {
+        g.get_attribute("data-node"): g.get_attribute("data-state")
+        for g in driver.find_elements("css selector", "#network g.node")
+    }
+
+
+def move(driver: Any, kind: str, node: int | None = None) -> Any:
+    selector = f"#moves button.move[data-kind={kind}]"
+    if node is not None:
+        selector += f"[data-node='{node}']"
+    return driver.find_element("css selector", selector)
+
+
+def path_of(driver: Any) -> str:
+    return str(driver.execute_script("return document.body.dataset.ready"))
+
+
+def test_deliver_crash_drop_back_forward_and_a_deep_link(browser: Any, ring: str) -> None:
+    open_lab(browser, ring)
+    assert set(nodes(browser).values()) == {"undecided"}
+    move(browser, "start", 2).click()  # P2 initiates
+    ready(browser, "0")
+    # Click the message in flight: it is delivered to P7, which sends its own on.
+    message = browser.find_element("css selector", "#network g.inflight.deliverable")
+    assert message.get_attribute("data-kind") == "election"
+    message.click()
+    wait(
+        browser,
+        "the delivery",
+        lambda d: d.find_element("id", "step").get_attribute("data-step") == "2",
+    )
+    texts = [t.text for t in browser.find_elements("css selector", "#network g.inflight text")]
+    assert texts == ["election(P7)"]
+    assert "P7 replaces election(P2)" in browser.find_element("id", "narration").text
+    arrows = browser.find_elements("css selector", "#diagram line.arrow")
+    assert len(arrows) == 2
+    # Click P5, then its crash: it is down, and the message on its way to it is lost.
+    browser.find_element("css selector", "#network g.node[data-node='5'] circle").click()
+    first = browser.find_element("css selector", "#moves button.move")
+    assert first.get_attribute("data-node") == "5"  # its moves come first
+    move(browser, "crash", 5).click()
+    wait(browser, "the crash", lambda d: nodes(d)["5"] == "crashed")
+    assert browser.find_elements("css selector", "#network g.inflight") == []
+    crashed = path_of(browser)
+    # Back, then drop the message instead: nothing is in flight, no message sent.
+    browser.find_element("id", "back").click()
+    ready(browser, crashed.rsplit(".", 1)[0])
+    assert nodes(browser)["5"] == "undecided"
+    move(browser, "drop").click()
+    wait(
+        browser, "the drop", lambda d: d.find_elements("css selector", "#network g.inflight") == []
+    )
+    assert "2 messages" in browser.find_element("id", "step").text
+    dropped = path_of(browser)
+    # Back and forward again: the same states.
+    browser.find_element("id", "back").click()
+    ready(browser, crashed.rsplit(".", 1)[0])
+    browser.find_element("id", "forward").click()
+    ready(browser, dropped)
+    # The address holds the path: a reload, or the link opened anew, shows that state.
+    shown = nodes(browser)
+    assert browser.current_url.endswith(f"#path={dropped}")
+    open_lab(browser, ring, crashed)
+    assert nodes(browser)["5"] == "crashed"
+    open_lab(browser, ring, dropped)
+    assert nodes(browser) == shown
+
+
+def test_keyboard_steps_and_undoes(browser: Any, ring: str) -> None:
+    open_lab(browser, ring)
+    body = browser.find_element("tag name", "body")
+    body.send_keys("1")  # the first move (P2 wakes up)
+    ready(browser, "0")
+    body.send_keys("1")
+    ready(browser, "0.0")
+    from selenium.webdriver.common.keys import Keys
+
+    body.send_keys(Keys.ARROW_LEFT)
+    ready(browser, "0")
+    body.send_keys(Keys.ARROW_RIGHT)
+    ready(browser, "0.0")
+
+
+def test_a_students_election_its_violation_opened_and_stepped_on(browser: Any) -> None:
+    with serving(make_lab(HASTY)) as url:
+        open_lab(browser, url)
+        assert browser.find_element("id", "alert").is_displayed() is False
+        browser.find_element("css selector", "#findings button[data-name=two_leaders]").click()
+        check = "#checks li[data-check=two_leaders]"
+        wait(
+            browser,
+            "the broken check",
+            lambda d: (
+                d.find_element("css selector", check).get_attribute("data-status") == "failed"
+            ),
+        )
+        alert = browser.find_element("id", "alert")
+        assert alert.is_displayed() and "at most one leader per epoch" in alert.text
+        leaders = [s for s in nodes(browser).values() if s == "leader"]
+        assert len(leaders) >= 2
+        at = path_of(browser)
+        marks = [
+            t.get_attribute("textContent")
+            for t in browser.find_elements("css selector", "#diagram text.dmark")
+        ]
+        assert any(m.startswith("✗") for m in marks)  # the violation marked where it broke
+        # Step on from it (the first move), then back into it.
+        browser.find_element("css selector", "#moves button.move").click()
+        wait(browser, "a step on", lambda d: path_of(d).startswith(at + "."))
+        browser.find_element("id", "back").click()
+        ready(browser, at)
+
+
+def test_auto_play_the_adversary_to_the_most_messages(browser: Any) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    lab = make_lab(RING)
+    most = lab.exploration.messages[1]
+    with serving(lab) as url:
+        open_lab(browser, url)
+        Select(browser.find_element("id", "policy")).select_by_value("most_messages")
+        Select(browser.find_element("id", "speed")).select_by_value("300")
+        browser.find_element("id", "play").click()
+        wait(
+            browser, "the end of the run", lambda d: "over" in d.find_element("id", "step").text, 90
+        )
+        assert f"{most} messages" in browser.find_element("id", "step").text
+        assert browser.find_element("id", "play").get_attribute("aria-pressed") == "false"
