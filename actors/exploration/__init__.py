@@ -16,7 +16,7 @@ lost and duplicated messages, partitions and pauses — and checks each state.
 - ``_checks.py``: what is checked (:data:`KINDS`), :class:`Finding`, and what became of
   each check (:class:`Verdict`: passed, failed, or not checked and why);
 - ``_graph.py``: the explored graph and the fewest and most messages to each state;
-- ``_fingerprints.py``: the states seen as 64-bit fingerprints (:func:`fingerprint`,
+- ``_fingerprints.py``: the states seen as 64-bit fingerprints (``fingerprint``,
   ``Seen``) and the odds that two shared one;
 - ``_frontier.py``: the states still to explore, packed, spilled to disk past a bound;
 - ``_runs.py``: a :class:`Path` found, and the complete runs' fewest and most messages;

@@ -3,7 +3,7 @@
 Why the standard library and not a web framework: the lab serves one page, three files
 beside it and two read-only JSON answers to one person's browser on the same machine —
 a framework would add dependencies (and their updates) to every install of ringleader for
-nothing this needs.  :class:`~http.server.ThreadingHTTPServer` answers each request in a
+nothing this needs.  ``http.server.ThreadingHTTPServer`` answers each request in a
 thread of its own, so a slow browser never stalls another tab; the lab's model is
 guarded by a lock (:class:`~ringleader.lab.Lab`).
 

@@ -584,9 +584,12 @@ class Lab:
         exploration, model = self.exploration, self.model
         graph = exploration.graph
         self._most = {}
+        found = exploration.found
+        if graph is None or not isinstance(found, Sequence):
+            return self._most  # (a lean search keeps no graph: the lab asks for whole states)
         if not exploration.complete or exploration.cyclic:
             return self._most
-        self._index = {state: k for k, state in enumerate(exploration.found)}
+        self._index = {state: k for k, state in enumerate(found)}
         most: dict[int, int] = {}
         for root in range(exploration.states):
             if root in most:

@@ -5,8 +5,8 @@ What blocks in a :class:`Node` — opening its state file (an ``fsync``), bindin
 its actor and asking it to listen and link, stopping it (a leader hands over first) —
 runs in a thread of the loop's default executor (:func:`asyncio.to_thread`);
 :meth:`AsyncNode.wait_for_leader` waits on the loop itself, woken by the node's
-publications (:meth:`Node.watch`); and what is read at once (:meth:`leadership`,
-:attr:`is_leader`, :attr:`epoch`) never waits at all.
+publications (:meth:`Node.watch`); and what is read at once (:meth:`AsyncNode.leadership`,
+:attr:`AsyncNode.is_leader`, :attr:`AsyncNode.epoch`) never waits at all.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@
   :func:`write_view` (a space-time diagram, the step-through page, a ShiViz log).
 - What ``ringleader explore`` found: :func:`write_runs` (its runs as trace files;
   :func:`write_service_runs` for ``--service``).  Its graph is walked by hand in
-  ``ringleader lab`` (:mod:`ringleader.lab`).
+  ``ringleader lab``.
 
 The format itself is :mod:`ringleader.actors.tracing`'s.  matplotlib is imported only
 when a picture is drawn.
