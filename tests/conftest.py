@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import threading
 import time
 from collections.abc import Iterator
@@ -11,6 +12,14 @@ import pytest
 
 from ringleader.actors import ALGORITHMS
 from ringleader.transport import TRANSPORTS
+
+# A suite started in the background by a shell without job control (``pytest &``, as a
+# second run beside another may be started) has SIGINT ignored, and so would every
+# process its tests start: a program keeps an ignored SIGINT ignored, as shells mean it
+# to, and each Ctrl-C test would fail for a reason that is not its own.  Python's own
+# handler, as in a terminal, so the processes the tests start get the default.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(params=TRANSPORTS)
