@@ -282,7 +282,9 @@ class Membership:
             return actions  # (an older one: its next heartbeat brings it this one)
         self._acks[event.peer] = current.key
         if event.peer in current.learners:
-            self._caught_up[event.peer] = self._caught_up.get(event.peer, 0) + 1
+            # (Counted up to what promotion needs: more tells nothing.)
+            count = self._caught_up.get(event.peer, 0) + 1
+            self._caught_up[event.peer] = min(count, self.catch_up)
         actions += self._count(now)
         return actions + self._promote(now)
 
@@ -309,12 +311,9 @@ class Membership:
     def _request(self, change: Add | Remove, now: float) -> list[MembershipAction]:
         if self.epoch is None:
             return [Refused(change, f"node {self.me} does not lead: ask the leader")]
-        if self.pending is not None:
-            what = "a change is" if self.committed is not None else "its configuration is"
-            return [Refused(change, f"{what} not committed yet: {self.pending.describe()}")]
-        if self.configuration.learners and isinstance(change, Add):
-            learners = ",".join(map(str, sorted(self.configuration.learners)))
-            return [Refused(change, f"node {learners} is still catching up")]
+        busy = self.busy(change)
+        if busy is not None:
+            return [Refused(change, busy)]
         try:
             if isinstance(change, Add):
                 new = self.configuration.add(change.node, change.address, self._epoch)
@@ -329,6 +328,16 @@ class Membership:
             return [Refused(change, str(error))]
         return self._change(new, now)
 
+    def busy(self, change: Add | Remove) -> str | None:
+        """Why this leader makes no change now (one at a time), or ``None``."""
+        if self.pending is not None:
+            what = "a change is" if self.committed is not None else "its configuration is"
+            return f"{what} not committed yet: {self.pending.describe()}"
+        if self.configuration.learners and isinstance(change, Add):
+            learners = ",".join(map(str, sorted(self.configuration.learners)))
+            return f"node {learners} is still catching up"
+        return None
+
     @property
     def _epoch(self) -> int:
         assert self.epoch is not None
@@ -339,13 +348,27 @@ class Membership:
         self._caught_up = {n: c for n, c in self._caught_up.items() if n in new.learners}
         return [Keep(new), Changed(new, previous), *self._count(now)]
 
+    def acknowledged_by(self) -> frozenset[int]:
+        """The peers whose newest answer in this leader's round carried its current
+        configuration: the only ones a lease in it may count (empty when not leading)."""
+        key = self.configuration.key
+        return frozenset(p for p, theirs in self._acks.items() if theirs == key)
+
+    def copy(self) -> Membership:
+        """An equal membership that changes apart from this one (for the explorer)."""
+        other = type(self)(self.me, self.configuration, self.catch_up)
+        other.epoch, other.committed, other.pending = self.epoch, self.committed, self.pending
+        other._acks, other._caught_up = dict(self._acks), dict(self._caught_up)
+        return other
+
     def key(self) -> tuple[object, ...]:
-        """This part's state as a hashable value (for the explorer's seen-set)."""
+        """This part's state as a hashable value (for the explorer's seen-set): two
+        memberships with equal keys answer every event alike."""
         return (
             self.configuration,
             self.epoch,
-            None if self.committed is None else self.committed.key,
-            None if self.pending is None else self.pending.key,
+            self.committed,
+            self.pending,
             frozenset(self._acks.items()),
             frozenset(self._caught_up.items()),
         )

@@ -197,3 +197,34 @@ def test_equal_states_have_equal_keys() -> None:
     assert a.key() == b.key()
     a.handle(Add(4), 1.0)
     assert a.key() != b.key()
+
+
+def test_a_lease_counts_only_answers_that_carried_the_current_configuration() -> None:
+    m = _leader()
+    m.handle(Acknowledged(2, 4, FOUNDING), 0.5)
+    assert m.acknowledged_by() == {1, 2}
+    m.handle(Remove(1), 1.0)  # a new configuration: the lease starts over in it
+    assert m.acknowledged_by() == frozenset()
+    m.handle(Acknowledged(2, 4, m.configuration), 1.1)
+    assert m.acknowledged_by() == {2}
+
+
+def test_a_copy_changes_apart() -> None:
+    a = _leader()
+    b = a.copy()
+    assert b.key() == a.key()
+    b.handle(Add(4), 1.0)
+    assert b.key() != a.key() and a.configuration == FOUNDING
+
+
+def test_a_learner_caught_up_counts_no_further() -> None:
+    """While a change is pending the learner waits for its promotion; its answers count
+    up to what promotion needs and no further (else every answer is a new state)."""
+    m = _leader(catch_up=2)
+    m.handle(Add(4), 1.0)
+    learner = m.configuration
+    keys = set()
+    for at in range(5):  # nobody else answers: the add stays pending
+        m.handle(Acknowledged(4, 4, learner), 2.0 + at)
+        keys.add(m.key())
+    assert m.pending == learner and len(keys) == 2
