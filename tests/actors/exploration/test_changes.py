@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ringleader.actors.crashes import Add, Membership, Remove
+from ringleader.actors.crashes import Add, Membership, MembershipAction, Remove
 from ringleader.actors.exploration.service import ChangesModel, explore_changes
 
 
@@ -41,6 +41,36 @@ def test_two_changes_at_once_are_caught_as_two_leases() -> None:
         ("change", 3, Remove(2)),  # ... and at once 3 alone: its own majority
     ]
     assert "token_back" in found.findings
+
+
+class _AssumesCommitted(Membership):
+    """A broken rule, only here: a new leader takes its configuration as committed in
+    its round (the single-server changes' bug of 2015)."""
+
+    def _lead(self, epoch: int, now: float) -> list[MembershipAction]:
+        actions = super()._lead(epoch, now)
+        self.pending, self.committed = None, self.configuration
+        return actions
+
+
+def test_a_change_before_the_leaders_configuration_is_committed_is_caught() -> None:
+    found = explore_changes(
+        ChangesModel([1, 2, 3], rounds=3, changes=2, membership=_AssumesCommitted)
+    )
+    detail, path = found.findings["two_leases"]
+    assert detail == "P1 and P3 hold a lease at the same instant"
+    assert path == [
+        ("elect", 1),
+        ("beat", 1, 2),  # P1 leads round 1 with P2
+        ("elect", 3),
+        ("change", 3, Remove(1)),  # voters 2,3, on P3 only: never committed
+        ("expire", 3),
+        ("elect", 3),  # round 3: P3 takes voters 2,3 as committed ...
+        ("change", 3, Remove(2)),  # ... and goes on to 3 alone
+    ]
+    # The same bounds with the rule kept: clean.
+    clean = explore_changes(ChangesModel([1, 2, 3], rounds=3, changes=2))
+    assert (clean.complete, clean.states, clean.findings) == (True, 51_055, {})
 
 
 def _run(model: ChangesModel, events: list[tuple[object, ...]]) -> Any:
