@@ -10,12 +10,15 @@ survive them.
   002's repaired ring) and :class:`BullyCrashes` (Bully's watch and proclamation rule)
   are the algorithms' own.  Which algorithm has which policy is declared with the
   algorithms (:data:`ringleader.actors.CRASH_POLICIES`).
+- :class:`Membership` keeps the cluster's :class:`Configuration` (its voters and
+  learners, versioned) and changes it one member at a time (``_membership.py``).
 - The service modes add the steady rules (:class:`SteadySettings`, ``_steady.py``): a
   pre-vote before any round (:class:`PreVote`), no round against a live leader, the
   hand-over (:class:`HandOver`), and heartbeats from the leader only.
 """
 
 from ._bully_crashes import BullyCrashes, proclaim_in_own_round
+from ._configuration import Configuration, ConfigurationError
 from ._crash_policy import CrashPolicy, Intent, NewRound, Retry, Situation
 from ._detector import (
     DETECTOR_DEFAULTS,
@@ -30,6 +33,24 @@ from ._detector import (
 from ._handover import HandOver, HandOverRequest
 from ._lease import Lease, LeaseSettings
 from ._member import PROOF_OF_DEATH, Member
+from ._membership import (
+    CATCH_UP,
+    Acknowledged,
+    Add,
+    Changed,
+    Committed,
+    Follow,
+    HandOverFirst,
+    Heard,
+    Keep,
+    Lead,
+    Membership,
+    MembershipAction,
+    MembershipEvent,
+    Refused,
+    Remove,
+    Retired,
+)
 from ._moments import SAME_MOMENT, after, reached
 from ._prevote import ANY_ATTEMPT, PreVote, PreVoteReply
 from ._ring_repair import RingRepair
@@ -37,6 +58,7 @@ from ._steady import STEADY_KINDS, STEADY_MESSAGES, SteadySettings
 
 __all__ = [
     "ANY_ATTEMPT",
+    "CATCH_UP",
     "DETECTOR_DEFAULTS",
     "DETECTOR_KINDS",
     "DETECTOR_MESSAGES",
@@ -46,20 +68,37 @@ __all__ = [
     "STEADY_KINDS",
     "STEADY_MESSAGES",
     "SUSPECT",
+    "Acknowledged",
+    "Add",
     "BullyCrashes",
+    "Changed",
+    "Committed",
+    "Configuration",
+    "ConfigurationError",
     "CrashPolicy",
     "DetectorSettings",
+    "Follow",
     "HandOver",
+    "HandOverFirst",
     "HandOverRequest",
+    "Heard",
     "Intent",
+    "Keep",
+    "Lead",
     "Lease",
     "LeaseSettings",
     "Member",
+    "Membership",
+    "MembershipAction",
+    "MembershipEvent",
     "NewRound",
     "Ping",
     "Pong",
     "PreVote",
     "PreVoteReply",
+    "Refused",
+    "Remove",
+    "Retired",
     "Retry",
     "RingRepair",
     "Situation",

@@ -14,9 +14,14 @@ service's guarantees in each (``_checks.py``).
 - ``_checks.py``: what is checked (:data:`CHECKS`), :class:`Finding`;
 - ``_search.py``: :func:`search`, breadth-first, then progress;
 - ``_walks.py``: :func:`walk`, seeded random runs, for what is too deep or wide;
-- ``_replay.py``: a path found, run again into a trace (:func:`service_records`).
+- ``_replay.py``: a path found, run again into a trace (:func:`service_records`);
+- ``_changes.py``: membership changes explored (:class:`ChangesModel`,
+  :func:`explore_changes`): the core's :class:`~ringleader.actors.crashes.Membership`
+  with the lease abstracted as promises, checked for two leases and the token going
+  back across changes.
 """
 
+from ._changes import ChangesExploration, ChangesModel, explore_changes
 from ._checks import CHECKS, GUARANTEES, Finding
 from ._model import ServiceModel, Unsettled
 from ._options import FAULTS, ServiceOptions
@@ -29,6 +34,8 @@ __all__ = [
     "CHECKS",
     "FAULTS",
     "GUARANTEES",
+    "ChangesExploration",
+    "ChangesModel",
     "Finding",
     "ServiceExploration",
     "ServiceModel",
@@ -38,6 +45,7 @@ __all__ = [
     "WalkResult",
     "default_drift",
     "default_tick",
+    "explore_changes",
     "search",
     "service_records",
     "walk",
