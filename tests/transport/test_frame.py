@@ -33,8 +33,16 @@ from ringleader.actors import (
 from ringleader.actors.core import ClusterDefinition, DefinedNode
 from ringleader.actors.host import ClusterNotice, NodeStatus, StatusAnswer, StatusQuery, wire_kinds
 from ringleader.errors import ConfigError, FrameRejected
-from ringleader.transport import FORMAT_VERSION, Codec, Header, Session, Unencodable
+from ringleader.transport import (
+    FORMAT_VERSION,
+    OPERATOR,
+    Codec,
+    Header,
+    Session,
+    Unencodable,
+)
 from ringleader.transport._frame import _HEAD, HEAD_SIZE, MAC_SIZE
+from ringleader.transport._session import OPERATOR_LIVES
 
 SECRET = b"s" * 32
 KINDS = {"election": ElectionMessage}
@@ -358,6 +366,22 @@ class TestSession:
         late = old.seal(2, "election", 1, MESSAGE)
         assert two.open(new.seal(2, "election", 1, MESSAGE))[1] == MESSAGE
         assert reason(two.open, late) == "stale_incarnation"
+
+    def test_two_operator_tools_at_once_are_each_admitted(self) -> None:
+        """A watcher and a status asked meanwhile are two lives of the operator's tools:
+        the later one does not make the earlier one's frames stale; each has its own
+        replay window, and past OPERATOR_LIVES the oldest is forgotten and refused."""
+        c = codec()
+        two = Session(c, 2, 1, peers=[1, OPERATOR])
+        watcher, status = Session(c, OPERATOR, 5), Session(c, OPERATOR, 9)
+        assert two.open(status.seal(2, "election", 1, MESSAGE))[1] == MESSAGE
+        renewal = watcher.seal(2, "election", 1, MESSAGE)
+        assert two.open(renewal)[1] == MESSAGE  # the older life, after the newer one
+        assert reason(two.open, renewal) == "replayed"
+        assert two.open(watcher.seal(2, "election", 1, MESSAGE))[1] == MESSAGE
+        for life in range(100, 100 + OPERATOR_LIVES):
+            two.open(Session(c, OPERATOR, life).seal(2, "election", 1, MESSAGE))
+        assert reason(two.open, watcher.seal(2, "election", 1, MESSAGE)) == "stale_incarnation"
 
 
 # -- user message classes -----------------------------------------------------------------
