@@ -51,7 +51,7 @@ if TYPE_CHECKING:
         UsageError,
     )
     from ringleader.reports import NodeReport, Report
-    from ringleader.service import LeaderChange, Node
+    from ringleader.service import LeaderChange, Node, Observer, Watched
     from ringleader.topologies import Config, Overrides, default_config, load_config
     from ringleader.transport import __version__
 
@@ -66,6 +66,7 @@ _HOMES = {
     "LocalCluster": "ringleader.cluster",
     "Node": "ringleader.service",
     "NodeReport": "ringleader.reports",
+    "Observer": "ringleader.service",
     "Overrides": "ringleader.topologies",
     "Report": "ringleader.reports",
     "RingleaderError": "ringleader.errors",
@@ -74,6 +75,7 @@ _HOMES = {
     "TransferRefused": "ringleader.errors",
     "TransportError": "ringleader.errors",
     "UsageError": "ringleader.errors",
+    "Watched": "ringleader.service",
     "__version__": "ringleader.transport",
     "default_config": "ringleader.topologies",
     "load_config": "ringleader.topologies",
@@ -88,6 +90,7 @@ __all__ = [
     "LocalCluster",
     "Node",
     "NodeReport",
+    "Observer",
     "Overrides",
     "Report",
     "RingleaderError",
@@ -96,6 +99,7 @@ __all__ = [
     "TransferRefused",
     "TransportError",
     "UsageError",
+    "Watched",
     "__version__",
     "default_config",
     "load_config",
