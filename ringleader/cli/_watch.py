@@ -29,7 +29,8 @@ def add_watch_command(commands: Any) -> argparse.ArgumentParser:
         "which epoch, whether its lease is held, and which nodes answer.  A node down only "
         "leaves the line's 'heard'; the watcher never votes.  Ctrl-C ends it.",
         epilog="Exit status: --once: 0 a leader holds its lease, 1 not (nobody answered, or "
-        "no leader holds a lease); otherwise 130 when interrupted (Ctrl-C, SIGTERM).",
+        "no leader holds a lease); otherwise 0 once --timeout ran out, 130 when interrupted "
+        "(Ctrl-C, SIGTERM).",
     )
     parser.add_argument("config", metavar="CONFIG", help="the cluster's TOML config")
     parser.add_argument(
