@@ -29,14 +29,18 @@ from ringleader.actors.host import LeadershipNotice, WatchQuery
 from ringleader.topologies import Config, load_config
 from ringleader.transport import Deadline, TransportError
 
-from ._operator_line import ASK_AGAIN, operator_line
+from ._operator_line import operator_line
 from ._sightings import Sightings, Watched
 from ._standalone import check_standalone
 
-__all__ = ["RENEW", "Observer"]
+__all__ = ["FIRST_AGAIN", "RENEW", "Observer"]
 
 #: Seconds between an observer's renewals of its watch on each member.
 RENEW = 0.25
+#: Seconds between watches sent to a member that has not answered yet: its first answer
+#: is lost while its link back to the observer is still connecting (tens of ms), and the
+#: next one, on the connected link, is the first answer seen.
+FIRST_AGAIN = 0.05
 #: The longest a reader of :meth:`Observer.changes` waits at a time (s).
 _TICK = 0.1
 
@@ -190,9 +194,8 @@ class Observer:
                 while not self._stopping.is_set():
                     now = time.monotonic()
                     for node in members:
-                        # Until a member answers, ask again every ASK_AGAIN s (its first
-                        # answer is lost if its link back is still connecting).
-                        again = self.renew if node in answered else ASK_AGAIN
+                        # Until a member answers, ask again every FIRST_AGAIN s.
+                        again = self.renew if node in answered else min(FIRST_AGAIN, self.renew)
                         if now - asked.get(node, -again) >= again and line.ask(node, query):
                             asked[node] = now
                     for sender, message in line.answers(Deadline(self.renew)):
