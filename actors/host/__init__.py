@@ -30,6 +30,8 @@ from ._leadership import Leadership
 from ._node_actor import NodeActor
 from ._queries import (
     OPERATOR,
+    WATCH_KINDS,
+    WATCHER,
     LeadershipNotice,
     StatusAnswer,
     StatusQuery,
@@ -47,6 +49,8 @@ logging.getLogger(__name__).addHandler(logging.NullHandler())
 __all__ = [
     "OPERATOR",
     "PROCESS_SIGNALS",
+    "WATCHER",
+    "WATCH_KINDS",
     "Boot",
     "ClusterNotice",
     "Connect",

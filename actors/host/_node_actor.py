@@ -68,7 +68,7 @@ from ._leadership import Leadership
 from ._log import log, notice_line
 from ._misbehaving_sends import NETWORK_TIMERS, MisbehavingSends
 from ._operator_desk import OperatorDesk
-from ._queries import HOST_KINDS, OPERATOR, LeadershipNotice, TransferAnswer
+from ._queries import HOST_KINDS, OPERATOR, WATCHER, LeadershipNotice, TransferAnswer
 from ._rejections import Rejections
 from ._reply_links import ReplyLinks
 from ._reporter import EventSink, Reporter
@@ -384,7 +384,7 @@ class NodeActor(pykka.ThreadingActor):
             self._reject(rejected, self._mailbox.sender() if self._mailbox else None)
             return
         sender, epoch = header.sender, header.epoch
-        if sender == OPERATOR or header.kind in HOST_KINDS:
+        if sender in (OPERATOR, WATCHER) or header.kind in HOST_KINDS:
             refused = self._desk.answer(sender, header.incarnation, message)
             if refused is not None:
                 self._reject(refused)

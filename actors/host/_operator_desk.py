@@ -19,6 +19,7 @@ from ._identity import ClusterNotice
 from ._log import log
 from ._queries import (
     OPERATOR,
+    WATCHER,
     LeadershipNotice,
     StatusAnswer,
     StatusQuery,
@@ -64,8 +65,9 @@ class OperatorDesk:
         self._transfer = transfer
         self._epoch = epoch
         self._leadership = leadership
-        #: Each observer's reply address → (when its watch runs out, its incarnation).
-        self._watchers: dict[str, tuple[float, int]] = {}
+        #: Each observer's reply address → (when its watch runs out, its incarnation,
+        #: its sender id: the operator's, or the watcher's with only the watch key).
+        self._watchers: dict[str, tuple[float, int, int]] = {}
         #: The last change pushed: (leader, epoch, leading).
         self._pushed: tuple[int | None, int, bool] | None = None
 
@@ -84,17 +86,18 @@ class OperatorDesk:
         if sender != OPERATOR and type(message) is ClusterNotice:
             return None  # of this very cluster: a peer that has not heard from this node yet
         answer: Answer
-        if sender == OPERATOR and type(message) is StatusQuery:
+        asker = sender in (OPERATOR, WATCHER)  # a watcher may watch and ask status only
+        if asker and type(message) is StatusQuery:
             answer, reply_to = StatusAnswer(self._status()), message.reply_to
         elif sender == OPERATOR and type(message) is TransferQuery:
             answer, reply_to = self._transfer(message.to), message.reply_to
-        elif sender == OPERATOR and type(message) is WatchQuery:
-            self._watch(message, incarnation)
+        elif asker and type(message) is WatchQuery:
+            self._watch(message, incarnation, sender)
             answer, reply_to = self._leadership(), message.reply_to
         else:
             what = f"{type(message).__name__} from node {sender}"
             return FrameRejected("unknown_sender", what, authentic=True)
-        self._send(reply_to, incarnation, answer)
+        self._send(sender, reply_to, incarnation, answer)
         return None
 
     def changed(self) -> None:
@@ -106,18 +109,18 @@ class OperatorDesk:
             return
         self._pushed = news
         self._forget(time.monotonic())
-        for address, (_, incarnation) in self._watchers.items():
-            self._send(address, incarnation, notice)
+        for address, (_, incarnation, watcher) in self._watchers.items():
+            self._send(watcher, address, incarnation, notice)
 
     def farewell(self, epoch: int) -> None:
         """The node stops: it names no leader from now on; every observer is told."""
         notice = LeadershipNotice(None, epoch, leading=False, lease_left=0.0)
         self._forget(time.monotonic())
-        for address, (_, incarnation) in self._watchers.items():
-            self._send(address, incarnation, notice)
+        for address, (_, incarnation, watcher) in self._watchers.items():
+            self._send(watcher, address, incarnation, notice)
         self._watchers.clear()
 
-    def _watch(self, query: WatchQuery, incarnation: int) -> None:
+    def _watch(self, query: WatchQuery, incarnation: int, watcher: int) -> None:
         now = time.monotonic()
         self._forget(now)
         until = now + max(0.0, min(query.seconds, MAX_WATCH))
@@ -125,19 +128,19 @@ class OperatorDesk:
         while len(self._watchers) >= MAX_WATCHERS:
             first = min(self._watchers, key=lambda address: self._watchers[address][0])
             del self._watchers[first]
-        self._watchers[query.reply_to] = (until, incarnation)
+        self._watchers[query.reply_to] = (until, incarnation, watcher)
 
     def _forget(self, now: float) -> None:
         """Forget the observers whose watch ran out."""
-        for address in [a for a, (until, _) in self._watchers.items() if until <= now]:
+        for address in [a for a, (until, _, _) in self._watchers.items() if until <= now]:
             del self._watchers[address]
 
-    def _send(self, reply_to: str, incarnation: int, answer: Answer) -> None:
+    def _send(self, to: int, reply_to: str, incarnation: int, answer: Answer) -> None:
         frame = self.session.seal(
-            OPERATOR, answer.kind, self._epoch(), answer, to_incarnation=incarnation
+            to, answer.kind, self._epoch(), answer, to_incarnation=incarnation
         )
-        links = self.replies.get(OPERATOR, reply_to)
+        links = self.replies.get(to, reply_to)
         # Never wait: a link still connecting drops the answer, and the operator, who
         # asks again until answered, gets the next one over the same, connected link.
-        if links is not None and not links.send(OPERATOR, frame, wait=False):
+        if links is not None and not links.send(to, frame, wait=False):
             log.debug("%s: answer to %s not sent yet", self, reply_to)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from ringleader.actors.core import Election, Message
 from ringleader.actors.crashes import DETECTOR_MESSAGES, STEADY_MESSAGES
-from ringleader.transport import OPERATOR
+from ringleader.transport import OPERATOR, WATCHER
 
 from ._identity import ClusterNotice
 from ._status import NodeStatus
@@ -25,6 +25,7 @@ __all__ = [
     "HOST_KINDS",
     "OPERATOR",
     "OPERATOR_KINDS",
+    "WATCHER",
     "LeadershipNotice",
     "StatusAnswer",
     "StatusQuery",
@@ -106,6 +107,9 @@ OPERATOR_MESSAGES: tuple[type[Message], ...] = (
     LeadershipNotice,
 )
 OPERATOR_KINDS = frozenset(m.kind for m in OPERATOR_MESSAGES)
+#: What a watcher holding only the read-only watch key may send or be sent: a watch, a
+#: status question, and their answers.
+WATCH_KINDS = frozenset(m.kind for m in (WatchQuery, LeadershipNotice, StatusQuery, StatusAnswer))
 #: The kinds the host answers itself, never the election: the operator's and the notice.
 HOST_KINDS = OPERATOR_KINDS | {ClusterNotice.kind}
 

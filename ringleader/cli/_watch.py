@@ -57,6 +57,12 @@ def add_watch_command(commands: Any) -> argparse.ArgumentParser:
         help="renew the watch on each node every S s; a node silent for 3 renewals no "
         "longer counts (default 0.25)",
     )
+    parser.add_argument(
+        "--key",
+        metavar="FILE",
+        help="watch with the cluster's read-only watch key in FILE (the nodes' "
+        "watch_secret_file) instead of the cluster secret",
+    )
     parser.set_defaults(handler=_watch)
     return parser
 
@@ -72,7 +78,7 @@ def _watch(args: argparse.Namespace) -> int:
     show = _printer(args.json)
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
-        with Observer(config, renew=args.renew) as observer:
+        with Observer(config, renew=args.renew, key=args.key) as observer:
             if args.once:
                 seen = observer.wait(2.0 if args.timeout is None else args.timeout)
                 if seen is not None:

@@ -26,7 +26,8 @@ from pathlib import Path
 from types import TracebackType
 
 from ringleader.actors.host import LeadershipNotice, WatchQuery
-from ringleader.topologies import Config, load_config
+from ringleader.errors import ConfigError
+from ringleader.topologies import Config, load_config, read_secret
 from ringleader.transport import Deadline, TransportError
 
 from ._operator_line import operator_line
@@ -53,9 +54,11 @@ class Observer:
     """Follows ``config``'s leader (a :class:`~ringleader.Config` or a path to one).
 
     ``renew``: seconds between renewals of the watch on each member (a member silent for
-    three renewals no longer counts); ``on_change``: called with each new
-    :class:`Watched`, on the observer's thread.  ``with Observer(config) as observer:``
-    starts and stops it; :meth:`wait` for the first answer, :meth:`changes` to follow.
+    three renewals no longer counts); ``key``: a file holding the cluster's read-only
+    watch key (the members' ``watch_secret_file``), to watch without the cluster secret;
+    ``on_change``: called with each new :class:`Watched`, on the observer's thread.
+    ``with Observer(config) as observer:`` starts and stops it; :meth:`wait` for the
+    first answer, :meth:`changes` to follow.
     """
 
     def __init__(
@@ -63,12 +66,14 @@ class Observer:
         config: Config | str | Path,
         *,
         renew: float = RENEW,
+        key: str | Path | None = None,
         on_change: Callable[[Watched], None] | None = None,
     ) -> None:
         if not renew > 0:
             raise ValueError(f"renew must be positive, not {renew}")
         self.config = config if isinstance(config, Config) else load_config(config)
         check_standalone(self.config)
+        self._key = None if key is None else _watch_key(self.config, Path(key))
         self.renew = renew
         self._sightings = Sightings([n.id for n in self.config.nodes], silence=3 * renew)
         self._on_change = on_change
@@ -185,7 +190,9 @@ class Observer:
     def _run(self) -> None:
         members = list(self._sightings.members)
         try:
-            with operator_line(self.config, members, timeout=self.renew) as line:
+            with operator_line(
+                self.config, members, timeout=self.renew, watch_key=self._key
+            ) as line:
                 self._opened.set()
                 query = WatchQuery(line.address, 4 * self.renew)
                 asked: dict[int, float] = {}
@@ -234,3 +241,15 @@ class Observer:
                 self._changed.notify_all()
         if news and self._on_change is not None:
             self._on_change(view)
+
+
+def _watch_key(config: Config, path: Path) -> bytes:
+    """The read-only watch key in ``path``, for watching ``config``'s cluster."""
+    if config.security == "curve":
+        raise ConfigError(
+            config.source,
+            "security",
+            'a read-only watch key does not work with security = "curve" yet',
+            "watch with the cluster secret and operator.key_secret, as ringleader status does",
+        )
+    return read_secret(path.expanduser(), str(path), "watch key")

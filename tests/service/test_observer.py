@@ -131,3 +131,36 @@ def test_a_silent_member_no_longer_counts() -> None:
     assert not sightings.settled(10.8)
     nobody = sightings.view(12.0, wall=0.0)
     assert (nobody.leader, nobody.lease, nobody.heard) == (None, NONE, ())
+
+
+def test_a_watcher_needs_only_the_read_only_watch_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Members whose config gives ``watch_secret_file`` admit a watcher that holds only
+    that key (it watches, never speaks as a member: ``tests/transport/test_frame.py``);
+    another key is refused as ``bad_signature``, counted, and the nodes go on."""
+    monkeypatch.setenv(SECRET_ENV, SECRET)
+    key, wrong = tmp_path / "watch.secret", tmp_path / "wrong.secret"
+    for path, text in ((key, OTHER_SECRET), (wrong, SECRET[::-1])):
+        path.write_text(text + "\n")
+        path.chmod(0o600)
+    body = FAST + f'watch_secret_file = "{key}"\n'
+    config = ringleader.load_config(write_config(tmp_path / "cluster.toml", body, [1, 2, 3]))
+    nodes = {i: ringleader.Node(config, i) for i in (1, 2, 3)}
+    try:
+        for node in nodes.values():
+            node.start()
+        leader = nodes[1].wait_for_leader(20)
+        assert eventually(lambda: nodes[leader].is_leader, 20)
+        monkeypatch.delenv(SECRET_ENV)  # the watcher has no cluster secret
+        with ringleader.Observer(config, key=key) as observer:
+            seen = observer.wait(10)
+            assert seen is not None and seen.held and seen.leader == leader, seen
+        with ringleader.Observer(config, key=wrong) as stranger:
+            seen = stranger.wait(10)
+            assert seen is not None and seen.heard == () and not seen.held, seen
+        assert eventually(lambda: nodes[1].status().rejected.get("bad_signature", 0) >= 1, 10)
+        assert all(n.running and n.status().errors == 0 for n in nodes.values())
+    finally:
+        for node in nodes.values():
+            node.stop()

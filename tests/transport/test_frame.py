@@ -31,11 +31,21 @@ from ringleader.actors import (
     RingElection,
 )
 from ringleader.actors.core import ClusterDefinition, DefinedNode
-from ringleader.actors.host import ClusterNotice, NodeStatus, StatusAnswer, StatusQuery, wire_kinds
+from ringleader.actors.host import (
+    ClusterNotice,
+    LeadershipNotice,
+    NodeStatus,
+    StatusAnswer,
+    StatusQuery,
+    TransferQuery,
+    WatchQuery,
+    wire_kinds,
+)
 from ringleader.errors import ConfigError, FrameRejected
 from ringleader.transport import (
     FORMAT_VERSION,
     OPERATOR,
+    WATCHER,
     Codec,
     Header,
     Session,
@@ -120,6 +130,7 @@ def sample(cls: type, status: NodeStatus) -> object:
         str: "tcp://127.0.0.1:7001",
         str | None: "not a live member",
         int | None: 3,
+        float | None: 0.25,
         Candidate: Candidate(3.5, 3),
     }
     hints = typing.get_type_hints(cls)
@@ -162,7 +173,7 @@ def test_every_declared_message_of_every_algorithm_goes_compact_and_back(algorit
     c = Codec(SECRET, 7, kinds)
     assert not c.pickled
     # The framework's kinds first, each at the index it had when it came: never moved.
-    assert list(kinds)[:11] == [
+    assert list(kinds)[:13] == [
         "ping",
         "pong",
         "status_query",
@@ -174,6 +185,8 @@ def test_every_declared_message_of_every_algorithm_goes_compact_and_back(algorit
         "handover_request",
         "transfer_query",
         "transfer_answer",
+        "watch_query",
+        "leadership_notice",
     ]
     for kind, cls in kinds.items():
         message = sample(cls, STATUS)
@@ -181,6 +194,32 @@ def test_every_declared_message_of_every_algorithm_goes_compact_and_back(algorit
         assert got.kind == kind
         assert c.load(got, payload) == message
         assert b"\x80" not in payload[:1]  # not a pickle (protocol 2+ starts so)
+
+
+WATCH_KEY = b"w" * 32
+WATCH_KINDS = ("watch_query", "leadership_notice", "status_query", "status_answer")
+
+
+def test_a_watcher_with_the_watch_key_may_only_watch() -> None:
+    """The read-only watch key: a member's codec admits the watcher's watch and answers
+    it; the watcher cannot speak as a member, nor ask anything but its kinds."""
+    kinds = wire_kinds(ALGORITHMS["bully"])
+    member = Codec(SECRET, 7, kinds, watch_secret=WATCH_KEY, watch_kinds=WATCH_KINDS)
+    watcher = Codec(WATCH_KEY, 7, kinds, watch_secret=WATCH_KEY, watch_kinds=WATCH_KINDS)
+    query = WatchQuery("tcp://127.0.0.1:7009", 1.0)
+    frame = watcher.seal(header(sender=WATCHER, kind="watch_query"), query)
+    got, payload = member.open(frame)
+    assert (got.sender, member.load(got, payload)) == (WATCHER, query)
+    answer = LeadershipNotice(3, 4, leading=True, lease_left=0.2)
+    reply = member.seal(header(sender=3, receiver=WATCHER, kind="leadership_notice"), answer)
+    assert watcher.load(*watcher.open(reply)) == answer
+    transfer = TransferQuery(2, "tcp://127.0.0.1:7009")
+    asked = watcher.seal(header(sender=WATCHER, kind="transfer_query"), transfer)
+    assert reason(member.open, asked) == "unknown_sender"
+    forged = watcher.seal(header(sender=1, kind="watch_query"), query)  # as a member
+    assert reason(member.open, forged) == "bad_signature"
+    without = Codec(SECRET, 7, kinds)  # a cluster that gave no watch key
+    assert reason(without.open, frame) == "bad_signature"
 
 
 def test_the_status_answer_carries_the_whole_status() -> None:
