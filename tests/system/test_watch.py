@@ -67,7 +67,7 @@ def test_the_observer_follows_a_failover_and_answers_with_a_node_down(
             answer = late.wait(10)
             took = time.monotonic() - started
         assert answer is not None and _led_by(answer, 2), answer
-        assert answer.heard == (1, 2)
+        assert 2 in answer.heard and 3 not in answer.heard  # at once: the leader answered
         assert took < 1.0, f"{took:.3f} s"
         # ringleader status, meanwhile, waits its whole timeout and agrees on nobody.
         started = time.monotonic()
@@ -86,7 +86,8 @@ def test_the_observer_follows_a_failover_and_answers_with_a_node_down(
         assert once.returncode == 0, once.stderr
         (line,) = once.stdout.splitlines()
         data = json.loads(line)
-        assert (data["leader"], data["lease"], data["heard"]) == (2, "held", [1, 2])
+        assert (data["leader"], data["lease"]) == (2, "held")
+        assert 2 in data["heard"] and 3 not in data["heard"]
 
 
 def test_watch_prints_a_line_per_change_and_ends_on_ctrl_c(tmp_path: Path) -> None:
