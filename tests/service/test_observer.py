@@ -8,6 +8,7 @@ processes, a leader killed and the command: ``tests/system/test_watch.py``.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -163,6 +164,28 @@ def test_a_watcher_needs_only_the_read_only_watch_key(
             assert seen is not None and seen.heard == () and not seen.held, seen
         assert eventually(lambda: nodes[1].status().rejected.get("bad_signature", 0) >= 1, 10)
         assert all(n.running and n.status().errors == 0 for n in nodes.values())
+    finally:
+        for node in nodes.values():
+            node.stop()
+
+
+def test_changes_in_asyncio(config: ringleader.Config) -> None:
+    nodes = {i: ringleader.Node(config, i) for i in (1, 2, 3)}
+    try:
+        for node in nodes.values():
+            node.start()
+        leader = nodes[1].wait_for_leader(20)
+        assert eventually(lambda: nodes[leader].is_leader, 20)
+
+        async def first_held(observer: ringleader.Observer) -> ringleader.Watched:
+            async for change in observer.async_changes():
+                if change.held:
+                    return change
+            raise AssertionError("the observer stopped")
+
+        with ringleader.Observer(config) as observer:
+            seen = asyncio.run(asyncio.wait_for(first_held(observer), 10))
+        assert seen.leader == leader
     finally:
         for node in nodes.values():
             node.stop()
