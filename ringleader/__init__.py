@@ -54,7 +54,14 @@ if TYPE_CHECKING:
         UsageError,
     )
     from ringleader.reports import NodeReport, Report
-    from ringleader.service import AsyncNode, LeaderChange, LeadershipView, Node
+    from ringleader.service import (
+        AsyncNode,
+        LeaderChange,
+        LeadershipView,
+        Node,
+        Observer,
+        Watched,
+    )
     from ringleader.topologies import Config, Overrides, default_config, load_config
     from ringleader.transport import __version__
 
@@ -71,6 +78,7 @@ _HOMES = {
     "LocalCluster": "ringleader.cluster",
     "Node": "ringleader.service",
     "NodeReport": "ringleader.reports",
+    "Observer": "ringleader.service",
     "Overrides": "ringleader.topologies",
     "Report": "ringleader.reports",
     "RingleaderError": "ringleader.errors",
@@ -79,6 +87,7 @@ _HOMES = {
     "TransferRefused": "ringleader.errors",
     "TransportError": "ringleader.errors",
     "UsageError": "ringleader.errors",
+    "Watched": "ringleader.service",
     "__version__": "ringleader.transport",
     "default_config": "ringleader.topologies",
     "load_config": "ringleader.topologies",
@@ -95,6 +104,7 @@ __all__ = [
     "LocalCluster",
     "Node",
     "NodeReport",
+    "Observer",
     "Overrides",
     "Report",
     "RingleaderError",
@@ -103,6 +113,7 @@ __all__ = [
     "TransferRefused",
     "TransportError",
     "UsageError",
+    "Watched",
     "__version__",
     "default_config",
     "load_config",

@@ -28,7 +28,14 @@ import zmq
 from zmq.utils.monitor import recv_monitor_message
 
 import ringleader
-from ringleader.actors.host import OPERATOR, NodeStatus, StatusAnswer, StatusQuery, wire_kinds
+from ringleader.actors.host import (
+    OPERATOR,
+    WATCHER,
+    NodeStatus,
+    StatusAnswer,
+    StatusQuery,
+    wire_kinds,
+)
 from ringleader.errors import FrameRejected
 from ringleader.service import REJECTIONS_PER_SECOND
 from ringleader.topologies import SECRET_ENV
@@ -237,7 +244,7 @@ def _authentic_misfit(  # noqa: PLR0911, PLR0912 -- one case per check
         return f.frame(payload, **{**fields, "receiver_incarnation": life}), "stale_receiver"
     if check == "unknown_sender":
         sender = rng.randrange(-(2**63), 2**63)
-        if sender in t.members or sender == OPERATOR:
+        if sender in t.members or sender in (OPERATOR, WATCHER):
             sender = max(t.members) + 1
         return f.frame(payload, **{**fields, "sender": sender}), "unknown_sender"
     member, life = rng.choice(sorted(t.heard.items()))
@@ -267,11 +274,11 @@ class _Operator:
         roll = rng.random()
         if self.admitted and roll < 0.2:
             return rng.choice(self.admitted), "replayed"
-        if self.admitted and roll < 0.35:  # an older life of the operator's tool
+        if self.admitted and roll < 0.35:
+            # Another, older life of the operator's tools (a watcher while a status runs):
+            # a replay window of its own, so it is read, and the canary refused.
             old = self.incarnation - rng.randint(1, 10**9)
-            return f.frame(canary, incarnation=old, seq=rng.randrange(2**64), **to), (
-                "stale_incarnation"
-            )
+            return f.frame(canary, incarnation=old, seq=rng.randrange(2**64), **to), ("undecodable")
         self.seq += 1
         to |= {"incarnation": self.incarnation, "seq": self.seq}
         kind = rng.choice(["ping", "pong"])

@@ -27,7 +27,7 @@ from ._builders import (
 from ._codec import cluster_codec
 from ._config import Config, FaultSpec, Overrides
 from ._errors import ConfigError, StateError, WiringError
-from ._keys import SECRET_ENV, make_keys
+from ._keys import SECRET_ENV, make_keys, read_secret
 from ._registry import TOPOLOGIES, Topology
 from ._schema import (
     DEFAULT_NODES,
@@ -75,6 +75,7 @@ __all__ = [
     "load_config",
     "make_keys",
     "node_secret",
+    "read_secret",
     "run_secret",
     "secret_env",
     "size_refusal",

@@ -3,7 +3,7 @@ whether it opted in to pickle (``pickle_messages``)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from ringleader.transport import Codec, Unencodable
@@ -18,16 +18,31 @@ _CHECKING = bytes(32)
 
 
 def cluster_codec(
-    config: Config, secret: bytes, cluster: int, kinds: Mapping[str, type[Any]]
+    config: Config,
+    secret: bytes,
+    cluster: int,
+    kinds: Mapping[str, type[Any]],
+    *,
+    watch_secret: bytes | None = None,
+    watch_kinds: Collection[str] = (),
 ) -> Codec:
-    """A :class:`~ringleader.transport.Codec` for ``config``'s cluster speaking ``kinds``.
+    """A :class:`~ringleader.transport.Codec` for ``config``'s cluster speaking ``kinds``;
+    with ``watch_secret`` (the read-only watch key), frames from or to a watcher are
+    keyed with it and may only be of ``watch_kinds``.
 
     A message class that has no compact layout, in a config without
     ``pickle_messages = true``, is a :class:`ConfigError` now, when the cluster is set up,
     rather than an error at its first send.
     """
     try:
-        return Codec(secret, cluster, kinds, pickle=config.pickle_messages)
+        return Codec(
+            secret,
+            cluster,
+            kinds,
+            pickle=config.pickle_messages,
+            watch_secret=watch_secret,
+            watch_kinds=watch_kinds,
+        )
     except Unencodable as exc:
         raise ConfigError(
             config.source,

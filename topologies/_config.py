@@ -20,7 +20,7 @@ from ringleader.actors.faults import NetworkFault
 from ringleader.transport import CurveKeys, Unencodable, layout
 
 from ._custom import custom_algorithm, is_custom
-from ._keys import configured_secret, is_loopback, load_curve_keys
+from ._keys import configured_secret, is_loopback, load_curve_keys, read_secret
 from ._registry import TOPOLOGIES
 from ._schema import DETECTOR_DEFAULTS
 from ._wiring import NodeSpec, Wiring
@@ -79,6 +79,8 @@ class Config:
     edges: tuple[tuple[int, int], ...] | None = None
     settings: Mapping[str, float] = field(default_factory=dict)
     secret_file: Path | None = None
+    #: ``watch_secret_file``: the read-only watch key, for ``ringleader watch --key``.
+    watch_secret_file: Path | None = None
     source: str = "built-in default"
     auto_algorithm: bool = field(default=True, compare=False)
     mode: str = "threads"
@@ -204,6 +206,9 @@ class Config:
             "run_for": self.run_for,
             "cluster": self.cluster,
             "secret_file": None if self.secret_file is None else str(self.secret_file.resolve()),
+            "watch_secret_file": None
+            if self.watch_secret_file is None
+            else str(self.watch_secret_file.resolve()),
             "keys": None if self.keys is None else str(self.keys.resolve()),
             "state_dir": None if self.state_dir is None else str(self.state_dir.resolve()),
             "edges": None if self.edges is None else [list(e) for e in self.edges],
@@ -243,6 +248,12 @@ class Config:
     def secret(self) -> bytes | None:
         """The cluster secret: ``secret_file``, else ``$RINGLEADER_SECRET``, else ``None``."""
         return configured_secret(self.secret_file, self.source)
+
+    def watch_secret(self) -> bytes | None:
+        """The read-only watch key (``watch_secret_file``), or ``None``."""
+        if self.watch_secret_file is None:
+            return None
+        return read_secret(self.watch_secret_file, self.source, "watch_secret_file")
 
     def replace(self, **changes: Any) -> Config:
         return replace(self, **changes)

@@ -81,18 +81,17 @@ def _read_private(path: Path, source: str, key: str | None) -> bytes:
         return file.read()
 
 
-def read_secret(path: Path, source: str) -> bytes:
-    """The secret in ``path`` (``secret_file`` of the config ``source``)."""
+def read_secret(path: Path, source: str, key: str = "secret_file") -> bytes:
+    """The secret in ``path`` (``key``, ``secret_file`` or ``watch_secret_file``, of the
+    config ``source``)."""
     try:
-        secret = _read_private(path, source, "secret_file").strip()
+        secret = _read_private(path, source, key).strip()
     except OSError as exc:
-        raise ConfigError(
-            source, "secret_file", f"cannot read {path}: {exc.strerror or exc}"
-        ) from None
+        raise ConfigError(source, key, f"cannot read {path}: {exc.strerror or exc}") from None
     if len(secret) < MIN_SECRET:
         raise ConfigError(
             source,
-            "secret_file",
+            key,
             f"{path} holds {len(secret)} bytes, at least {MIN_SECRET} are needed",
             "put a long random string in it, e.g. "
             "python -c 'import secrets; print(secrets.token_hex(32))'",

@@ -36,6 +36,7 @@ KEYS = (
     "initiators",
     "timeout",
     "secret_file",
+    "watch_secret_file",
     "nodes",
     "edges",
     "election_timeout",

@@ -161,6 +161,7 @@ class _Validator:
             edges=edges,
             settings=settings,
             secret_file=self.secret_file(),
+            watch_secret_file=self.secret_file("watch_secret_file"),
             source=self.source,
             auto_algorithm=auto,
             mode=mode,
@@ -460,16 +461,16 @@ class _Validator:
     def timeout(self) -> float:
         return self.seconds("timeout", self.data.get("timeout", DEFAULT_TIMEOUT))
 
-    def secret_file(self) -> Path | None:
-        value = self.data.get("secret_file")
+    def secret_file(self, key: str = "secret_file") -> Path | None:
+        value = self.data.get(key)
         if value is None:
             return None
         if not isinstance(value, str) or not value:
-            raise self.error("secret_file", f"{value!r} is not a file name")
+            raise self.error(key, f"{value!r} is not a file name")
         path = Path(value).expanduser()
         if not path.is_absolute() and self.base is not None:
             path = self.base / path
-        read_secret(path, self.source)
+        read_secret(path, self.source, key)
         return path
 
     def nodes(self, transport: str) -> tuple[NodeSpec, ...]:

@@ -18,7 +18,7 @@ from ._base import Links, Mailbox, Network
 from ._curve import CurveKeys
 from ._deadline import Deadline
 from ._errors import FrameRejected, RingleaderError, TransportError, Unencodable
-from ._frame import FORMAT_VERSION, OPERATOR, Codec, Header
+from ._frame import FORMAT_VERSION, OPERATOR, WATCHER, Codec, Header
 from ._layout import Layout, layout
 from ._limits import Demand, ensure_open_files, estimate
 from ._memory import MemoryMailbox, MemoryNetwork
@@ -57,6 +57,7 @@ __all__ = [
     "OPERATOR",
     "SCHEMES",
     "TRANSPORTS",
+    "WATCHER",
     "Codec",
     "CurveKeys",
     "Deadline",

@@ -16,6 +16,7 @@
     60      6     software versions           (ringleader, Python, cloudpickle: major, minor each)
     66      …     payload                     (the message's fields, as its layout says)
     end-32  32    BLAKE2b-256 over everything before it, keyed with the cluster secret
+                  (the watch key, for a frame from or to the reserved sender WATCHER)
 
 The table of kinds is the cluster's declared message classes, in order (the framework's
 first, then the algorithm's: ``wire_kinds`` in ``ringleader.actors.host``); a kind byte
@@ -30,6 +31,13 @@ gets as far as decoding, and even such a frame decodes only into its kind's decl
 class, or is refused as ``undecodable``.  A frame written by another ringleader (or, for
 a cluster that pickles, another Python or cloudpickle) is refused as ``incompatible``
 before its payload is touched, with both sides' versions in the reason.
+
+A cluster may also give a read-only watch key (``watch_secret_file``): a frame whose
+sender or receiver is the reserved :data:`WATCHER` is tagged with it instead of the
+cluster secret, and such a frame may only be of the watch kinds the codec is given
+(a watch, a status question, and their answers); any other kind is refused before its
+payload is read.  A holder of the watch key can ask, never speak as a member: a frame it
+makes for another sender fails the cluster secret's tag.
 """
 
 from __future__ import annotations
@@ -37,7 +45,7 @@ from __future__ import annotations
 import hashlib
 import struct
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from hmac import compare_digest
 from typing import Any, NamedTuple
 
@@ -54,6 +62,7 @@ __all__ = [
     "MAC_SIZE",
     "MAX_KINDS",
     "OPERATOR",
+    "WATCHER",
     "Codec",
     "Header",
     "describe_versions",
@@ -64,7 +73,13 @@ MAGIC = b"RL"
 #: The sender id of an operator's tool (``ringleader status``), which signs with the
 #: cluster secret but is no member: no node may have this id.
 OPERATOR = -(2**63)
-FORMAT_VERSION = 4
+#: The sender id of a watcher holding only the cluster's read-only watch key
+#: (``ringleader watch --key``): no member may have this id either.
+WATCHER = OPERATOR + 1
+#: 5: the watcher's two kinds (``watch_query``, ``leadership_notice``) joined the
+#: framework's, so every algorithm's kind byte moved: a node of format 4 would misread
+#: them, and is refused as ``bad_version`` instead.
+FORMAT_VERSION = 5
 MAC_SIZE = 32
 #: A kind is one byte.
 MAX_KINDS = 256
@@ -74,6 +89,7 @@ HEAD_SIZE = _HEAD.size
 #: The header after the kind: cluster id … sequence number, then the versions.
 _FIELDS = struct.Struct("!QqqQQQQ6s")
 _SENDER = struct.Struct("!q")
+_SENDER_RECEIVER = struct.Struct("!qq")
 _SENDER_AT = struct.calcsize(_BEFORE_SENDER)
 _MIN_FRAME = HEAD_SIZE + MAC_SIZE  # a message with no fields has an empty payload
 _PREFIX = MAGIC + bytes((FORMAT_VERSION,))
@@ -160,14 +176,15 @@ class Codec:
         *,
         max_frame_size: int = 1 << 16,
         pickle: bool = False,
+        watch_secret: bytes | None = None,
+        watch_kinds: Collection[str] = (),
     ) -> None:
-        if len(secret) < 16:
-            raise ValueError("the cluster secret must be at least 16 bytes")
-        if len(secret) > _MAX_KEY:  # BLAKE2b takes a key of at most 64 bytes: fold it
-            secret = hashlib.blake2b(secret, digest_size=_MAX_KEY).digest()
         if len(kinds) > MAX_KINDS:
             raise ValueError(f"a cluster speaks at most {MAX_KINDS} kinds, not {len(kinds)}")
-        self._mac = hashlib.blake2b(key=secret, digest_size=MAC_SIZE)
+        self._mac = _keyed(secret, "the cluster secret")
+        #: The watch key's, for frames from or to :data:`WATCHER` (``None``: no watcher).
+        self._watch_mac = None if watch_secret is None else _keyed(watch_secret, "the watch key")
+        self._watch_kinds = frozenset(watch_kinds)
         self.cluster = cluster
         self.kinds = dict(kinds)
         self.max_frame_size = max_frame_size
@@ -227,7 +244,10 @@ class Codec:
             seq,
             self._versions,
         ) + pack(message)
-        mac = self._mac.copy()  # the key already absorbed: one C call per frame
+        keyed = self._mac
+        if self._watch_mac is not None and WATCHER in (sender, receiver):
+            keyed = self._watch_mac
+        mac = keyed.copy()  # the key already absorbed: one C call per frame
         mac.update(body)
         return body + mac.digest()
 
@@ -258,7 +278,12 @@ class Codec:
         size = len(frame)
         if size < _MIN_FRAME or size > self.max_frame_size or frame[:3] != _PREFIX:
             raise _malformed(frame, self.max_frame_size)
-        mac = self._mac.copy()  # the key already absorbed: one C call per frame
+        keyed, watched = self._mac, False
+        if self._watch_mac is not None and WATCHER in _SENDER_RECEIVER.unpack_from(
+            frame, _SENDER_AT
+        ):
+            keyed, watched = self._watch_mac, True
+        mac = keyed.copy()  # the key already absorbed: one C call per frame
         mac.update(frame[:-MAC_SIZE])
         if not compare_digest(mac.digest(), frame[-MAC_SIZE:]):
             raise FrameRejected("bad_signature")
@@ -284,6 +309,8 @@ class Codec:
             )
         if index >= len(table):
             raise FrameRejected("unknown_kind", f"kind {index} of {len(table)}", authentic=True)
+        if watched and kind not in self._watch_kinds:
+            raise FrameRejected("unknown_sender", f"{kind} from the watcher", authentic=True)
         return header, frame[HEAD_SIZE:-MAC_SIZE]
 
     def load(self, header: Header, payload: bytes) -> object:
@@ -312,6 +339,15 @@ class Codec:
             return self._by_name[kind].unpack(payload)
         except Exception:  # noqa: BLE001 -- not one: nothing to say about it
             return None
+
+
+def _keyed(secret: bytes, what: str) -> hashlib.blake2b:
+    """A BLAKE2b MAC keyed with ``secret``, to copy for each frame."""
+    if len(secret) < 16:
+        raise ValueError(f"{what} must be at least 16 bytes")
+    if len(secret) > _MAX_KEY:  # BLAKE2b takes a key of at most 64 bytes: fold it
+        secret = hashlib.blake2b(secret, digest_size=_MAX_KEY).digest()
+    return hashlib.blake2b(key=secret, digest_size=MAC_SIZE)
 
 
 #: A header made from its fields as they come (``Header(*fields)``, without its keywords).

@@ -6,9 +6,17 @@ from collections.abc import Collection
 from typing import Any
 
 from ._errors import FrameRejected
-from ._frame import Codec, Header
+from ._frame import OPERATOR, WATCHER, Codec, Header
 
-__all__ = ["Session"]
+__all__ = ["OPERATOR_LIVES", "Session"]
+
+#: The operator's tools (``ringleader status``, ``ringleader watch``) a node tells apart
+#: at once: each run is a life of the reserved sender of its own, with its own replay
+#: window, so that a status asked while a watcher runs does not make the watcher's
+#: frames look stale.  Past this many, the oldest life is forgotten, and a frame of a
+#: life older than every one remembered is refused as stale.  (A watcher holding only
+#: the watch key, ``WATCHER``, is kept the same way.)
+OPERATOR_LIVES = 64
 
 
 class Session:
@@ -39,6 +47,9 @@ class Session:
         self._peers = None if peers is None else frozenset(peers)
         self._next_seq: dict[int, int] = {}
         self._seen: dict[int, tuple[int, int]] = {}
+        #: The operator's (and watchers') lives, (sender, incarnation), each with the last
+        #: sequence number admitted from it.
+        self._operators: dict[tuple[int, int], int] = {}
 
     def seal(
         self, to: int, kind: str, epoch: int, message: object, *, to_incarnation: int = 0
@@ -73,6 +84,8 @@ class Session:
             )
         if self._peers is not None and sender not in self._peers:
             raise FrameRejected("unknown_sender", f"node {sender}", authentic=True)
+        if sender in (OPERATOR, WATCHER):
+            return header, self._operator(header, payload)
         last = self._seen.get(sender)
         if last is not None:
             life, last_seq = last
@@ -85,3 +98,25 @@ class Session:
         # its kind's layout (however far ahead its sequence number) leaves it as it was.
         self._seen[sender] = (incarnation, seq)
         return header, message
+
+    def _operator(self, header: Header, payload: bytes) -> Any:
+        """Admit a frame of the operator's tools: each of its lives has a replay window
+        of its own (see :data:`OPERATOR_LIVES`)."""
+        lives, life, seq = self._operators, (header.sender, header.incarnation), header.seq
+        last_seq = lives.get(life)
+        if (
+            last_seq is None
+            and len(lives) >= OPERATOR_LIVES
+            and life < min((known for known in lives if known[0] == header.sender), default=life)
+        ):
+            # Older than every life of this sender remembered: forgotten.
+            raise FrameRejected("stale_incarnation", f"node {header.sender}", authentic=True)
+        if last_seq is not None and seq <= last_seq:
+            raise FrameRejected("replayed", f"node {header.sender} seq {seq}", authentic=True)
+        message = self.codec.load(header, payload)
+        lives.pop(life, None)
+        lives[life] = seq  # the most recently heard last
+        while len(lives) > OPERATOR_LIVES:
+            del lives[next(iter(lives))]
+        self._seen[header.sender] = (header.incarnation, seq)
+        return message

@@ -17,9 +17,9 @@ The founding configuration is the config file's list of nodes: version 0, epoch 
 node a voter.
 
 Single-server changes (:meth:`Configuration.add`, :meth:`~Configuration.promote`,
-:meth:`~Configuration.remove`) change one voter at most, so that any majority of a
-configuration and any majority of the next share a node (:meth:`overlaps`): with ``n``
-voters before and ``n + 1`` after, two majorities hold at least
+:meth:`~Configuration.remove`) change one voter at most
+(:meth:`Configuration.differs_by_one`), so that any majority of a configuration and any
+majority of the next share a node: with ``n`` voters before and ``n + 1`` after, two majorities hold at least
 ``(n // 2 + 1) + ((n + 1) // 2 + 1) = n + 2`` places among ``n + 1`` nodes.
 """
 

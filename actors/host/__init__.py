@@ -13,7 +13,8 @@ This is where the network stack comes in (Pykka, ZeroMQ, the codec); the electio
 - :class:`NodeEvent` (as it happens) and :class:`NodeStatus` (when asked): what a node
   reports.
 - :data:`OPERATOR`, :class:`StatusQuery`, :class:`StatusAnswer`, :class:`TransferQuery`,
-  :class:`TransferAnswer`: the operator's questions and their answers;
+  :class:`TransferAnswer`, :class:`WatchQuery`, :class:`LeadershipNotice`: the
+  operator's questions and their answers;
   :func:`wire_kinds`: every kind a node's codec must know.
 - :class:`Identity`, :class:`ClusterNotice`: a service node's cluster identity, and the
   notice with which it tells a node of another cluster how the two differ.
@@ -29,10 +30,14 @@ from ._leadership import Leadership
 from ._node_actor import NodeActor
 from ._queries import (
     OPERATOR,
+    WATCH_KINDS,
+    WATCHER,
+    LeadershipNotice,
     StatusAnswer,
     StatusQuery,
     TransferAnswer,
     TransferQuery,
+    WatchQuery,
     wire_kinds,
 )
 from ._signals import PROCESS_SIGNALS, leave_signals_to_main
@@ -44,6 +49,8 @@ logging.getLogger(__name__).addHandler(logging.NullHandler())
 __all__ = [
     "OPERATOR",
     "PROCESS_SIGNALS",
+    "WATCHER",
+    "WATCH_KINDS",
     "Boot",
     "ClusterNotice",
     "Connect",
@@ -53,6 +60,7 @@ __all__ = [
     "Identity",
     "Inbox",
     "Leadership",
+    "LeadershipNotice",
     "Listen",
     "NodeActor",
     "NodeEvent",
@@ -66,6 +74,7 @@ __all__ = [
     "TimerFired",
     "TransferAnswer",
     "TransferQuery",
+    "WatchQuery",
     "leave_signals_to_main",
     "wire_kinds",
 ]

@@ -27,6 +27,7 @@ node, its :class:`~._introductions.Introductions`; with a misbehaving network
 from __future__ import annotations
 
 import contextlib
+import math
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -66,7 +67,7 @@ from ._leadership import Leadership
 from ._log import NodeLines, log, view
 from ._misbehaving_sends import NETWORK_TIMERS, MisbehavingSends
 from ._operator_desk import OperatorDesk
-from ._queries import HOST_KINDS, OPERATOR, TransferAnswer
+from ._queries import HOST_KINDS, OPERATOR, WATCHER, LeadershipNotice, TransferAnswer
 from ._rejections import Rejections
 from ._reply_links import ReplyLinks
 from ._reporter import EventSink, Reporter
@@ -123,6 +124,7 @@ class NodeActor(pykka.ThreadingActor):
         #: are up): handled once it is, when it can answer them.
         self._early: list[tuple[int, Any, int]] = []
         self._errors = 0
+        self._crashed = False
         self._last_activity: float | None = None
         self._reporter = Reporter(
             node,
@@ -145,6 +147,7 @@ class NodeActor(pykka.ThreadingActor):
             status=self.status,
             transfer=self._transfer,
             epoch=lambda: self._reporter.said[2],
+            leadership=self._leadership_notice,
         )
         # A service node's cluster identity: it tells nodes of other clusters how they
         # differ (``_introductions.py``); ``None`` in a run whose nodes share one process.
@@ -232,6 +235,8 @@ class NodeActor(pykka.ThreadingActor):
 
     def on_stop(self) -> None:
         self._reporter.stop()
+        if not self._crashed:  # a crash says nothing: its observers find it silent
+            self._desk.farewell(self._reporter.said[2])
         self._replies.close()
         self._sender.close()
         if self._mailbox is not None:
@@ -286,6 +291,7 @@ class NodeActor(pykka.ThreadingActor):
 
     def _crash(self) -> None:
         log.info("%s crashes: told to (an injected fault) %s", self, self.view())
+        self._crashed = True
         self._sender.close(abrupt=True)
         if self._mailbox is not None:
             self.actor_inbox.detach()
@@ -328,6 +334,17 @@ class NodeActor(pykka.ThreadingActor):
             refused = "the node failed to hand over (see its log)"
         state, elected, epoch = self._reporter.said
         return TransferAnswer(refused, None if state is NodeState.UNDECIDED else elected, epoch)
+
+    def _leadership_notice(self) -> LeadershipNotice:
+        """What this node tells its observers: the leader it names, the epoch, whether it
+        leads holding its lease, and for how much longer."""
+        leader, epoch, until = self._reporter.published
+        if math.isinf(until):  # no lease is configured: its word alone counts
+            return LeadershipNotice(leader, epoch, leading=leader == self.id, lease_left=None)
+        left = max(0.0, until - self._now())
+        return LeadershipNotice(
+            leader, epoch, leading=leader == self.id and left > 0, lease_left=round(left, 6)
+        )
 
     def status(self) -> NodeStatus:
         member, sender = self.member, self._sender
@@ -374,7 +391,7 @@ class NodeActor(pykka.ThreadingActor):
             self._reject(rejected, self._mailbox.sender() if self._mailbox else None)
             return
         sender, epoch = header.sender, header.epoch
-        if sender == OPERATOR or header.kind in HOST_KINDS:
+        if sender in (OPERATOR, WATCHER) or header.kind in HOST_KINDS:
             refused = self._desk.answer(sender, header.incarnation, message)
             if refused is not None:
                 self._reject(refused)
@@ -442,6 +459,7 @@ class NodeActor(pykka.ThreadingActor):
                 untraced = action if trace is not None else None
             elif type(action) is Publish:
                 reporter.publish(action)
+                self._desk.changed()
             elif type(action) is Persist and not self._keep(action):
                 return  # it could not keep its state: it stopped
         if untraced is not None:

@@ -3,8 +3,11 @@ say to each other.
 
 The operator is not a member: it signs with the cluster secret as the reserved sender
 :data:`OPERATOR` and may ask a node for its status, :class:`StatusQuery`, or its leader
-to hand over to another node, :class:`TransferQuery`; the node answers itself, on a link
-of its own, and the election never sees these messages.
+to hand over to another node, :class:`TransferQuery`, or watch its leadership,
+:class:`WatchQuery` (``ringleader watch``): the node answers with a
+:class:`LeadershipNotice` at once and again at each change until the watch runs out.
+The node answers itself, on a link of its own, and the election never sees these
+messages.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from dataclasses import dataclass
 
 from ringleader.actors.core import Election, Message
 from ringleader.actors.crashes import DETECTOR_MESSAGES, STEADY_MESSAGES
-from ringleader.transport import OPERATOR
+from ringleader.transport import OPERATOR, WATCHER
 
 from ._identity import ClusterNotice
 from ._status import NodeStatus
@@ -22,10 +25,13 @@ __all__ = [
     "HOST_KINDS",
     "OPERATOR",
     "OPERATOR_KINDS",
+    "WATCHER",
+    "LeadershipNotice",
     "StatusAnswer",
     "StatusQuery",
     "TransferAnswer",
     "TransferQuery",
+    "WatchQuery",
     "wire_kinds",
 ]
 
@@ -67,13 +73,43 @@ class TransferAnswer(Message):
     epoch: int
 
 
+@dataclass(frozen=True, slots=True)
+class WatchQuery(Message):
+    """An observer subscribes to a node's leadership, or renews its subscription, for
+    ``seconds``: the node sends a :class:`LeadershipNotice` to ``reply_to`` now and at
+    each change until then."""
+
+    kind = "watch_query"
+    reply_to: str
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class LeadershipNotice(Message):
+    """A node's leadership as it says it: the ``leader`` it names (``None``: undecided)
+    in ``epoch``; ``leading``: it is that leader and holds its lease (or no lease is
+    configured); ``lease_left``: seconds its lease still runs (0 when it holds none;
+    ``None``: no lease is configured, its word alone counts)."""
+
+    kind = "leadership_notice"
+    leader: int | None
+    epoch: int
+    leading: bool
+    lease_left: float | None
+
+
 OPERATOR_MESSAGES: tuple[type[Message], ...] = (
     StatusQuery,
     StatusAnswer,
     TransferQuery,
     TransferAnswer,
+    WatchQuery,
+    LeadershipNotice,
 )
 OPERATOR_KINDS = frozenset(m.kind for m in OPERATOR_MESSAGES)
+#: What a watcher holding only the read-only watch key may send or be sent: a watch, a
+#: status question, and their answers.
+WATCH_KINDS = frozenset(m.kind for m in (WatchQuery, LeadershipNotice, StatusQuery, StatusAnswer))
 #: The kinds the host answers itself, never the election: the operator's and the notice.
 HOST_KINDS = OPERATOR_KINDS | {ClusterNotice.kind}
 
@@ -83,7 +119,8 @@ def wire_kinds(algorithm: type[Election]) -> dict[str, type[Message]]:
     the order of the codec's table (a kind's index is its byte on the wire): the
     framework's first, so that they have the same index in every cluster, in the order
     they came (an index never changes) — the failure detector's, the status question and
-    answer, the cluster notice, the steady rules', the transfer question and answer —
+    answer, the cluster notice, the steady rules', the transfer question and answer, the
+    watch and its notices —
     then the algorithm's, as it declares them."""
     framework: tuple[type[Message], ...] = (
         *DETECTOR_MESSAGES,
@@ -93,5 +130,7 @@ def wire_kinds(algorithm: type[Election]) -> dict[str, type[Message]]:
         *STEADY_MESSAGES,
         TransferQuery,
         TransferAnswer,
+        WatchQuery,
+        LeadershipNotice,
     )
     return {m.kind: m for m in (*framework, *algorithm.messages)}

@@ -17,9 +17,10 @@ from ._log import log
 __all__ = ["REPLY_LINKS", "ReplyLinks"]
 
 
-#: Links to reply addresses a node keeps open: operators' (``ringleader status``) and
-#: nodes' of other clusters (their notices).
-REPLY_LINKS = 4
+#: Links to reply addresses a node keeps open: operators' (``ringleader status``), nodes'
+#: of other clusters (their notices) and observers' (``ringleader watch``: at most
+#: ``MAX_WATCHERS`` of them, ``_operator_desk.py``).
+REPLY_LINKS = 12
 
 
 class ReplyLinks:

@@ -43,6 +43,9 @@ class Reporter:
         self.said = said
         #: When it last changed, until its ``"state"`` notice reports it.
         self.changed_at: float | None = None
+        #: What it published last: the leader it names, the epoch, the end of its lease
+        #: (0: none; infinity: no lease is configured).
+        self.published: tuple[int | None, int, float] = (None, said[2], 0.0)
 
     def changed(self, change: StateChanged) -> None:
         """The member's state changed (its ``"state"`` notice reports it, after the
@@ -53,11 +56,13 @@ class Reporter:
 
     def publish(self, publish: Publish) -> None:
         """Publish what the member believes, for readers on other threads."""
+        self.published = (publish.leader, publish.epoch, publish.lease_until)
         if self.leadership is not None:
             self.leadership.publish(publish.leader, publish.epoch, publish.lease_until)
 
     def stop(self) -> None:
         """The node stops (or fails): it leads nothing from now on."""
+        self.published = (None, self.said[2], 0.0)
         if self.leadership is not None:
             self.leadership.publish(None, self.said[2], 0.0)
 

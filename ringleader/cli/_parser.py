@@ -1,6 +1,6 @@
 """The command line's parser: ``ringleader`` and its commands, each added by its own
 module (``_run.py``, ``_check.py``, ``_explore.py``, ``_lab.py``, ``_node.py``,
-``_status.py``, ``_transfer.py``, ``_keys.py``, ``_views.py``), which also names the
+``_status.py``, ``_transfer.py``, ``_watch.py``, ``_keys.py``, ``_views.py``), which also names the
 function that runs it (``handler``)."""
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from ._run import add_run_command
 from ._status import add_status_command
 from ._transfer import add_transfer_command
 from ._views import add_view_commands
+from ._watch import add_watch_command
 
 __all__ = ["build_parser"]
 
@@ -54,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
         add_node_command(commands),
         add_status_command(commands),
         add_transfer_command(commands),
+        add_watch_command(commands),
         add_keys_command(commands),
         add_explore_command(commands),
         add_lab_command(commands),

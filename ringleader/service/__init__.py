@@ -8,7 +8,9 @@
   :class:`EventWriter`); ``_protocol.py`` is that node's protocol with a parent that
   supervises it.
 - :func:`ask_status` is ``ringleader status``: the operator asks every node;
-  :func:`transfer` is ``ringleader transfer``: it asks the leader to hand over.
+  :func:`transfer` is ``ringleader transfer``: it asks the leader to hand over;
+  :class:`Observer` is ``ringleader watch``: it follows the leader as it changes
+  (each change a :class:`Watched`).
 - :class:`NodeOptions`: how a node runs beyond its config and id, checked once whoever
   gives them (:class:`Node`'s keywords, ``ringleader node``'s flags, a supervisor).
 - :class:`NodeMetrics` serves a node's Prometheus metrics.
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
     from ._metrics import FAILOVER_BUCKETS, NodeMetrics
     from ._node import Node
     from ._node_options import NodeOptions, OptionError, flag, parse_address
+    from ._observer import Observer
     from ._operator import ask_status, status_summary
     from ._output import EventWriter, describe
     from ._protocol import (
@@ -49,6 +52,7 @@ if TYPE_CHECKING:
         status_dict,
         status_from_dict,
     )
+    from ._sightings import Watched
     from ._standalone import (
         BAD_SIGNATURE_EVERY,
         REJECTIONS_PER_SECOND,
@@ -76,6 +80,8 @@ _HOMES = {
     "LeadershipView": "._view",
     "Node": "._node",
     "NodeMetrics": "._metrics",
+    "Observer": "._observer",
+    "Watched": "._sightings",
     "RejectionThrottle": "._standalone",
     "ask_status": "._operator",
     "check_standalone": "._assembly",
@@ -119,10 +125,12 @@ __all__ = [
     "Node",
     "NodeMetrics",
     "NodeOptions",
+    "Observer",
     "OptionError",
     "RejectionThrottle",
     "StateFile",
     "Transfer",
+    "Watched",
     "ask_status",
     "check_standalone",
     "command_line",

@@ -7,7 +7,7 @@ what the config must give a node in a process of its own, its
 from __future__ import annotations
 
 from ringleader.actors import Member, crash_policy
-from ringleader.actors.host import wire_kinds
+from ringleader.actors.host import WATCH_KINDS, wire_kinds
 from ringleader.errors import ConfigError
 from ringleader.topologies import Config, cluster_codec, node_secret
 from ringleader.transport import BETWEEN_PROCESSES, Codec, SocketOptions, ZmqNetwork
@@ -97,10 +97,18 @@ def node_member(
 
 def node_codec(config: Config, options: NodeOptions) -> Codec:
     """What seals and opens the node's frames: the cluster's secret (or the one given),
-    the config's cluster id, the kinds its algorithm and its parts send."""
+    the config's cluster id, the kinds its algorithm and its parts send, and the
+    read-only watch key (``watch_secret_file``) if the config gives one."""
     secret = options.secret or node_secret(config)
     kinds = wire_kinds(config.algorithm_class)
-    return cluster_codec(config, secret, config.cluster_id, kinds)
+    return cluster_codec(
+        config,
+        secret,
+        config.cluster_id,
+        kinds,
+        watch_secret=config.watch_secret(),
+        watch_kinds=WATCH_KINDS,
+    )
 
 
 def node_network(config: Config, node_id: int, settings: dict[str, float]) -> ZmqNetwork:

@@ -18,7 +18,7 @@ from typing import Any
 
 import zmq
 
-from ringleader.actors.host import OPERATOR, wire_kinds
+from ringleader.actors.host import OPERATOR, WATCH_KINDS, WATCHER, wire_kinds
 from ringleader.errors import FrameRejected
 from ringleader.topologies import Config, cluster_codec, node_secret
 from ringleader.transport import Deadline, Links, Mailbox, Session, SocketOptions, ZmqNetwork
@@ -69,13 +69,27 @@ class OperatorLine:
 
 @contextmanager
 def operator_line(
-    config: Config, nodes: Iterable[int], *, timeout: float
+    config: Config, nodes: Iterable[int], *, timeout: float, watch_key: bytes | None = None
 ) -> Iterator[OperatorLine]:
     """A line from this process to ``nodes`` of ``config``'s cluster, each send waiting at
-    most ``timeout`` s; closed (links, mailbox, sockets) when the block ends."""
+    most ``timeout`` s; closed (links, mailbox, sockets) when the block ends.  With
+    ``watch_key`` (the cluster's read-only watch key), it signs as the reserved
+    :data:`~ringleader.transport.WATCHER` with that key alone: it may watch and ask
+    status, nothing else, and needs no cluster secret."""
     kinds = wire_kinds(config.algorithm_class)
-    codec = cluster_codec(config, node_secret(config), config.cluster_id, kinds)
-    session = Session(codec, OPERATOR, time.time_ns())
+    if watch_key is None:
+        codec = cluster_codec(config, node_secret(config), config.cluster_id, kinds)
+        session = Session(codec, OPERATOR, time.time_ns())
+    else:
+        codec = cluster_codec(
+            config,
+            watch_key,
+            config.cluster_id,
+            kinds,
+            watch_secret=watch_key,
+            watch_kinds=WATCH_KINDS,
+        )
+        session = Session(codec, WATCHER, time.time_ns())
     asked = {node: config.addresses[node] for node in nodes}
     network = ZmqNetwork(
         config.transport,
@@ -86,9 +100,9 @@ def operator_line(
     )
     with ExitStack() as closing:
         closing.callback(network.close)
-        mailbox = network.listen(OPERATOR, _reply_address(config))
+        mailbox = network.listen(session.node, _reply_address(config))
         closing.callback(mailbox.close)
-        links = network.connect(asked, node=OPERATOR)
+        links = network.connect(asked, node=session.node)
         closing.callback(links.close, abrupt=True)
         yield OperatorLine(session, mailbox, links)
 

@@ -31,10 +31,28 @@ from ringleader.actors import (
     RingElection,
 )
 from ringleader.actors.core import ClusterDefinition, DefinedNode
-from ringleader.actors.host import ClusterNotice, NodeStatus, StatusAnswer, StatusQuery, wire_kinds
+from ringleader.actors.host import (
+    ClusterNotice,
+    LeadershipNotice,
+    NodeStatus,
+    StatusAnswer,
+    StatusQuery,
+    TransferQuery,
+    WatchQuery,
+    wire_kinds,
+)
 from ringleader.errors import ConfigError, FrameRejected
-from ringleader.transport import FORMAT_VERSION, Codec, Header, Session, Unencodable
+from ringleader.transport import (
+    FORMAT_VERSION,
+    OPERATOR,
+    WATCHER,
+    Codec,
+    Header,
+    Session,
+    Unencodable,
+)
 from ringleader.transport._frame import _HEAD, HEAD_SIZE, MAC_SIZE
+from ringleader.transport._session import OPERATOR_LIVES
 
 SECRET = b"s" * 32
 KINDS = {"election": ElectionMessage}
@@ -112,6 +130,7 @@ def sample(cls: type, status: NodeStatus) -> object:
         str: "tcp://127.0.0.1:7001",
         str | None: "not a live member",
         int | None: 3,
+        float | None: 0.25,
         Candidate: Candidate(3.5, 3),
     }
     hints = typing.get_type_hints(cls)
@@ -154,7 +173,7 @@ def test_every_declared_message_of_every_algorithm_goes_compact_and_back(algorit
     c = Codec(SECRET, 7, kinds)
     assert not c.pickled
     # The framework's kinds first, each at the index it had when it came: never moved.
-    assert list(kinds)[:11] == [
+    assert list(kinds)[:13] == [
         "ping",
         "pong",
         "status_query",
@@ -166,6 +185,8 @@ def test_every_declared_message_of_every_algorithm_goes_compact_and_back(algorit
         "handover_request",
         "transfer_query",
         "transfer_answer",
+        "watch_query",
+        "leadership_notice",
     ]
     for kind, cls in kinds.items():
         message = sample(cls, STATUS)
@@ -173,6 +194,32 @@ def test_every_declared_message_of_every_algorithm_goes_compact_and_back(algorit
         assert got.kind == kind
         assert c.load(got, payload) == message
         assert b"\x80" not in payload[:1]  # not a pickle (protocol 2+ starts so)
+
+
+WATCH_KEY = b"w" * 32
+WATCH_KINDS = ("watch_query", "leadership_notice", "status_query", "status_answer")
+
+
+def test_a_watcher_with_the_watch_key_may_only_watch() -> None:
+    """The read-only watch key: a member's codec admits the watcher's watch and answers
+    it; the watcher cannot speak as a member, nor ask anything but its kinds."""
+    kinds = wire_kinds(ALGORITHMS["bully"])
+    member = Codec(SECRET, 7, kinds, watch_secret=WATCH_KEY, watch_kinds=WATCH_KINDS)
+    watcher = Codec(WATCH_KEY, 7, kinds, watch_secret=WATCH_KEY, watch_kinds=WATCH_KINDS)
+    query = WatchQuery("tcp://127.0.0.1:7009", 1.0)
+    frame = watcher.seal(header(sender=WATCHER, kind="watch_query"), query)
+    got, payload = member.open(frame)
+    assert (got.sender, member.load(got, payload)) == (WATCHER, query)
+    answer = LeadershipNotice(3, 4, leading=True, lease_left=0.2)
+    reply = member.seal(header(sender=3, receiver=WATCHER, kind="leadership_notice"), answer)
+    assert watcher.load(*watcher.open(reply)) == answer
+    transfer = TransferQuery(2, "tcp://127.0.0.1:7009")
+    asked = watcher.seal(header(sender=WATCHER, kind="transfer_query"), transfer)
+    assert reason(member.open, asked) == "unknown_sender"
+    forged = watcher.seal(header(sender=1, kind="watch_query"), query)  # as a member
+    assert reason(member.open, forged) == "bad_signature"
+    without = Codec(SECRET, 7, kinds)  # a cluster that gave no watch key
+    assert reason(without.open, frame) == "bad_signature"
 
 
 def test_the_status_answer_carries_the_whole_status() -> None:
@@ -184,14 +231,15 @@ def test_the_status_answer_carries_the_whole_status() -> None:
         assert type(got.status.sent_by_epoch) is dict  # type: ignore[attr-defined]
 
 
-def test_a_frame_of_the_previous_format_is_refused_as_such() -> None:
+@pytest.mark.parametrize("old", [3, 4])  # 3: pickled payloads; 4: before the watcher's kinds
+def test_a_frame_of_an_earlier_format_is_refused_as_such(old: int) -> None:
     c = codec()
     frame = bytearray(c.seal(header(), MESSAGE))
-    frame[2] = 3  # format 3: kind names and pickled payloads
+    frame[2] = old
     with pytest.raises(FrameRejected) as info:
         c.open(bytes(frame))
     assert info.value.reason == "bad_version"
-    assert "format 3, expected 4" in str(info.value)
+    assert f"format {old}, expected 5" in str(info.value)
 
 
 def test_a_secret_longer_than_a_blake2b_key_is_folded() -> None:
@@ -358,6 +406,22 @@ class TestSession:
         late = old.seal(2, "election", 1, MESSAGE)
         assert two.open(new.seal(2, "election", 1, MESSAGE))[1] == MESSAGE
         assert reason(two.open, late) == "stale_incarnation"
+
+    def test_two_operator_tools_at_once_are_each_admitted(self) -> None:
+        """A watcher and a status asked meanwhile are two lives of the operator's tools:
+        the later one does not make the earlier one's frames stale; each has its own
+        replay window, and past OPERATOR_LIVES the oldest is forgotten and refused."""
+        c = codec()
+        two = Session(c, 2, 1, peers=[1, OPERATOR])
+        watcher, status = Session(c, OPERATOR, 5), Session(c, OPERATOR, 9)
+        assert two.open(status.seal(2, "election", 1, MESSAGE))[1] == MESSAGE
+        renewal = watcher.seal(2, "election", 1, MESSAGE)
+        assert two.open(renewal)[1] == MESSAGE  # the older life, after the newer one
+        assert reason(two.open, renewal) == "replayed"
+        assert two.open(watcher.seal(2, "election", 1, MESSAGE))[1] == MESSAGE
+        for life in range(100, 100 + OPERATOR_LIVES):
+            two.open(Session(c, OPERATOR, life).seal(2, "election", 1, MESSAGE))
+        assert reason(two.open, watcher.seal(2, "election", 1, MESSAGE)) == "stale_incarnation"
 
 
 # -- user message classes -----------------------------------------------------------------
