@@ -19,8 +19,8 @@ node a voter.
 Single-server changes (:meth:`Configuration.add`, :meth:`~Configuration.promote`,
 :meth:`~Configuration.remove`) change one voter at most
 (:meth:`Configuration.differs_by_one`), so that any majority of a configuration and any
-majority of the next share a node: with ``n`` voters before and ``n + 1`` after, two majorities hold at least
-``(n // 2 + 1) + ((n + 1) // 2 + 1) = n + 2`` places among ``n + 1`` nodes.
+majority of the next share a node: with ``n`` voters before and ``n + 1`` after, two
+majorities hold at least ``(n // 2 + 1) + ((n + 1) // 2 + 1) = n + 2`` places among ``n + 1`` nodes.
 """
 
 from __future__ import annotations
