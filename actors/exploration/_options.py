@@ -67,6 +67,19 @@ class Options:
         """``pairs`` as a set of links (``None`` stays ``None``: every link)."""
         return None if pairs is None else frozenset((a, b) for a, b in pairs)
 
+    def as_dict(self) -> dict[str, object]:
+        """What may happen, as the ``--json`` report and the lab give it."""
+        return {
+            "unordered": self.unordered,
+            "starts": self.starts,
+            "timers": self.timers,
+            "crashes": self.crashes,
+            "losses": self.losses,
+            "duplicates": self.duplicates,
+            "partitions": [[sorted(group) for group in split] for split in self.partitions],
+            "pauses": list(self.pauses),
+        }
+
     @property
     def faulty(self) -> bool:
         """Whether anything beyond the orderings and the timers may happen."""

@@ -8,6 +8,7 @@ import argparse
 from collections.abc import Callable
 
 from ringleader.actors import ALGORITHMS
+from ringleader.actors.exploration import START_RULES, TIMER_RULES, Options
 from ringleader.topologies import (
     MAX_SETTING,
     TOPOLOGIES,
@@ -20,9 +21,11 @@ from ringleader.topologies import (
 __all__ = [
     "add_config_arguments",
     "add_force_argument",
+    "add_happening_arguments",
     "add_trace_arguments",
     "algorithm",
     "count",
+    "happenings",
     "initiators",
     "load",
     "node_ids",
@@ -163,3 +166,52 @@ def load(args: argparse.Namespace) -> Config:
         timeout=args.timeout,
     )
     return load_config(args.config, overrides)
+
+
+def add_happening_arguments(parser: argparse.ArgumentParser, title: str) -> None:
+    """What may happen in an explored run besides the orderings (``explore`` and ``lab``
+    alike): FIFO or not, when initiators wake and timers fire, and the faults."""
+    what = parser.add_argument_group(title)
+    what.add_argument(
+        "--unordered",
+        action="store_true",
+        help="links are not FIFO: any message in flight may be delivered next",
+    )
+    what.add_argument(
+        "--starts",
+        choices=START_RULES,
+        default="any",
+        help="when an initiator may wake up: any (default: at any moment, as the notes "
+        "let any process start at any time; a message that reaches it first draws it in "
+        "and it never starts a run of its own) or first (before it handles anything, as "
+        "run and --simulate do)",
+    )
+    what.add_argument(
+        "--timers",
+        choices=TIMER_RULES,
+        help="when a pending timer may fire: quiet (default: only when no message is in "
+        "flight, the shortest first: the notes' synchrony assumption) or any (at any "
+        "moment, even before the answer it waits for arrives)",
+    )
+    what.add_argument(
+        "--crashes", type=count, metavar="K", help="up to K nodes crash, at any moment"
+    )
+    what.add_argument("--loss", type=count, metavar="K", help="up to K messages in flight are lost")
+    what.add_argument(
+        "--duplicates", type=count, metavar="K", help="up to K messages are delivered twice"
+    )
+
+
+def happenings(config: Config, args: argparse.Namespace) -> Options:
+    """What :func:`add_happening_arguments` read, over what ``config`` lets happen."""
+    from ringleader.cluster import explore_options  # noqa: PLC0415
+
+    return explore_options(
+        config,
+        unordered=args.unordered,
+        starts=args.starts,
+        timers=args.timers,
+        crashes=args.crashes,
+        losses=args.loss,
+        duplicates=args.duplicates,
+    )

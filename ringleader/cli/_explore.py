@@ -9,11 +9,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ringleader.actors import ALGORITHMS
-from ringleader.actors.exploration import CHECK_WORDS, START_RULES, TIMER_RULES
+from ringleader.actors.exploration import CHECK_WORDS
 from ringleader.errors import UsageError
 from ringleader.topologies import TOPOLOGIES, Config
 
-from ._arguments import add_config_arguments, add_force_argument, count, load, positive_int
+from ._arguments import (
+    add_config_arguments,
+    add_force_argument,
+    add_happening_arguments,
+    count,
+    happenings,
+    load,
+    positive_int,
+)
 from ._explore_service import INCOMPLETE, add_service_arguments, explore_service_command
 from ._output import err, out
 from ._spinner import spinner
@@ -51,35 +59,7 @@ def add_explore_command(commands: Any) -> argparse.ArgumentParser:
         "examples/service/cluster.toml --service",
     )
     add_config_arguments(parser)
-    what = parser.add_argument_group("what may happen (besides every ordering)")
-    what.add_argument(
-        "--unordered",
-        action="store_true",
-        help="links are not FIFO: any message in flight may be delivered next",
-    )
-    what.add_argument(
-        "--starts",
-        choices=START_RULES,
-        default="any",
-        help="when an initiator may wake up: any (default: at any moment, as the notes "
-        "let any process start at any time; a message that reaches it first draws it in "
-        "and it never starts a run of its own) or first (before it handles anything, as "
-        "run and --simulate do)",
-    )
-    what.add_argument(
-        "--timers",
-        choices=TIMER_RULES,
-        help="when a pending timer may fire: quiet (default: only when no message is in "
-        "flight, the shortest first: the notes' synchrony assumption) or any (at any "
-        "moment, even before the answer it waits for arrives)",
-    )
-    what.add_argument(
-        "--crashes", type=count, metavar="K", help="up to K nodes crash, at any moment"
-    )
-    what.add_argument("--loss", type=count, metavar="K", help="up to K messages in flight are lost")
-    what.add_argument(
-        "--duplicates", type=count, metavar="K", help="up to K messages are delivered twice"
-    )
+    add_happening_arguments(parser, "what may happen (besides every ordering)")
     limits = parser.add_argument_group("limits and output")
     limits.add_argument(
         "--max-states",
@@ -162,18 +142,10 @@ def explore_command(args: argparse.Namespace, config: Config, out: Console, err:
         if getattr(args, option) is not None:
             flag = option.replace("_", "-")
             raise UsageError(f"--{flag} needs --service (it explores a service's runs)")
-    from ringleader.cluster import explore_config, explore_options  # noqa: PLC0415
+    from ringleader.cluster import explore_config  # noqa: PLC0415
     from ringleader.traces import trace_header, write_runs  # noqa: PLC0415
 
-    options = explore_options(
-        config,
-        unordered=args.unordered,
-        starts=args.starts,
-        timers=args.timers,
-        crashes=args.crashes,
-        losses=args.loss,
-        duplicates=args.duplicates,
-    )
+    options = happenings(config, args)
     show = err.is_terminal and not args.verbose
     with _progress(err) if show else nullcontext(None) as progress:
         exploration = explore_config(
@@ -215,19 +187,6 @@ def _title(config: Config) -> str:
     return f"{algorithm.title} on a {topology} of {config.n} nodes"
 
 
-def _options_dict(options: Options) -> dict[str, Any]:
-    return {
-        "unordered": options.unordered,
-        "starts": options.starts,
-        "timers": options.timers,
-        "crashes": options.crashes,
-        "losses": options.losses,
-        "duplicates": options.duplicates,
-        "partitions": [[sorted(g) for g in split] for split in options.partitions],
-        "pauses": list(options.pauses),
-    }
-
-
 def exploration_summary(
     config: Config,
     exploration: Exploration,
@@ -250,7 +209,7 @@ def exploration_summary(
         "topology": config.topology,
         "n": config.n,
         "initiators": list(config.initiators),
-        "options": {**_options_dict(options), "timed": bool(config.algorithm_class.timers)},
+        "options": {**options.as_dict(), "timed": bool(config.algorithm_class.timers)},
         "states": exploration.states,
         "explored": exploration.explored,
         "end_states": exploration.end_states,

@@ -8,10 +8,16 @@ import sys
 import threading
 from typing import Any
 
-from ringleader.actors.exploration import START_RULES, TIMER_RULES
 from ringleader.errors import UsageError
 
-from ._arguments import add_config_arguments, add_force_argument, count, load, positive_int
+from ._arguments import (
+    add_config_arguments,
+    add_force_argument,
+    add_happening_arguments,
+    happenings,
+    load,
+    positive_int,
+)
 from ._exits import EXIT_OK
 
 __all__ = ["add_lab_command"]
@@ -40,34 +46,7 @@ def add_lab_command(commands: Any) -> argparse.ArgumentParser:
         "examples/your_algorithm/ring.toml --no-browser",
     )
     add_config_arguments(parser)
-    what = parser.add_argument_group("what may happen (as ringleader explore)")
-    what.add_argument(
-        "--unordered",
-        action="store_true",
-        help="links are not FIFO: any message in flight may be delivered next",
-    )
-    what.add_argument(
-        "--starts",
-        choices=START_RULES,
-        default="any",
-        help="when an initiator may wake up: any (default: a step of its own, at any "
-        "moment) or first (before it handles anything)",
-    )
-    what.add_argument(
-        "--timers",
-        choices=TIMER_RULES,
-        help="when a pending timer may fire: quiet (default: only when no message is in "
-        "flight) or any (at any moment)",
-    )
-    what.add_argument(
-        "--crashes", type=count, metavar="K", help="up to K nodes may crash (a move to click)"
-    )
-    what.add_argument(
-        "--loss", type=count, metavar="K", help="up to K messages in flight may be dropped"
-    )
-    what.add_argument(
-        "--duplicates", type=count, metavar="K", help="up to K messages may be delivered twice"
-    )
+    add_happening_arguments(parser, "what may happen (as ringleader explore; each a move to click)")
     lab = parser.add_argument_group("the lab")
     lab.add_argument(
         "--max-states",
@@ -92,20 +71,12 @@ def _interrupt(signum: int, frame: object) -> None:
 
 
 def _lab(args: argparse.Namespace) -> int:
-    from ringleader.cluster import explore_config, explore_options, size_up  # noqa: PLC0415
+    from ringleader.cluster import explore_config, size_up  # noqa: PLC0415
     from ringleader.lab import Lab, start  # noqa: PLC0415
 
     config = load(args)
     size_up(config, simulate=True, force=args.force)
-    options = explore_options(
-        config,
-        unordered=args.unordered,
-        starts=args.starts,
-        timers=args.timers,
-        crashes=args.crashes,
-        losses=args.loss,
-        duplicates=args.duplicates,
-    )
+    options = happenings(config, args)
     exploration = explore_config(config, options, max_states=args.max_states)
     lab = Lab(config, exploration)
     try:

@@ -244,16 +244,7 @@ class Lab:
                 {"index": k, "from": a, "to": b, "fifo": not model.unordered[k]}
                 for k, (a, b) in enumerate(model.links)
             ],
-            "options": {
-                "unordered": options.unordered,
-                "starts": options.starts,
-                "timers": options.timers,
-                "crashes": options.crashes,
-                "losses": options.losses,
-                "duplicates": options.duplicates,
-                "partitions": len(options.partitions),
-                "pauses": list(options.pauses),
-            },
+            "options": options.as_dict(),
             "checks": [{"kind": kind, "words": words} for kind, words in CHECK_WORDS.items()],
             "bound": None if bound is None else bound.as_dict(),
             "explored": {
