@@ -30,7 +30,9 @@ class Options:
     :data:`START_RULES`. ``timers``: one of :data:`TIMER_RULES`. ``crashes``: up to that
     many nodes crash (crash-stop: a crashed node does nothing more; what it sent is
     still delivered, what is sent to it is lost), at any moment while the run is still
-    going on, among ``crashable`` (``None``: any node). ``losses``: up to that many
+    going on, among ``crashable`` (``None``: any node); with ``restarts``, a crashed
+    node may come back while the run is still going on, as a new member that recovers
+    (as the simulator restarts it), each crash at most once. ``losses``: up to that many
     messages in flight are lost, on ``lossy_links`` (``None``: any link);
     ``duplicates``: up to that many are delivered twice, on ``duplicating_links``.
     ``partitions``: each a split of the nodes into groups that may begin at any moment
@@ -46,6 +48,7 @@ class Options:
     timers: str = "quiet"
     crashes: int = 0
     crashable: frozenset[int] | None = None
+    restarts: bool = False
     losses: int = 0
     lossy_links: frozenset[tuple[int, int]] | None = None
     duplicates: int = 0

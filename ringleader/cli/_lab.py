@@ -63,6 +63,13 @@ def add_lab_command(commands: Any) -> argparse.ArgumentParser:
         "--crashes", type=count, metavar="K", help="up to K nodes may crash (a move to click)"
     )
     what.add_argument(
+        "--restarts",
+        action="store_true",
+        help="a crashed node may restart (a move to click): it comes back as a new member "
+        "that recovers, as in ringleader run --simulate; needs --crashes or a crash in "
+        "the config's [[faults]]",
+    )
+    what.add_argument(
         "--loss", type=count, metavar="K", help="up to K messages in flight may be dropped"
     )
     what.add_argument(
@@ -103,9 +110,12 @@ def _lab(args: argparse.Namespace) -> int:
         starts=args.starts,
         timers=args.timers,
         crashes=args.crashes,
+        restarts=args.restarts,
         losses=args.loss,
         duplicates=args.duplicates,
     )
+    if args.restarts and not options.crashes:
+        raise UsageError("--restarts needs crashes: add --crashes K (or a crash in [[faults]])")
     exploration = explore_config(config, options, max_states=args.max_states)
     lab = Lab(config, exploration)
     try:

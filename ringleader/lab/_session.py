@@ -53,7 +53,7 @@ POLICIES = {
     "most_messages": "most messages (adversary)",
 }
 #: The steps that are faults, not orderings.
-FAULTS = ("crash", "lose", "duplicate", "partition", "heal", "pause", "resume")
+FAULTS = ("crash", "restart", "lose", "duplicate", "partition", "heal", "pause", "resume")
 #: The longest path a request may name (a run of the notes' sizes is far shorter).
 MAX_PATH = 5_000
 #: What a step is called on the page, by the model's event.
@@ -64,6 +64,7 @@ _MOVE_KINDS = {
     "start": "start",
     "timer": "timer",
     "crash": "crash",
+    "restart": "restart",
     "partition": "partition",
     "heal": "heal",
     "pause": "pause",
@@ -249,6 +250,7 @@ class Lab:
                 "starts": options.starts,
                 "timers": options.timers,
                 "crashes": options.crashes,
+                "restarts": model.restarts,
                 "losses": options.losses,
                 "duplicates": options.duplicates,
                 "partitions": len(options.partitions),
@@ -400,7 +402,7 @@ class Lab:
                 move["link"] = link
                 move["position"] = contents.index(message)
                 move["node"] = model.links[link][1]
-            elif what in ("start", "timer", "crash"):
+            elif what in ("start", "timer", "crash", "restart"):
                 move["node"] = model.ids[event[1]]
             elif what in ("pause", "resume"):
                 move["node"] = model.ids[model.paused_nodes[event[1]]]
@@ -461,7 +463,7 @@ class Lab:
                     str(event.get("state")), "other"
                 )
                 marks.append({"node": node, "step": at, "mark": mark})
-            elif what in ("crash", "pause", "resume"):
+            elif what in ("crash", "restart", "pause", "resume"):
                 marks.append({"node": node, "step": at, "mark": what})
             elif what == "violation":
                 marks.append({"node": node, "step": at, "mark": "violation"})

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from ringleader.cli import main
 from tests.lab.labs import HASTY, RING, get, make_lab, serving
 from tests.paths import ROOT
 
@@ -85,7 +86,74 @@ def test_a_crash_is_offered_only_while_crashes_are_left_and_stops_the_node(ring:
     assert link(after, 2, 7) == []  # what was on its way to it is lost with it
     assert not [m for m in after["moves"] if m["kind"] == "crash"]  # one crash: spent
     assert after["diagram"]["marks"][-1] == {"node": 7, "step": 2, "mark": "crash"}
-    assert all(m["kind"] != "restart" for m in after["moves"])  # the model has no restart
+    assert all(m["kind"] != "restart" for m in after["moves"])  # restarts not asked for
+
+
+def test_a_crashed_node_restarts_when_restarts_are_asked_for() -> None:
+    """``--restarts``: the crashed node is offered a restart, comes back recovering (as
+    the simulator restarts it), drawn and told as a restart."""
+    with serving(make_lab(RING, crashes=1, restarts=True)) as url:
+        assert get(f"{url}api/lab")[1]["options"]["restarts"] is True
+        woke = choice(state(url, []), "start", node=2)
+        crash = choice(state(url, [woke]), "crash", node=5)  # the run goes on: P2's election
+        crashed = state(url, [woke, crash])
+        assert [m["node"] for m in crashed["moves"] if m["kind"] == "restart"] == [5]
+        restart = choice(crashed, "restart", node=5)
+        back = state(url, [woke, crash, restart])
+        assert back["last"] == "P5 restarts"
+        assert node(back, 5)["crashed"] is False and node(back, 5)["state"] == "undecided"
+        assert back["changed"]["nodes"] == [5]
+        assert back["diagram"]["marks"][-1] == {"node": 5, "step": 3, "mark": "restart"}
+        assert back["narration"][-1]["text"].startswith("P5 recovers")
+        assert not [m for m in back["moves"] if m["kind"] in ("crash", "restart")]
+
+
+def test_a_pause_and_its_resume_are_moves_that_hold_the_node_still() -> None:
+    """examples/explore/bully_pause.toml: P3 may pause, and resume later."""
+    with serving(make_lab(ROOT / "examples" / "explore" / "bully_pause.toml")) as url:
+        assert get(f"{url}api/lab")[1]["options"]["pauses"] == [3]
+        first = state(url, [])
+        pause = choice(first, "pause", node=3)
+        assert first["moves"][pause]["fault"] is True
+        paused = state(url, [pause])
+        assert node(paused, 3)["paused"] is True and paused["last"] == "P3 pauses"
+        assert not [m for m in paused["moves"] if m["kind"] == "pause"]
+        assert paused["diagram"]["marks"][-1]["mark"] == "pause"
+        path = [pause, choice(paused, "start", node=1)]
+        woke = state(url, path)
+        # P1's election reaches P3, which, paused, takes nothing in
+        assert link(woke, 1, 3) and not [
+            m for m in woke["moves"] if m.get("node") == 3 and m["kind"] == "deliver"
+        ]
+        resume = choice(woke, "resume", node=3)
+        resumed = state(url, [*path, resume])
+        assert node(resumed, 3)["paused"] is False and resumed["last"] == "P3 resumes"
+        assert [m for m in resumed["moves"] if m["kind"] == "deliver" and m["node"] == 3]
+        assert not [m for m in resumed["moves"] if m["kind"] in ("pause", "resume")]
+
+
+def test_a_partition_and_its_healing_are_moves_that_lose_what_crosses_it() -> None:
+    """examples/faults/partition.toml: P1 and P2 apart from the rest, then healed."""
+    with serving(make_lab(ROOT / "examples" / "faults" / "partition.toml")) as url:
+        assert get(f"{url}api/lab")[1]["options"]["partitions"] == 1
+        first = state(url, [])
+        split = choice(first, "partition")
+        assert first["moves"][split]["fault"] is True
+        apart = state(url, [split])
+        assert apart["last"].startswith("the network splits: P1 P2")
+        assert not [m for m in apart["moves"] if m["kind"] == "partition"]
+        # P2's election goes to P3 across the split: lost, drawn as lost
+        path = [split, choice(apart, "start", node=2)]
+        sent = state(url, path)
+        assert link(sent, 2, 3) == [] and sent["sent"] == 1
+        assert sent["diagram"]["messages"][-1]["lost"] is True
+        heal = choice(sent, "heal")
+        healed = state(url, [*path, heal])
+        assert healed["last"].startswith("the network heals")
+        assert not [m for m in healed["moves"] if m["kind"] in ("partition", "heal")]
+        # healed: P5's election to P1 (across what was the split) is on its way
+        after = state(url, [*path, heal, choice(healed, "start", node=5)])
+        assert link(after, 5, 1) == ["election(P5)"]
 
 
 def test_a_drop_loses_the_message_and_sends_nothing(ring: str) -> None:
@@ -209,3 +277,8 @@ def test_the_command_prints_its_address_serves_and_stops_on_ctrl_c() -> None:
             if process.poll() is None:
                 process.kill()
                 process.wait()
+
+
+def test_restarts_without_crashes_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["lab", str(RING), "--restarts", "--no-browser"]) == 2
+    assert "--restarts needs crashes" in capsys.readouterr().err
