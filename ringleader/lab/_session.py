@@ -76,7 +76,13 @@ _WIDTH, _HEIGHT, _MARGIN = 1500.0, 640.0, 90.0
 
 
 class PathError(UsageError):
-    """A path that does not name a state: not numbers, or a step not enabled."""
+    """A path that does not name a state: not numbers, or a step not enabled.
+
+    ``valid``: how many of its first steps do name a state (0: none, or not numbers)."""
+
+    def __init__(self, message: str, valid: int = 0) -> None:
+        super().__init__(message)
+        self.valid = valid
 
 
 def _jsonable(value: Any) -> Any:  # noqa: PLR0911 -- one case per kind of value
@@ -287,10 +293,13 @@ class Lab:
         events: list[int] = []
         sent: list[int] = []
         for k, choice in enumerate(path):
-            steps = self._expand(states[-1])[0]
+            try:
+                steps = self._expand(states[-1])[0]
+            except PathError as exc:
+                raise PathError(str(exc), valid=k) from None
             if choice >= len(steps):
                 enabled = f"{len(steps)} enabled" if steps else "none enabled: the run is over"
-                raise PathError(f"step {k + 1} of the path: choice {choice}, {enabled}")
+                raise PathError(f"step {k + 1} of the path: choice {choice}, {enabled}", valid=k)
             number, successor, messages, _ = steps[choice]
             states.append(successor)
             events.append(number)

@@ -242,6 +242,16 @@ def test_a_malformed_request_is_a_4xx_and_the_lab_goes_on(
     assert get(ring + "api/state?path=0")[0] == 200
 
 
+def test_a_path_past_the_end_says_how_many_of_its_steps_are_valid(ring: str) -> None:
+    """A shared link whose path goes on where no step is enabled (or names a choice that
+    is not there): the page shows the steps that do name a state."""
+    woke = choice(state(ring, []), "start", node=2)
+    got, answer = get(f"{ring}api/state?path={woke}.99")
+    assert got == 400 and answer["valid"] == 1 and "choice 99" in answer["error"]
+    got, answer = get(f"{ring}api/state?path=x")
+    assert got == 400 and answer.get("valid", 0) == 0
+
+
 def test_only_get_is_answered(ring: str) -> None:
     assert get(ring + "api/state?path=0", method="POST")[0] == 405
     assert get(ring + "api/lab")[0] == 200

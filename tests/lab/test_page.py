@@ -182,3 +182,22 @@ def test_auto_play_the_adversary_to_the_most_messages(browser: Any) -> None:
         )
         assert f"{most} messages" in browser.find_element("id", "step").text
         assert browser.find_element("id", "play").get_attribute("aria-pressed") == "false"
+
+
+def status_of(driver: Any) -> str:
+    return str(driver.find_element("id", "status").text)
+
+
+def test_an_address_that_is_no_path_says_so(browser: Any, ring: str) -> None:
+    """A garbled #path= shows the start and says why; a path that goes past the end of
+    the run shows as much of it as there is, and says so."""
+    browser.set_window_size(1920, 1080)
+    browser.get("about:blank")  # a page of its own: no hash change for the lab's page to take
+    browser.get(f"{ring}#path=abc")
+    wait(browser, "the garbled path told", lambda d: "not step numbers" in status_of(d))
+    assert '"abc"' in status_of(browser) and nodes(browser)["2"] == "undecided"
+    browser.get("about:blank")
+    browser.get(f"{ring}#path=0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0")
+    wait(browser, "the steps that are there", lambda d: "first 21 steps shown" in status_of(d))
+    assert path_of(browser) == ".".join(["0"] * 21)
+    assert "over" in browser.find_element("id", "step").text
