@@ -137,10 +137,11 @@ class Model:
         ]
         crashable = options.crashable
         self.crashable = [crashable is None or node in crashable for node in self.ids]
-        # Each partition: every node's group (a node in no group is a group of its own).
+        # Each partition: every node's group (the nodes of no group are one group more,
+        # as a config's partition entry and the simulator have it).
         self.groups = []
         for split in options.partitions:
-            group = list(range(-1, -n - 1, -1))
+            group = [-1] * n
             for g, members in enumerate(split):
                 for node in members:
                     group[self.index[node]] = g
@@ -481,7 +482,12 @@ class Model:
             return f"P{self.ids[event[1]]} {what}{'es' if what == 'crash' else 's'}"
         if what in ("partition", "heal"):
             split = self.options.partitions[event[1]]
-            groups = " | ".join(" ".join(f"P{node}" for node in sorted(g)) for g in split)
+            sides = [sorted(g) for g in split]
+            listed = {node for g in split for node in g}
+            rest = [node for node in sorted(self.ids) if node not in listed]
+            groups = " | ".join(
+                " ".join(f"P{node}" for node in side) for side in [*sides, rest] if side
+            )
             return f"the network {'splits' if what == 'partition' else 'heals'}: {groups}"
         node = self.ids[self.paused_nodes[event[1]]]
         return f"P{node} {'pauses' if what == 'pause' else 'resumes'}"

@@ -35,8 +35,9 @@ class Options:
     (as the simulator restarts it), each crash at most once. ``losses``: up to that many
     messages in flight are lost, on ``lossy_links`` (``None``: any link);
     ``duplicates``: up to that many are delivered twice, on ``duplicating_links``.
-    ``partitions``: each a split of the nodes into groups that may begin at any moment
-    and heal at any later one (messages sent across it meanwhile are lost). ``pauses``:
+    ``partitions``: each a split of the nodes into groups (the nodes of no group are one
+    group more) that may begin at any moment and heal at any later one (messages sent
+    across it meanwhile are lost). ``pauses``:
     nodes that may stop at any moment and resume at any later one (meanwhile they handle
     nothing, and the other nodes' timers do not wait for the messages on their way to
     them). Links are ``(sender, receiver)`` ids.

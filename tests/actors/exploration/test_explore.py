@@ -494,3 +494,23 @@ def test_a_crashed_node_restarts_as_a_new_member_that_recovers_when_restarts_are
     # without crashes, restarts change nothing
     lone = explore_config(ring, explore_options(ring, restarts=True))
     assert lone.states == explore_config(ring, explore_options(ring)).states == 22
+
+
+def test_a_partition_keeps_the_nodes_of_no_group_together() -> None:
+    """examples/faults/partition.toml cuts P1 and P2 off the rest (docs/faults.md: the
+    nodes of no group are one group more, as the simulator has it): P3's election to P4,
+    on the same side, arrives; P2's to P3, across, is lost."""
+    split = load_config(EXAMPLES / "faults" / "partition.toml")
+    model = explore_config(split, explore_options(split)).model
+    state = model.initial()
+
+    def step(state: tuple[int, ...], what: tuple[Any, ...]) -> tuple[int, ...]:
+        return next(s[1] for s in model.expand(state)[0] if model.events[s[0]] == what)
+
+    apart = step(state, ("partition", 0))
+    assert model.describe(model.event(("partition", 0))) == ("the network splits: P1 P2 | P3 P4 P5")
+    three, two = model.index[3], model.index[2]
+    sent = step(apart, ("start", three))
+    assert sent[model.n + model.link_of[three][model.index[4]]]  # on its way to P4
+    lost = step(apart, ("start", two))
+    assert not lost[model.n + model.link_of[two][three]]  # across the split: lost
