@@ -109,6 +109,15 @@ def _jsonable(value: Any) -> Any:  # noqa: PLR0911 -- one case per kind of value
     return str(value)
 
 
+def _field(name: str, value: Any) -> str:
+    """A message's field as the notes write it: a node (its info, or its id) as ``P4``."""
+    if isinstance(value, dict) and "id" in value and "capacity" in value:
+        return f"P{value['id']}"
+    if name in ("candidate", "id", "sender", "origin"):
+        return f"P{value}"
+    return str(value)
+
+
 def parse_path(text: str | None) -> list[int]:
     """``"3.0.5"`` as ``[3, 0, 5]`` (empty or ``None``: the initial state)."""
     if not text:
@@ -450,10 +459,7 @@ class Lab:
             what, at, node = event.get("event"), step_of(event), event.get("node")
             if what == "send":
                 fields = event.get("fields") or {}
-                shown = ", ".join(
-                    f"P{v}" if k in ("candidate", "id", "sender", "origin") else str(v)
-                    for k, v in fields.items()
-                )
+                shown = ", ".join(_field(k, v) for k, v in fields.items())
                 sends[event.get("msg")] = {
                     "from": node,
                     "to": event.get("peer"),

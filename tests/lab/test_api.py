@@ -74,6 +74,8 @@ def test_the_start_and_a_delivery_move_the_election_on(ring: str) -> None:
         (m["from"], m["to"], m["sent"], m["received"]) for m in delivered["diagram"]["messages"]
     ]
     assert told == [(2, 7, 1, 2), (7, 5, 2, None)]
+    labels = [m["label"] for m in delivered["diagram"]["messages"]]
+    assert labels == ["election(P2)", "election(P7)"]  # as on the links, not the node's info
 
 
 def test_a_crash_is_offered_only_while_crashes_are_left_and_stops_the_node(ring: str) -> None:

@@ -201,3 +201,21 @@ def test_an_address_that_is_no_path_says_so(browser: Any, ring: str) -> None:
     wait(browser, "the steps that are there", lambda d: "first 21 steps shown" in status_of(d))
     assert path_of(browser) == ".".join(["0"] * 21)
     assert "over" in browser.find_element("id", "step").text
+
+
+def test_a_nodes_words_at_the_edge_are_not_cut_off(browser: Any) -> None:
+    """The student's ring of 4: P4 and P2 stand at the box's left and right edges, and
+    their long variables (announcement = elected(P2)) beside them stay in view."""
+    with serving(make_lab(HASTY)) as url:
+        open_lab(browser, url, "0.0.0.0.0.0.0.0")
+        outside = browser.execute_script(
+            """
+            const svg = document.getElementById('network');
+            const view = svg.viewBox.baseVal, out = [];
+            for (const t of svg.querySelectorAll('g.node text')) {
+              const b = t.getBBox();
+              if (b.x < view.x || b.x + b.width > view.x + view.width) out.push(t.textContent);
+            }
+            return out;"""
+        )
+        assert outside == []

@@ -234,6 +234,13 @@ function renderNetwork() {
       });
     });
   }
+  // A node's words at the box's edge (a long variable) may reach past it: widen the view
+  // to hold everything drawn, so that nothing is cut off.
+  const drawn = svg.getBBox(), pad = 8;
+  const x0 = Math.min(0, drawn.x - pad), y0 = Math.min(0, drawn.y - pad);
+  const x1 = Math.max(LAB.width, drawn.x + drawn.width + pad);
+  const y1 = Math.max(LAB.height, drawn.y + drawn.height + pad);
+  svg.setAttribute('viewBox', `${x0} ${y0} ${x1 - x0} ${y1 - y0}`);
 }
 
 function renderLegend() {
