@@ -219,3 +219,22 @@ def test_a_nodes_words_at_the_edge_are_not_cut_off(browser: Any) -> None:
             return out;"""
         )
         assert outside == []
+
+
+def test_a_restart_clicked_brings_the_node_back_marked(browser: Any) -> None:
+    """--restarts: crash P5 while P2's election is on its way, then restart it."""
+    with serving(make_lab(RING, crashes=1, restarts=True)) as url:
+        open_lab(browser, url)
+        assert "▲ restart" in browser.find_element("id", "legend").text
+        move(browser, "start", 2).click()
+        ready(browser, "0")
+        move(browser, "crash", 5).click()
+        wait(browser, "the crash", lambda d: nodes(d)["5"] == "crashed")
+        move(browser, "restart", 5).click()
+        wait(browser, "the restart", lambda d: nodes(d)["5"] == "undecided")
+        marks = [
+            t.get_attribute("textContent")
+            for t in browser.find_elements("css selector", "#diagram text.dmark")
+        ]
+        assert "✖crash" in marks and "▲restart" in marks  # (each with its words, for a title)
+        assert "P5 recovers" in browser.find_element("id", "narration").text

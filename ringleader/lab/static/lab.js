@@ -246,7 +246,8 @@ function renderNetwork() {
 function renderLegend() {
   const box = $('legend');
   box.innerHTML = '';
-  for (const name of ['leader', 'not_leader', 'other', 'crash', 'restart', 'pause', 'lost', 'violation']) {
+  const restarts = LAB.options.restarts ? ['restart'] : [];
+  for (const name of ['leader', 'not_leader', 'other', 'crash', ...restarts, 'pause', 'lost', 'violation']) {
     const mark = LAB.marks[name];
     const span = document.createElement('span');
     span.textContent = `${mark.symbol} ${mark.words}`;
