@@ -18,7 +18,7 @@ messages it sent, how it got here — belongs to a path, not to a state, and is 
 :meth:`Model.expand` lists the steps enabled in a state: an initiator wakes up, a link
 delivers (its first message, or any when unordered), a timer fires (when the timer rule
 allows: with ``"quiet"``, once nothing is in flight, the timer with the least time left),
-and, while the run is still going on, a node crashes, a message is lost or
+and, while the run is still going on, a node crashes (or, crashed, restarts), a message is lost or
 duplicated, a partition begins or heals, a node pauses or resumes.  A state with none of
 the first three left, nothing in flight and no timer pending is an *end state*.
 """
@@ -99,6 +99,11 @@ class Model:
             initiator = hosts_rule and view.id in starting
             return lambda: member(algorithm, view, initiator=initiator, policy=policy)
 
+        def restarter(view: NodeView) -> Callable[[], Member] | None:
+            if not (options.restarts and options.crashes):
+                return None
+            return lambda: member(algorithm, view, recovering=True, policy=policy)
+
         self.nodes = [
             NodeStates(
                 i,
@@ -106,6 +111,7 @@ class Model:
                 self.index,
                 self.messages,
                 wakes=not hosts_rule and view.id in starting,
+                restart=restarter(view),
             )
             for i, view in enumerate(self.views)
         ]
@@ -131,10 +137,11 @@ class Model:
         ]
         crashable = options.crashable
         self.crashable = [crashable is None or node in crashable for node in self.ids]
-        # Each partition: every node's group (a node in no group is a group of its own).
+        # Each partition: every node's group (the nodes of no group are one group more,
+        # as a config's partition entry and the simulator have it).
         self.groups = []
         for split in options.partitions:
-            group = list(range(-1, -n - 1, -1))
+            group = [-1] * n
             for g, members in enumerate(split):
                 for node in members:
                     group[self.index[node]] = g
@@ -148,6 +155,8 @@ class Model:
         self.clocks = Clocks()
         self.clock_base = self.phases + len(options.partitions) + len(options.pauses)
         self.timers_any = options.timers == "any"
+        #: Whether a crashed node may come back (see :meth:`_restart`).
+        self.restarts = options.restarts and options.crashes > 0
         #: Whether anything but the orderings may happen (crashes, losses …).
         self.faulty = options.faulty
         #: Whether every send lands on its FIFO link (the search's plain path).
@@ -349,6 +358,30 @@ class Model:
                         successor[self.clock_base + i] = 0  # its timers die with it
                     successor[x] -= 1
                     out.append((event(("crash", i)), tuple(successor), 0, -1))
+        if self.restarts:
+            for i in range(n):
+                if state[i] == CRASHED:
+                    out.append(self._restart(state, i))
+
+    def _restart(self, state: tuple[int, ...], i: int) -> Step:
+        """Node ``i``, crashed, comes back as a new member that recovers."""
+        new, sends, sets = self.nodes[i].restart()
+        cache = self.cache[i]
+        while len(cache) < len(self.nodes[i]):
+            cache.append({})
+        pushes = []
+        for to, message in sends:
+            link = self.link_of[i][to]
+            if link < 0:
+                raise NewLink((self.ids[i], self.ids[to]))
+            pushes.append((to, self.n + link, message, not self.unordered[link]))
+        successor = list(state)
+        successor[i] = new
+        if self.timed:
+            at = self.clock_base + i
+            successor[at] = self.clocks.after(0, self.nodes[i].timers[new], sets)
+        self._land(successor, i, tuple(pushes))
+        return self.event(("restart", i)), tuple(successor), len(pushes), -1
 
     def _entry(self, i: int, local: int, key: Any) -> Entry:
         """What the step ``key`` does at node ``i`` in state ``local``, for the search:
@@ -445,11 +478,16 @@ class Model:
             return f"P{self.ids[event[1]]} wakes up (initiates)"
         if what == "timer":
             return f"P{self.ids[event[1]]}'s timer {event[2]} fires"
-        if what == "crash":
-            return f"P{self.ids[event[1]]} crashes"
+        if what in ("crash", "restart"):
+            return f"P{self.ids[event[1]]} {what}{'es' if what == 'crash' else 's'}"
         if what in ("partition", "heal"):
             split = self.options.partitions[event[1]]
-            groups = " | ".join(" ".join(f"P{node}" for node in sorted(g)) for g in split)
+            sides = [sorted(g) for g in split]
+            listed = {node for g in split for node in g}
+            rest = [node for node in sorted(self.ids) if node not in listed]
+            groups = " | ".join(
+                " ".join(f"P{node}" for node in side) for side in [*sides, rest] if side
+            )
             return f"the network {'splits' if what == 'partition' else 'heals'}: {groups}"
         node = self.ids[self.paused_nodes[event[1]]]
         return f"P{node} {'pauses' if what == 'pause' else 'resumes'}"

@@ -78,9 +78,12 @@ class NodeStates:
         messages: Messages,
         *,
         wakes: bool = False,
+        restart: Callable[[], Member] | None = None,
     ) -> None:
         self.index = index
         self.wakes = wakes
+        self._restart = restart
+        self._restarted: Move | None = None
         self.messages = messages
         self._index_of = index_of
         self._ids = sorted(index_of, key=index_of.__getitem__)  # index → node id
@@ -145,6 +148,26 @@ class NodeStates:
             sender, message_number = event
             message, epoch = self.messages.items[message_number]
             actions = member.handle_message(self._ids[sender], message, epoch, now=0.0)
+        return self._outcome(member, timers, may_wake, actions)
+
+    def restart(self) -> Move:
+        """What a restart does: the node, crashed, comes back as a new member that
+        recovers (as the simulator restarts it: ``recovering=True``, then its boot),
+        with no timer of its previous life pending."""
+        if self._restarted is None:
+            member = self.reborn()
+            actions = member.handle_boot(now=0.0)
+            self._restarted = self._outcome(member, set(), False, actions)
+        return self._restarted
+
+    def reborn(self) -> Member:
+        """A new member for the node restarted, before its boot."""
+        if self._restart is None:
+            raise ValueError("this exploration does not restart nodes")
+        return self._restart()
+
+    def _outcome(self, member: Member, timers: set[str], may_wake: bool, actions: Any) -> Move:
+        """``member``'s state number after ``actions``, its sends and timers set."""
         sends = []
         sets: dict[str, int] = {}
         for action in actions:

@@ -30,11 +30,14 @@ class Options:
     :data:`START_RULES`. ``timers``: one of :data:`TIMER_RULES`. ``crashes``: up to that
     many nodes crash (crash-stop: a crashed node does nothing more; what it sent is
     still delivered, what is sent to it is lost), at any moment while the run is still
-    going on, among ``crashable`` (``None``: any node). ``losses``: up to that many
+    going on, among ``crashable`` (``None``: any node); with ``restarts``, a crashed
+    node may come back while the run is still going on, as a new member that recovers
+    (as the simulator restarts it), each crash at most once. ``losses``: up to that many
     messages in flight are lost, on ``lossy_links`` (``None``: any link);
     ``duplicates``: up to that many are delivered twice, on ``duplicating_links``.
-    ``partitions``: each a split of the nodes into groups that may begin at any moment
-    and heal at any later one (messages sent across it meanwhile are lost). ``pauses``:
+    ``partitions``: each a split of the nodes into groups (the nodes of no group are one
+    group more) that may begin at any moment and heal at any later one (messages sent
+    across it meanwhile are lost). ``pauses``:
     nodes that may stop at any moment and resume at any later one (meanwhile they handle
     nothing, and the other nodes' timers do not wait for the messages on their way to
     them). Links are ``(sender, receiver)`` ids.
@@ -46,6 +49,7 @@ class Options:
     timers: str = "quiet"
     crashes: int = 0
     crashable: frozenset[int] | None = None
+    restarts: bool = False
     losses: int = 0
     lossy_links: frozenset[tuple[int, int]] | None = None
     duplicates: int = 0
@@ -74,6 +78,7 @@ class Options:
             "starts": self.starts,
             "timers": self.timers,
             "crashes": self.crashes,
+            "restarts": self.restarts,
             "losses": self.losses,
             "duplicates": self.duplicates,
             "partitions": [[sorted(group) for group in split] for split in self.partitions],

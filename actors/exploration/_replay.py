@@ -105,7 +105,7 @@ class _Run:
         message, epoch, key, _ = channel[at] if keep else channel.pop(at)
         return message, epoch, key
 
-    def do(self, event: tuple[Any, ...]) -> None:
+    def do(self, event: tuple[Any, ...]) -> None:  # noqa: PLR0915 -- a branch per event
         model = self.model
         what = event[0]
         if what in ("deliver", "duplicate"):
@@ -145,6 +145,12 @@ class _Run:
                 for _, _, key, _ in self.channels[link]:
                     self.lost(key, f"P{model.ids[i]} crashed before it arrived")
                 self.channels[link].clear()
+        elif what == "restart":  # a new member that recovers, as the simulator's
+            i = event[1]
+            member = model.nodes[i].reborn()
+            self.record(model.ids[i], "restart")
+            self.members[i] = member
+            self.act(i, member.handle_boot(now=self.now))
         elif what in ("partition", "heal"):
             k = event[1]
             self.partitions[k] = what == "partition"

@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from ringleader.actors import ALGORITHMS
 from ringleader.actors.exploration import START_RULES, TIMER_RULES, Options
+from ringleader.errors import UsageError
 from ringleader.topologies import (
     MAX_SETTING,
     TOPOLOGIES,
@@ -168,9 +169,13 @@ def load(args: argparse.Namespace) -> Config:
     return load_config(args.config, overrides)
 
 
-def add_happening_arguments(parser: argparse.ArgumentParser, title: str) -> None:
+def add_happening_arguments(
+    parser: argparse.ArgumentParser, title: str, *, restarts: bool = False
+) -> None:
     """What may happen in an explored run besides the orderings (``explore`` and ``lab``
-    alike): FIFO or not, when initiators wake and timers fire, and the faults."""
+    alike): FIFO or not, when initiators wake and timers fire, and the faults;
+    ``restarts``: also ``--restarts``, crashed nodes may come back (the lab's; ``explore``
+    has a ``--restarts K`` of its own, for ``--service``)."""
     what = parser.add_argument_group(title)
     what.add_argument(
         "--unordered",
@@ -196,6 +201,15 @@ def add_happening_arguments(parser: argparse.ArgumentParser, title: str) -> None
     what.add_argument(
         "--crashes", type=count, metavar="K", help="up to K nodes crash, at any moment"
     )
+    if restarts:
+        what.add_argument(
+            "--restarts",
+            dest="restart_crashed",
+            action="store_true",
+            help="a crashed node may restart: it comes back as a new member that recovers, as "
+            "in ringleader run --simulate, each crash at most once; needs --crashes or a crash "
+            "in the config's [[faults]]",
+        )
     what.add_argument("--loss", type=count, metavar="K", help="up to K messages in flight are lost")
     what.add_argument(
         "--duplicates", type=count, metavar="K", help="up to K messages are delivered twice"
@@ -206,12 +220,16 @@ def happenings(config: Config, args: argparse.Namespace) -> Options:
     """What :func:`add_happening_arguments` read, over what ``config`` lets happen."""
     from ringleader.cluster import explore_options  # noqa: PLC0415
 
-    return explore_options(
+    options = explore_options(
         config,
         unordered=args.unordered,
         starts=args.starts,
         timers=args.timers,
         crashes=args.crashes,
+        restarts=getattr(args, "restart_crashed", False),
         losses=args.loss,
         duplicates=args.duplicates,
     )
+    if options.restarts and not options.crashes:
+        raise UsageError("--restarts needs crashes: add --crashes K (or a crash in [[faults]])")
+    return options

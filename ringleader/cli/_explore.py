@@ -266,6 +266,8 @@ def _what_may_happen(options: dict[str, Any]) -> str:
         parts.append("timers at any moment")
     if options["crashes"]:
         parts.append(_plural(options["crashes"], "crash", "crashes"))
+        if options["restarts"]:
+            parts.append("each crashed node may restart once")
     if options["losses"]:
         parts.append(_plural(options["losses"], "message lost", "messages lost"))
     if options["duplicates"]:

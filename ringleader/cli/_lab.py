@@ -46,7 +46,9 @@ def add_lab_command(commands: Any) -> argparse.ArgumentParser:
         "examples/your_algorithm/ring.toml --no-browser",
     )
     add_config_arguments(parser)
-    add_happening_arguments(parser, "what may happen (as ringleader explore; each a move to click)")
+    add_happening_arguments(
+        parser, "what may happen (as ringleader explore; each a move to click)", restarts=True
+    )
     lab = parser.add_argument_group("the lab")
     lab.add_argument(
         "--max-states",

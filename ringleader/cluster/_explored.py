@@ -35,6 +35,7 @@ def explore_options(
     starts: str = "any",
     timers: str | None = None,
     crashes: int | None = None,
+    restarts: bool = False,
     losses: int | None = None,
     duplicates: int | None = None,
 ) -> Options:
@@ -43,13 +44,13 @@ def explore_options(
 
     An explored run has no clock, so each entry says what *may* happen, at any moment:
     a crash entry lets its node (any node, for ``"leader"``) crash, once per entry
-    (restarts are not explored); ``loss`` and ``duplicate`` let one message (on the
-    entry's link, or any) be lost or delivered twice (``--loss``, ``--duplicates``: as
-    many as that); ``reorder`` lifts FIFO on its link (or everywhere); ``partition``
-    may split the network once, and heal it later; ``pause`` lets its node stand still
-    once (meanwhile the other nodes' timers do not wait for what is on its way to it);
-    a ``delay`` that may last as long as a timeout of the algorithm lets timers fire at
-    any moment (``--timers any``).
+    (``restarts``: a crashed node may come back, as a new member that recovers);
+    ``loss`` and ``duplicate`` let one message (on the entry's link, or any) be lost or
+    delivered twice (``--loss``, ``--duplicates``: as many as that); ``reorder`` lifts
+    FIFO on its link (or everywhere); ``partition`` may split the network once, and heal
+    it later; ``pause`` lets its node stand still once (meanwhile the other nodes' timers
+    do not wait for what is on its way to it); a ``delay`` that may last as long as a
+    timeout of the algorithm lets timers fire at any moment (``--timers any``).
     """
     entries = list(config.faults)
     named = {entry.crash for entry in entries}
@@ -80,6 +81,7 @@ def explore_options(
         timers=timers or ("any" if early else "quiet"),
         crashes=len(entries) if crashes is None else crashes,
         crashable=crashable,
+        restarts=restarts,
         losses=(1 if lossy else 0) if losses is None else losses,
         lossy_links=lossy_links if lossy else None,
         duplicates=(1 if copying else 0) if duplicates is None else duplicates,

@@ -11,7 +11,8 @@ guarded by a lock (:class:`~ringleader.lab.Lab`).
   every asset ships in the package: the lab works offline;
 - ``GET /api/lab``: what does not change (the network, the checks, the explorer's runs);
 - ``GET /api/state?path=3.0.5[&policy=random&seed=1]``: that path's state (with the
-  step the auto-play policy takes next).
+  step the auto-play policy takes next); a path that goes where no step is enabled is a
+  400 that says how many of its first steps are ``valid``.
 
 Anything else is a 4xx with a one-line JSON ``{"error": ...}``, and the lab goes on.
 """
@@ -128,8 +129,8 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             path = parse_path(asked.get("path", [""])[-1])
             view = self.server.lab.view(path, policy=policy, seed=seed)
-        except PathError as exc:
-            self._error(HTTPStatus.BAD_REQUEST, str(exc))
+        except PathError as exc:  # with how many of its first steps do name a state
+            self._json(HTTPStatus.BAD_REQUEST, {"error": str(exc), "valid": exc.valid})
             return
         self._json(HTTPStatus.OK, view)
 

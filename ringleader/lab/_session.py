@@ -53,7 +53,7 @@ POLICIES = {
     "most_messages": "most messages (adversary)",
 }
 #: The steps that are faults, not orderings.
-FAULTS = ("crash", "lose", "duplicate", "partition", "heal", "pause", "resume")
+FAULTS = ("crash", "restart", "lose", "duplicate", "partition", "heal", "pause", "resume")
 #: The longest path a request may name (a run of the notes' sizes is far shorter).
 MAX_PATH = 5_000
 #: What a step is called on the page, by the model's event.
@@ -64,6 +64,7 @@ _MOVE_KINDS = {
     "start": "start",
     "timer": "timer",
     "crash": "crash",
+    "restart": "restart",
     "partition": "partition",
     "heal": "heal",
     "pause": "pause",
@@ -75,7 +76,13 @@ _WIDTH, _HEIGHT, _MARGIN = 1500.0, 640.0, 90.0
 
 
 class PathError(UsageError):
-    """A path that does not name a state: not numbers, or a step not enabled."""
+    """A path that does not name a state: not numbers, or a step not enabled.
+
+    ``valid``: how many of its first steps do name a state (0: none, or not numbers)."""
+
+    def __init__(self, message: str, valid: int = 0) -> None:
+        super().__init__(message)
+        self.valid = valid
 
 
 def _jsonable(value: Any) -> Any:  # noqa: PLR0911 -- one case per kind of value
@@ -99,6 +106,15 @@ def _jsonable(value: Any) -> Any:  # noqa: PLR0911 -- one case per kind of value
             return sorted(items, key=str)
     if isinstance(value, list | tuple):
         return [_jsonable(v) for v in value]
+    return str(value)
+
+
+def _field(name: str, value: Any) -> str:
+    """A message's field as the notes write it: a node (its info, or its id) as ``P4``."""
+    if isinstance(value, dict) and "id" in value and "capacity" in value:
+        return f"P{value['id']}"
+    if name in ("candidate", "id", "sender", "origin"):
+        return f"P{value}"
     return str(value)
 
 
@@ -244,7 +260,7 @@ class Lab:
                 {"index": k, "from": a, "to": b, "fifo": not model.unordered[k]}
                 for k, (a, b) in enumerate(model.links)
             ],
-            "options": options.as_dict(),
+            "options": {**options.as_dict(), "restarts": model.restarts},
             "checks": [{"kind": kind, "words": words} for kind, words in CHECK_WORDS.items()],
             "bound": None if bound is None else bound.as_dict(),
             "explored": {
@@ -276,10 +292,13 @@ class Lab:
         events: list[int] = []
         sent: list[int] = []
         for k, choice in enumerate(path):
-            steps = self._expand(states[-1])[0]
+            try:
+                steps = self._expand(states[-1])[0]
+            except PathError as exc:
+                raise PathError(str(exc), valid=k) from None
             if choice >= len(steps):
                 enabled = f"{len(steps)} enabled" if steps else "none enabled: the run is over"
-                raise PathError(f"step {k + 1} of the path: choice {choice}, {enabled}")
+                raise PathError(f"step {k + 1} of the path: choice {choice}, {enabled}", valid=k)
             number, successor, messages, _ = steps[choice]
             states.append(successor)
             events.append(number)
@@ -391,7 +410,7 @@ class Lab:
                 move["link"] = link
                 move["position"] = contents.index(message)
                 move["node"] = model.links[link][1]
-            elif what in ("start", "timer", "crash"):
+            elif what in ("start", "timer", "crash", "restart"):
                 move["node"] = model.ids[event[1]]
             elif what in ("pause", "resume"):
                 move["node"] = model.ids[model.paused_nodes[event[1]]]
@@ -430,10 +449,7 @@ class Lab:
             what, at, node = event.get("event"), step_of(event), event.get("node")
             if what == "send":
                 fields = event.get("fields") or {}
-                shown = ", ".join(
-                    f"P{v}" if k in ("candidate", "id", "sender", "origin") else str(v)
-                    for k, v in fields.items()
-                )
+                shown = ", ".join(_field(k, v) for k, v in fields.items())
                 sends[event.get("msg")] = {
                     "from": node,
                     "to": event.get("peer"),
@@ -452,7 +468,7 @@ class Lab:
                     str(event.get("state")), "other"
                 )
                 marks.append({"node": node, "step": at, "mark": mark})
-            elif what in ("crash", "pause", "resume"):
+            elif what in ("crash", "restart", "pause", "resume"):
                 marks.append({"node": node, "step": at, "mark": what})
             elif what == "violation":
                 marks.append({"node": node, "step": at, "mark": "violation"})

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from ringleader.cli import main
 from tests.lab.labs import HASTY, RING, get, make_lab, serving
 from tests.paths import ROOT
 
@@ -73,6 +74,8 @@ def test_the_start_and_a_delivery_move_the_election_on(ring: str) -> None:
         (m["from"], m["to"], m["sent"], m["received"]) for m in delivered["diagram"]["messages"]
     ]
     assert told == [(2, 7, 1, 2), (7, 5, 2, None)]
+    labels = [m["label"] for m in delivered["diagram"]["messages"]]
+    assert labels == ["election(P2)", "election(P7)"]  # as on the links, not the node's info
 
 
 def test_a_crash_is_offered_only_while_crashes_are_left_and_stops_the_node(ring: str) -> None:
@@ -85,7 +88,74 @@ def test_a_crash_is_offered_only_while_crashes_are_left_and_stops_the_node(ring:
     assert link(after, 2, 7) == []  # what was on its way to it is lost with it
     assert not [m for m in after["moves"] if m["kind"] == "crash"]  # one crash: spent
     assert after["diagram"]["marks"][-1] == {"node": 7, "step": 2, "mark": "crash"}
-    assert all(m["kind"] != "restart" for m in after["moves"])  # the model has no restart
+    assert all(m["kind"] != "restart" for m in after["moves"])  # restarts not asked for
+
+
+def test_a_crashed_node_restarts_when_restarts_are_asked_for() -> None:
+    """``--restarts``: the crashed node is offered a restart, comes back recovering (as
+    the simulator restarts it), drawn and told as a restart."""
+    with serving(make_lab(RING, crashes=1, restarts=True)) as url:
+        assert get(f"{url}api/lab")[1]["options"]["restarts"] is True
+        woke = choice(state(url, []), "start", node=2)
+        crash = choice(state(url, [woke]), "crash", node=5)  # the run goes on: P2's election
+        crashed = state(url, [woke, crash])
+        assert [m["node"] for m in crashed["moves"] if m["kind"] == "restart"] == [5]
+        restart = choice(crashed, "restart", node=5)
+        back = state(url, [woke, crash, restart])
+        assert back["last"] == "P5 restarts"
+        assert node(back, 5)["crashed"] is False and node(back, 5)["state"] == "undecided"
+        assert back["changed"]["nodes"] == [5]
+        assert back["diagram"]["marks"][-1] == {"node": 5, "step": 3, "mark": "restart"}
+        assert back["narration"][-1]["text"].startswith("P5 recovers")
+        assert not [m for m in back["moves"] if m["kind"] in ("crash", "restart")]
+
+
+def test_a_pause_and_its_resume_are_moves_that_hold_the_node_still() -> None:
+    """examples/explore/bully_pause.toml: P3 may pause, and resume later."""
+    with serving(make_lab(ROOT / "examples" / "explore" / "bully_pause.toml")) as url:
+        assert get(f"{url}api/lab")[1]["options"]["pauses"] == [3]
+        first = state(url, [])
+        pause = choice(first, "pause", node=3)
+        assert first["moves"][pause]["fault"] is True
+        paused = state(url, [pause])
+        assert node(paused, 3)["paused"] is True and paused["last"] == "P3 pauses"
+        assert not [m for m in paused["moves"] if m["kind"] == "pause"]
+        assert paused["diagram"]["marks"][-1]["mark"] == "pause"
+        path = [pause, choice(paused, "start", node=1)]
+        woke = state(url, path)
+        # P1's election reaches P3, which, paused, takes nothing in
+        assert link(woke, 1, 3) and not [
+            m for m in woke["moves"] if m.get("node") == 3 and m["kind"] == "deliver"
+        ]
+        resume = choice(woke, "resume", node=3)
+        resumed = state(url, [*path, resume])
+        assert node(resumed, 3)["paused"] is False and resumed["last"] == "P3 resumes"
+        assert [m for m in resumed["moves"] if m["kind"] == "deliver" and m["node"] == 3]
+        assert not [m for m in resumed["moves"] if m["kind"] in ("pause", "resume")]
+
+
+def test_a_partition_and_its_healing_are_moves_that_lose_what_crosses_it() -> None:
+    """examples/faults/partition.toml: P1 and P2 apart from the rest, then healed."""
+    with serving(make_lab(ROOT / "examples" / "faults" / "partition.toml")) as url:
+        assert get(f"{url}api/lab")[1]["options"]["partitions"] == [[[1, 2]]]
+        first = state(url, [])
+        split = choice(first, "partition")
+        assert first["moves"][split]["fault"] is True
+        apart = state(url, [split])
+        assert apart["last"].startswith("the network splits: P1 P2")
+        assert not [m for m in apart["moves"] if m["kind"] == "partition"]
+        # P2's election goes to P3 across the split: lost, drawn as lost
+        path = [split, choice(apart, "start", node=2)]
+        sent = state(url, path)
+        assert link(sent, 2, 3) == [] and sent["sent"] == 1
+        assert sent["diagram"]["messages"][-1]["lost"] is True
+        heal = choice(sent, "heal")
+        healed = state(url, [*path, heal])
+        assert healed["last"].startswith("the network heals")
+        assert not [m for m in healed["moves"] if m["kind"] in ("partition", "heal")]
+        # healed: P5's election to P1 (across what was the split) is on its way
+        after = state(url, [*path, heal, choice(healed, "start", node=5)])
+        assert link(after, 5, 1) == ["election(P5)"]
 
 
 def test_a_drop_loses_the_message_and_sends_nothing(ring: str) -> None:
@@ -174,6 +244,16 @@ def test_a_malformed_request_is_a_4xx_and_the_lab_goes_on(
     assert get(ring + "api/state?path=0")[0] == 200
 
 
+def test_a_path_past_the_end_says_how_many_of_its_steps_are_valid(ring: str) -> None:
+    """A shared link whose path goes on where no step is enabled (or names a choice that
+    is not there): the page shows the steps that do name a state."""
+    woke = choice(state(ring, []), "start", node=2)
+    got, answer = get(f"{ring}api/state?path={woke}.99")
+    assert got == 400 and answer["valid"] == 1 and "choice 99" in answer["error"]
+    got, answer = get(f"{ring}api/state?path=x")
+    assert got == 400 and answer.get("valid", 0) == 0
+
+
 def test_only_get_is_answered(ring: str) -> None:
     assert get(ring + "api/state?path=0", method="POST")[0] == 405
     assert get(ring + "api/lab")[0] == 200
@@ -209,3 +289,8 @@ def test_the_command_prints_its_address_serves_and_stops_on_ctrl_c() -> None:
             if process.poll() is None:
                 process.kill()
                 process.wait()
+
+
+def test_restarts_without_crashes_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["lab", str(RING), "--restarts", "--no-browser"]) == 2
+    assert "--restarts needs crashes" in capsys.readouterr().err

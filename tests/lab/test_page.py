@@ -182,3 +182,59 @@ def test_auto_play_the_adversary_to_the_most_messages(browser: Any) -> None:
         )
         assert f"{most} messages" in browser.find_element("id", "step").text
         assert browser.find_element("id", "play").get_attribute("aria-pressed") == "false"
+
+
+def status_of(driver: Any) -> str:
+    return str(driver.find_element("id", "status").text)
+
+
+def test_an_address_that_is_no_path_says_so(browser: Any, ring: str) -> None:
+    """A garbled #path= shows the start and says why; a path that goes past the end of
+    the run shows as much of it as there is, and says so."""
+    browser.set_window_size(1920, 1080)
+    browser.get("about:blank")  # a page of its own: no hash change for the lab's page to take
+    browser.get(f"{ring}#path=abc")
+    wait(browser, "the garbled path told", lambda d: "not step numbers" in status_of(d))
+    assert '"abc"' in status_of(browser) and nodes(browser)["2"] == "undecided"
+    browser.get("about:blank")
+    browser.get(f"{ring}#path=0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0")
+    wait(browser, "the steps that are there", lambda d: "first 21 steps shown" in status_of(d))
+    assert path_of(browser) == ".".join(["0"] * 21)
+    assert "over" in browser.find_element("id", "step").text
+
+
+def test_a_nodes_words_at_the_edge_are_not_cut_off(browser: Any) -> None:
+    """The student's ring of 4: P4 and P2 stand at the box's left and right edges, and
+    their long variables (announcement = elected(P2)) beside them stay in view."""
+    with serving(make_lab(HASTY)) as url:
+        open_lab(browser, url, "0.0.0.0.0.0.0.0")
+        outside = browser.execute_script(
+            """
+            const svg = document.getElementById('network');
+            const view = svg.viewBox.baseVal, out = [];
+            for (const t of svg.querySelectorAll('g.node text')) {
+              const b = t.getBBox();
+              if (b.x < view.x || b.x + b.width > view.x + view.width) out.push(t.textContent);
+            }
+            return out;"""
+        )
+        assert outside == []
+
+
+def test_a_restart_clicked_brings_the_node_back_marked(browser: Any) -> None:
+    """--restarts: crash P5 while P2's election is on its way, then restart it."""
+    with serving(make_lab(RING, crashes=1, restarts=True)) as url:
+        open_lab(browser, url)
+        assert "▲ restart" in browser.find_element("id", "legend").text
+        move(browser, "start", 2).click()
+        ready(browser, "0")
+        move(browser, "crash", 5).click()
+        wait(browser, "the crash", lambda d: nodes(d)["5"] == "crashed")
+        move(browser, "restart", 5).click()
+        wait(browser, "the restart", lambda d: nodes(d)["5"] == "undecided")
+        marks = [
+            t.get_attribute("textContent")
+            for t in browser.find_elements("css selector", "#diagram text.dmark")
+        ]
+        assert "✖crash" in marks and "▲restart" in marks  # (each with its words, for a title)
+        assert "P5 recovers" in browser.find_element("id", "narration").text

@@ -30,16 +30,31 @@ function shown(value) {
 }
 const status = text => { $('status').textContent = text; };
 
+// The address's path, or null where it holds something else than step numbers.
 function pathFromHash() {
-  const m = /(?:^#|&)path=([0-9.]*)/.exec(location.hash);
+  const m = /(?:^#|&)path=([^&]*)/.exec(location.hash);
   if (!m || m[1] === '') return [];
-  return m[1].split('.').filter(s => s !== '').map(Number);
+  if (!/^[0-9]+(\.[0-9]+)*$/.test(m[1])) return null;
+  return m[1].split('.').map(Number);
+}
+// Load the address's path; one that is not a path says so and shows the start.
+function loadHash() {
+  const asked = pathFromHash();
+  if (asked !== null) return load(asked);
+  let text = /(?:^#|&)path=([^&]*)/.exec(location.hash)[1];
+  try { text = decodeURIComponent(text); } catch (error) { /* shown as it is */ }
+  text = text.slice(0, 40);
+  return load([]).then(() => status(`the address's path ${JSON.stringify(text)} is not step numbers separated by dots (e.g. #path=3.0.5): the start is shown`));
 }
 
 async function getJSON(url) {
   const answer = await fetch(url, {cache: 'no-store'});
   const body = await answer.json();
-  if (!answer.ok) throw new Error(body.error || answer.statusText);
+  if (!answer.ok) {
+    const error = new Error(body.error || answer.statusText);
+    error.valid = body.valid || 0;
+    throw error;
+  }
   return body;
 }
 
@@ -52,9 +67,11 @@ async function load(newPath, {keepFuture = false} = {}) {
     view = await getJSON('/api/state?' + query);
   } catch (error) {
     if (mine === asked) {
-      status('that state is not reachable: ' + error.message + ' — back to the start');
       stop();
-      if (newPath.length) return load([]);
+      const valid = Math.min(error.valid || 0, newPath.length);
+      const where = valid ? `its first ${valid} step${valid > 1 ? 's' : ''} shown` : 'back to the start';
+      if (newPath.length) await load(newPath.slice(0, valid));
+      status('that state is not reachable: ' + error.message + ' — ' + where);
     }
     return;
   }
@@ -217,12 +234,20 @@ function renderNetwork() {
       });
     });
   }
+  // A node's words at the box's edge (a long variable) may reach past it: widen the view
+  // to hold everything drawn, so that nothing is cut off.
+  const drawn = svg.getBBox(), pad = 8;
+  const x0 = Math.min(0, drawn.x - pad), y0 = Math.min(0, drawn.y - pad);
+  const x1 = Math.max(LAB.width, drawn.x + drawn.width + pad);
+  const y1 = Math.max(LAB.height, drawn.y + drawn.height + pad);
+  svg.setAttribute('viewBox', `${x0} ${y0} ${x1 - x0} ${y1 - y0}`);
 }
 
 function renderLegend() {
   const box = $('legend');
   box.innerHTML = '';
-  for (const name of ['leader', 'not_leader', 'other', 'crash', 'pause', 'lost', 'violation']) {
+  const restarts = LAB.options.restarts ? ['restart'] : [];
+  for (const name of ['leader', 'not_leader', 'other', 'crash', ...restarts, 'pause', 'lost', 'violation']) {
     const mark = LAB.marks[name];
     const span = document.createElement('span');
     span.textContent = `${mark.symbol} ${mark.words}`;
@@ -469,8 +494,8 @@ async function main() {
   $('seed').addEventListener('change', () => load(path, {keepFuture: true}));
   window.addEventListener('hashchange', () => {
     const asked = pathFromHash();
-    if (asked.join('.') !== path.join('.')) { stop(); load(asked); }
+    if (asked === null || asked.join('.') !== path.join('.')) { stop(); loadHash(); }
   });
-  await load(pathFromHash());
+  await loadHash();
 }
 main().catch(error => status('the lab could not start: ' + error.message));

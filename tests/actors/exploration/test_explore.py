@@ -464,3 +464,53 @@ def test_the_explore_examples_find_what_they_say(
     assert exploration.complete or options.get("timers") == "any"
     for path in exploration.paths.values():
         assert records(exploration.model, path.events)  # each run replays
+
+
+def test_a_crashed_node_restarts_as_a_new_member_that_recovers_when_restarts_are_on() -> None:
+    """With ``restarts`` a crashed node may come back, as the simulator restarts it (a
+    new member, ``recovering``, booted); without, nothing changes (the counts above)."""
+    ring = load_config(EXAMPLES / "ring.toml")
+    plain = explore_config(ring, explore_options(ring, crashes=1))
+    again = explore_config(ring, explore_options(ring, crashes=1, restarts=True))
+    assert plain.states == 173 and plain.complete
+    assert again.complete and again.states > plain.states
+    assert not any(e[0] == "restart" for e in plain.model.events)
+    model = again.model
+    state = model.initial()
+    crash = next(s for s in model.expand(state)[0] if model.events[s[0]] == ("crash", 0))
+    crashed = crash[1]
+    assert crashed[0] == CRASHED
+    restart = next(s for s in model.expand(crashed)[0] if model.events[s[0]][0] == "restart")
+    assert model.describe(restart[0]) == f"P{model.ids[0]} restarts"
+    back = restart[1]
+    assert back[0] != CRASHED and back[model.extras] == 0  # the crash is spent
+    member = model.nodes[0].templates[back[0]]
+    assert member.recovering and not model.nodes[0].can_start[back[0]]
+    # a crash spent and restarted: no second crash, no second restart
+    assert not [s for s in model.expand(back)[0] if model.events[s[0]][0] in ("crash", "restart")]
+    # the replay's trace says so, as the simulator's would
+    told = [r[3] for r in records(model, [crash[0], restart[0]])]
+    assert told == ["crash", "restart"]
+    # without crashes, restarts change nothing
+    lone = explore_config(ring, explore_options(ring, restarts=True))
+    assert lone.states == explore_config(ring, explore_options(ring)).states == 22
+
+
+def test_a_partition_keeps_the_nodes_of_no_group_together() -> None:
+    """examples/faults/partition.toml cuts P1 and P2 off the rest (docs/faults.md: the
+    nodes of no group are one group more, as the simulator has it): P3's election to P4,
+    on the same side, arrives; P2's to P3, across, is lost."""
+    split = load_config(EXAMPLES / "faults" / "partition.toml")
+    model = explore_config(split, explore_options(split)).model
+    state = model.initial()
+
+    def step(state: tuple[int, ...], what: tuple[Any, ...]) -> tuple[int, ...]:
+        return next(s[1] for s in model.expand(state)[0] if model.events[s[0]] == what)
+
+    apart = step(state, ("partition", 0))
+    assert model.describe(model.event(("partition", 0))) == ("the network splits: P1 P2 | P3 P4 P5")
+    three, two = model.index[3], model.index[2]
+    sent = step(apart, ("start", three))
+    assert sent[model.n + model.link_of[three][model.index[4]]]  # on its way to P4
+    lost = step(apart, ("start", two))
+    assert not lost[model.n + model.link_of[two][three]]  # across the split: lost
