@@ -5,6 +5,7 @@ every node, and :meth:`Node.leadership`'s snapshot."""
 from __future__ import annotations
 
 import dataclasses
+import logging
 import math
 import threading
 import urllib.error
@@ -86,6 +87,27 @@ def test_a_node_that_failed_to_write_its_state_is_unhealthy_and_told(tmp_path: P
     finally:
         for node in nodes.values():
             node.stop()
+
+
+@pytest.mark.timeout(60)
+def test_a_node_that_failed_to_write_its_state_logs_why_and_no_injected_fault(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    config = write_config(tmp_path / "c.toml", QUORUM, [1, 2, 3])
+    nodes = _nodes(config, [3, 2, 1])
+    try:
+        with caplog.at_level(logging.INFO, logger="ringleader"):
+            assert nodes[2].wait_for_leader(20) == 3
+            path = state_path(ringleader.load_config(config), 2)
+            (path.parent / "state.json.tmp").mkdir()  # its next write fails
+            nodes[3].stop()
+            assert eventually(lambda: nodes[2].failure is not None, 20)
+    finally:
+        for node in nodes.values():
+            node.stop()
+    two = [r.getMessage() for r in caplog.records if r.getMessage().startswith("node 2 ")]
+    assert any(line.startswith("node 2 stops: it cannot keep its state: ") for line in two), two
+    assert [line for line in two if "injected fault" in line] == []
 
 
 @pytest.mark.timeout(60)
