@@ -488,7 +488,7 @@ class _Validator:
                 "nodes", "must be a node count or a non-empty list of [[nodes]] tables"
             )
         seen_ids: dict[int, int] = {}
-        seen_addresses: dict[str, int] = {}
+        seen_addresses: dict[str, str] = {}  # dialled address -> the key that gave it
         specs = []
         for index, entry in enumerate(value):
             spec = self.node(index, entry, transport)
@@ -502,12 +502,14 @@ class _Validator:
             # interface, port 7001, on two machines) but never advertise the same.
             dial = spec.dial
             if dial is not None and not dial.endswith(":*"):  # * is any port
+                # (the other's key names which of its two it was: its advertise, say)
+                other = f"nodes[{index}]" + ("" if spec.advertise is None else ".advertise")
                 if dial in seen_addresses:
                     raise self.error(
                         f"nodes[{index}].{'address' if spec.advertise is None else 'advertise'}",
-                        f"{dial} is used twice (also nodes[{seen_addresses[dial]}])",
+                        f"{dial} is used twice (also {seen_addresses[dial]})",
                     )
-                seen_addresses[dial] = index
+                seen_addresses[dial] = other
             specs.append(spec)
         return tuple(specs)
 
@@ -572,7 +574,9 @@ class _Validator:
                 "given without an address to bind",
                 'add address = "tcp://0.0.0.0:7001" (say) to this node',
             )
-        self.check_address(f"{key}.advertise", advertise, transport)
+        self.check_address(
+            f"{key}.advertise", advertise, transport, "or leave it out: peers dial its address"
+        )
         if port == "*":
             raise self.error(
                 f"{key}.address",
@@ -588,7 +592,15 @@ class _Validator:
             )
         return str(advertise)
 
-    def check_address(self, key: str, address: Any, transport: str) -> None:
+    def check_address(
+        self,
+        key: str,
+        address: Any,
+        transport: str,
+        otherwise: str = "or leave it out for a free one",
+    ) -> None:
+        """``address`` is one of ``transport``'s; ``otherwise``: the fix besides an
+        example (what leaving it out does)."""
         examples = {
             "tcp": "tcp://127.0.0.1:7001",
             "ipc": "ipc:///tmp/ringleader/node1.sock",
@@ -599,7 +611,7 @@ class _Validator:
             raise self.error(
                 key,
                 f"{address!r} is not a {transport}:// address (the transport is {transport})",
-                f"e.g. {examples[transport]}, or leave it out for a free one",
+                f"e.g. {examples[transport]}, {otherwise}",
             )
         rest = address[len(transport) + 3 :]
         if transport == "tcp":
@@ -607,6 +619,13 @@ class _Validator:
             if not host or not (port == "*" or (port.isdigit() and 0 < int(port) < 65536)):
                 raise self.error(
                     key, f"{address!r} needs a host and a port", f"e.g. {examples['tcp']}"
+                )
+            bracketed = host.startswith("[") and host.endswith("]") and len(host) > 2
+            if ("[" in host or "]" in host or ":" in host) and not bracketed:
+                raise self.error(
+                    key,
+                    f"{address!r}: an IPv6 host goes in brackets, with nothing else",
+                    "e.g. tcp://[::1]:7001",
                 )
         elif not rest:
             raise self.error(key, f"{address!r} has no name", f"e.g. {examples[transport]}")

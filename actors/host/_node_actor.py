@@ -289,8 +289,11 @@ class NodeActor(pykka.ThreadingActor):
         if self._introductions is not None:
             self._introductions.boot()
 
-    def _crash(self) -> None:
-        log.info("%s crashes: told to (an injected fault) %s", self, self.view())
+    def _crash(self, *, told: bool = True) -> None:
+        """Stop as a crash would: ``told`` by a fault injected, or not (the caller has
+        logged why)."""
+        if told:
+            log.info("%s crashes: told to (an injected fault) %s", self, self.view())
         self._crashed = True
         self._sender.close(abrupt=True)
         if self._mailbox is not None:
@@ -504,6 +507,6 @@ class NodeActor(pykka.ThreadingActor):
             log.error("%s stops: it cannot keep its state: %s", self, exc)
             self._reporter.stop()  # it leads nothing from now on
             self._reporter.report("failed", detail=str(exc))
-            self._crash()
+            self._crash(told=False)  # no fault was injected: the line above says why
             return False
         return True

@@ -74,9 +74,23 @@ class AsyncNode:
 
     async def start(self) -> AsyncNode:
         """:meth:`Node.start` in a thread: bind, link, join the election; returns the node
-        (the leader comes later: :meth:`wait_for_leader`)."""
-        await asyncio.to_thread(self.node.start)
+        (the leader comes later: :meth:`wait_for_leader`).  Cancelled (a timeout, Ctrl-C),
+        it stops the node it was starting, so that nothing is left bound or running: the
+        thread cannot be interrupted, so the node is stopped once that thread is done."""
+        starting = asyncio.ensure_future(asyncio.to_thread(self.node.start))
+        try:
+            await asyncio.shield(starting)
+        except asyncio.CancelledError:
+            await asyncio.shield(self._undo(starting))
+            raise
         return self
+
+    async def _undo(self, starting: asyncio.Future[Node]) -> None:
+        """Stop the node once ``starting`` (its start, in a thread) is done, whatever it
+        did (an error of its own is the caller's no more: it cancelled)."""
+        with contextlib.suppress(Exception):
+            await starting
+        await asyncio.to_thread(self.node.stop)
 
     async def stop(self) -> None:
         """:meth:`Node.stop` in a thread (a leader hands over first); safe twice.  Shielded:

@@ -2,7 +2,8 @@
 --metrics HOST:PORT`` serve over HTTP, at ``/metrics``, beside its health: ``/healthz``
 (200 while the node runs, 503 once it stopped or failed) and ``/readyz`` (200 while it
 knows a leader holding a lease, or is it; 503 otherwise), each with one line saying why
-(``_health.py`` decides).  Any other path: 404.
+(``_health.py`` decides), to ``GET`` and ``HEAD`` (405 to any other method).  Any
+other path: 404.  A connection silent for :data:`IDLE_TIMEOUT` is closed.
 
 Each node has a registry of its own (two nodes in one process never clash).  What can be
 read at any instant is read when scraped: whether the node leads (from its published
@@ -39,6 +40,7 @@ itself leader any more).
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import socket
 import threading
@@ -63,6 +65,12 @@ HEALTH_PATHS = ("/healthz", "/readyz")
 
 #: A WSGI app: (environ, start_response) -> body.
 _App = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+
+#: Seconds a connection to the metrics server may take to send its request: then closed.
+IDLE_TIMEOUT = 10.0
+
+#: The most of an unknown path a 404 repeats (a path may be 64 KiB long).
+_SHOWN = 100
 
 #: Failover times (s) the histogram tells apart: detection takes a few heartbeats.
 FAILOVER_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
@@ -195,17 +203,23 @@ class NodeMetrics:
             path = environ.get("PATH_INFO", "")
             if path == "/metrics":
                 return metrics(environ, start_response)
+            method = environ.get("REQUEST_METHOD", "GET")
             verdict = verdicts.get(path)
+            headers = [("Content-Type", "text/plain; charset=utf-8")]
             if verdict is None:
                 status = "404 Not Found"
-                why = f"no such path {path!r}: /metrics, /healthz or /readyz"
+                shown = path if len(path) <= _SHOWN else path[:_SHOWN] + "…"
+                why = f"no such path {shown!r}: /metrics, /healthz or /readyz"
+            elif method not in ("GET", "HEAD"):  # a probe reads; it never changes a thing
+                status = "405 Method Not Allowed"
+                why = f"{path} answers GET and HEAD, not {method}"
+                headers.append(("Allow", "GET, HEAD"))
             else:
                 ok, why = verdict()
                 status = "200 OK" if ok else "503 Service Unavailable"
             body = (why + "\n").encode()
-            headers = [("Content-Type", "text/plain; charset=utf-8")]
             start_response(status, [*headers, ("Content-Length", str(len(body)))])
-            return [body]
+            return [] if method == "HEAD" else [body]  # HEAD: the headers alone
 
         return app
 
@@ -267,7 +281,13 @@ class _Counters(Collector):
 
 
 class _Quiet(WSGIRequestHandler):
-    """No log line per request (a probe every second would fill stderr)."""
+    """No log line per request (a probe every second would fill stderr); a connection
+    that sends no whole request within :data:`IDLE_TIMEOUT` is closed (each holds a
+    thread: a scanner's or a half-open prober's would pile up)."""
+
+    def handle(self) -> None:
+        with contextlib.suppress(TimeoutError):  # it said nothing in time: closed
+            super().handle()
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
@@ -279,8 +299,11 @@ def _server(host: str, port: int, app: _App) -> WSGIServer:
     class Server(ThreadingWSGIServer):
         pass
 
+    class Handler(_Quiet):
+        timeout = IDLE_TIMEOUT
+
     family, _, _, _, address = socket.getaddrinfo(
         host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
     )[0]
     Server.address_family = family
-    return make_server(str(address[0]), port, app, Server, handler_class=_Quiet)
+    return make_server(str(address[0]), port, app, Server, handler_class=Handler)

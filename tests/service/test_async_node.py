@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 import time
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import pytest
 import ringleader
 from ringleader import AsyncNode  # imported before any loop runs, as a program would
 from ringleader.service import LeaderChange
+from tests.conftest import eventually
 from tests.nodes import write_config
 
 QUORUM = 'topology = "full_mesh"\nquorum = true\nheartbeat = 0.05\nsuspect_after = 0.3\n'
@@ -137,3 +139,36 @@ def test_wait_for_leader_is_awaited_and_gives_up_on_time(tmp_path: Path) -> None
 def test_asyncnode_is_at_the_front_door() -> None:
     assert "AsyncNode" in dir(ringleader) and "LeadershipView" in dir(ringleader)
     assert ringleader.AsyncNode.__module__ == "ringleader.service._async_node"
+
+
+@pytest.mark.timeout(60)
+def test_a_start_cancelled_leaves_no_node_running(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = write_config(tmp_path / "c.toml", QUORUM, [1, 2, 3])
+    go, started = threading.Event(), threading.Event()
+    start = ringleader.Node.start
+
+    def held_start(node: ringleader.Node) -> ringleader.Node:
+        """The real start, once the test has cancelled the task awaiting it."""
+        assert go.wait(20)
+        try:
+            return start(node)
+        finally:
+            started.set()
+
+    monkeypatch.setattr(ringleader.Node, "start", held_start)
+
+    async def run() -> bool:
+        node = AsyncNode(config, 3)
+        starting = asyncio.create_task(node.start())  # as asyncio.timeout() would cancel it
+        await asyncio.sleep(0)  # (its thread is under way, held)
+        starting.cancel()
+        go.set()
+        with pytest.raises(asyncio.CancelledError):
+            await starting
+        assert await asyncio.to_thread(started.wait, 20)  # the thread went on
+        # ...and the node it started is stopped: not left bound, linking and voting
+        return bool(await asyncio.to_thread(eventually, lambda: not node.running, 10))
+
+    assert asyncio.run(run()), "a cancelled start left its node running"

@@ -5,18 +5,23 @@ every node, and :meth:`Node.leadership`'s snapshot."""
 from __future__ import annotations
 
 import dataclasses
+import logging
 import math
+import socket
 import threading
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 import ringleader
+from ringleader.actors.host import Leadership
 from ringleader.errors import StateError
-from ringleader.service import describe, state_path
+from ringleader.service import _metrics, describe, state_path
 from ringleader.service._health import alive, ready
+from ringleader.service._metrics import NodeMetrics
 from ringleader.service._view import LeadershipView
 from tests.conftest import eventually
 from tests.nodes import write_config
@@ -86,6 +91,37 @@ def test_a_node_that_failed_to_write_its_state_is_unhealthy_and_told(tmp_path: P
     finally:
         for node in nodes.values():
             node.stop()
+
+
+@pytest.mark.timeout(60)
+def test_a_node_that_failed_to_write_its_state_logs_why_and_no_injected_fault(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    config = write_config(tmp_path / "c.toml", QUORUM + f'state_dir = "{tmp_path}"\n', [1, 2, 3])
+    nodes = _nodes(config, [3, 2, 1])
+    try:
+        with caplog.at_level(logging.INFO, logger="ringleader"):
+            assert nodes[2].wait_for_leader(20) == 3
+            path = state_path(ringleader.load_config(config), 2)
+            assert eventually(lambda: _block(path), 10)  # its next write fails
+            nodes[3].stop()
+            assert eventually(lambda: nodes[2].failure is not None, 20)
+    finally:
+        for node in nodes.values():
+            node.stop()
+    two = [r.getMessage() for r in caplog.records if r.getMessage().startswith("node 2 ")]
+    assert any(line.startswith("node 2 stops: it cannot keep its state: ") for line in two), two
+    assert [line for line in two if "injected fault" in line] == []
+
+
+def _block(path: Path) -> bool:
+    """Make the next write of the state file ``path`` fail (a directory where its
+    temporary file goes); False if the node is writing it right now."""
+    try:
+        (path.parent / "state.json.tmp").mkdir()
+    except FileExistsError:
+        return False
+    return True
 
 
 @pytest.mark.timeout(60)
@@ -199,3 +235,58 @@ def test_the_listening_line_points_at_the_metrics_path() -> None:
     line = {"event": "listening", "node": 2, "t": 1.0, "address": "tcp://h:1", "incarnation": 7}
     said = describe({**line, "metrics": "127.0.0.1:9100"})
     assert "metrics on http://127.0.0.1:9100/metrics" in said  # "/" answers 404 now
+
+
+@pytest.fixture
+def served(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, int]]:
+    """A node's metrics server alone (no node: a leadership published by hand), closing
+    a silent connection after 0.2 s."""
+    monkeypatch.setattr(_metrics, "IDLE_TIMEOUT", 0.2, raising=False)
+    leadership = Leadership(2)
+    leadership.publish(3, 7)
+    metrics = NodeMetrics(leadership, lambda: None, alive=lambda: (True, "node 2 is running"))
+    try:
+        yield metrics.serve("127.0.0.1", 0)
+    finally:
+        metrics.close()
+
+
+def _raw(address: tuple[str, int], request: bytes) -> bytes:
+    """What the server answers ``request`` (bytes as sent), until it closes."""
+    with socket.create_connection(address, timeout=10) as conn:
+        conn.sendall(request)
+        answer = b""
+        while chunk := conn.recv(65536):
+            answer += chunk
+        return answer
+
+
+def test_a_probe_path_answers_get_and_head_only(served: tuple[str, int]) -> None:
+    head = _raw(served, b"HEAD /healthz HTTP/1.0\r\n\r\n")
+    assert head.startswith(b"HTTP/1.0 200 ") and b"Content-Length: 18\r\n" in head
+    assert head.endswith(b"\r\n\r\n")  # the headers alone: no body after a HEAD
+    for method in (b"POST", b"PUT", b"DELETE"):
+        answer = _raw(served, method + b" /readyz HTTP/1.0\r\nContent-Length: 0\r\n\r\n")
+        assert answer.startswith(b"HTTP/1.0 405 "), answer
+        assert b"Allow: GET, HEAD\r\n" in answer
+        assert answer.endswith(b"/readyz answers GET and HEAD, not " + method + b"\n")
+    assert _raw(served, b"GET /healthz HTTP/1.0\r\n\r\n").endswith(b"\r\n\r\nnode 2 is running\n")
+
+
+def test_an_unknown_long_path_is_not_repeated_whole(served: tuple[str, int]) -> None:
+    answer = _raw(served, b"GET /" + b"a" * 9000 + b" HTTP/1.0\r\n\r\n")
+    assert answer.startswith(b"HTTP/1.0 404 ")
+    body = answer.split(b"\r\n\r\n", 1)[1]
+    assert len(body) < 200 and body.endswith(b"/metrics, /healthz or /readyz\n"), body
+
+
+def test_a_silent_connection_is_closed_and_the_server_goes_on(served: tuple[str, int]) -> None:
+    silent = [socket.create_connection(served, timeout=10) for _ in range(20)]
+    try:
+        silent[0].sendall(b"GET /heal")  # half a request line, then nothing
+        for conn in silent:
+            assert conn.recv(100) == b""  # closed by the server (a timeout raises here)
+    finally:
+        for conn in silent:
+            conn.close()
+    assert _raw(served, b"GET /healthz HTTP/1.0\r\n\r\n").startswith(b"HTTP/1.0 200 ")

@@ -101,7 +101,7 @@ BAD = {
             'address = "tcp://0.0.0.0:7001"\nadvertise = "tcp://node1:7001"',
             'address = "tcp://0.0.0.0:7001"\nadvertise = "tcp://node1:7001"',
         ),
-        "nodes[1].advertise: tcp://node1:7001 is used twice (also nodes[0])",
+        "nodes[1].advertise: tcp://node1:7001 is used twice (also nodes[0].advertise)",
     ),
     "advertises another's address": (
         (
@@ -109,6 +109,27 @@ BAD = {
             'address = "tcp://0.0.0.0:7001"\nadvertise = "tcp://192.0.2.1:7001"',
         ),
         "nodes[1].advertise: tcp://192.0.2.1:7001 is used twice (also nodes[0])",
+    ),
+    "another's address advertised first": (
+        (
+            'address = "tcp://0.0.0.0:7001"\nadvertise = "tcp://192.0.2.2:7001"',
+            'address = "tcp://192.0.2.2:7001"',
+        ),
+        "nodes[1].address: tcp://192.0.2.2:7001 is used twice (also nodes[0].advertise)",
+    ),
+    "not a tcp address": (
+        ('address = "tcp://0.0.0.0:7001"\nadvertise = "node1:7001"',),
+        "nodes[0].advertise: 'node1:7001' is not a tcp:// address (the transport is tcp) "
+        "(e.g. tcp://127.0.0.1:7001, or leave it out: peers dial its address)",
+    ),
+    "ipv6 unclosed": (
+        ('address = "tcp://0.0.0.0:7001"\nadvertise = "tcp://[::1:7001"',),
+        "nodes[0].advertise: 'tcp://[::1:7001': an IPv6 host goes in brackets, with nothing "
+        "else (e.g. tcp://[::1]:7001)",
+    ),
+    "ipv6 bare": (
+        ('address = "tcp://::1:7001"',),
+        "nodes[0].address: 'tcp://::1:7001': an IPv6 host goes in brackets",
     ),
 }
 
