@@ -155,7 +155,7 @@ class Model:
         self.clocks = Clocks()
         self.clock_base = self.phases + len(options.partitions) + len(options.pauses)
         self.timers_any = options.timers == "any"
-        #: Whether a crashed node may come back (see :meth:`_restart`).
+        #: Whether a crashed node may come back (a step of its own: a crashed node restarts).
         self.restarts = options.restarts and options.crashes > 0
         #: Whether anything but the orderings may happen (crashes, losses …).
         self.faulty = options.faulty

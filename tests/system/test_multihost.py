@@ -778,8 +778,10 @@ def test_a_cut_off_leader_loses_its_lease_before_the_next_is_elected(
         lambda e: e["event"] == "lease" and nodes[4].events.index(e) >= seen[4], DEADLINE
     )
     assert lost["reason"] == "lease expired"
-    # At the lease's end (0.4 s here: suspect_after 0.5 less two heartbeats), not later.
-    assert lost["mono"] - cut <= 0.4 + 0.05
+    # At the lease's end (0.4 s here: suspect_after 0.5 less two heartbeats), on a timer
+    # of its own: before anything else could tell it (a suspicion, at 0.5 s).  (A busy
+    # machine runs that timer late: 83 ms once, beside other runs.)
+    assert lost["mono"] - cut < 0.5
     assert lost["mono"] < lease["mono"] and lost["t"] < lease["t"]  # stamped and written
     lab5.cable(5, up=True)
     epoch = wait_agreement(nodes, list(nodes), 4, DEADLINE)  # sticky: 4 stays
