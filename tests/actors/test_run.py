@@ -263,13 +263,14 @@ def test_the_nodes_of_a_cluster_share_one_set_of_allowed_senders() -> None:
     from ringleader.actors import NodeView
     from ringleader.actors.host import OPERATOR
     from ringleader.actors.host._senders import senders as _senders
+    from ringleader.transport import WATCHER
 
     views = ring_config("inproc", [3, 1, 2], "chang_roberts", [3]).wiring.views()
     allowed = [_senders(v) for v in views]
-    assert allowed[0] == {1, 2, 3, OPERATOR}
+    assert allowed[0] == {1, 2, 3, OPERATOR, WATCHER}  # (a watcher's codec: watch kinds only)
     assert all(a is allowed[0] for a in allowed)
     lone = NodeView(7, 7, out=(8,), inbound=(6,))  # no members: its in-neighbours only
-    assert _senders(lone) == {6, OPERATOR}
+    assert _senders(lone) == {6, OPERATOR, WATCHER}
 
 
 def test_a_count_the_notes_do_not_give_is_a_problem_and_not_ok() -> None:
