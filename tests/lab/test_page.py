@@ -5,7 +5,6 @@ election (``module:Class``)."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -21,20 +20,21 @@ def ring() -> Iterator[str]:
 
 
 def wait(driver: Any, what: str, predicate: Any, seconds: float = 20) -> Any:
-    """``predicate(driver)`` once it is true (it polls: the page answers a request)."""
-    from selenium.common.exceptions import StaleElementReferenceException
+    """``predicate(driver)`` once it is true, within ``seconds`` (selenium's own wait:
+    the page answers a request, and nothing announces it to the test)."""
+    from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
+    from selenium.webdriver.support.wait import WebDriverWait
 
-    deadline = time.monotonic() + seconds
-    while True:
-        try:
-            value = predicate(driver)
-        except StaleElementReferenceException:  # drawn again meanwhile: read it anew
-            value = None
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"waited {seconds} s for {what}")
-        time.sleep(0.05)
+    waiting = WebDriverWait(
+        driver,
+        seconds,
+        poll_frequency=0.05,
+        ignored_exceptions=(StaleElementReferenceException,),  # drawn again: read it anew
+    )
+    try:
+        return waiting.until(predicate)
+    except TimeoutException:
+        raise AssertionError(f"waited {seconds} s for {what}") from None
 
 
 def ready(driver: Any, path: str) -> None:
