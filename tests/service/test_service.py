@@ -8,6 +8,7 @@ import re
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +58,22 @@ def _store_client() -> Any:
     return module.request
 
 
+def _open_store(
+    processes: list[subprocess.Popen[str]],
+) -> tuple[tuple[str, int], Callable[[], dict[str, Any]]]:
+    """The example's store started on a free port (kept in ``processes``, to stop): its
+    address, and a call that asks it for everything it holds."""
+    request = _store_client()
+    store = _start(str(SERVICE / "store.py"), "--listen", "127.0.0.1:0")
+    processes.append(store)
+    address = _store_address(store)
+
+    def dump() -> dict[str, Any]:
+        return request(address, {"op": "dump"})
+
+    return address, dump
+
+
 def _store_address(store: subprocess.Popen[str]) -> tuple[str, int]:
     assert store.stdout is not None
     line = store.stdout.readline()  # the store's first line, at once
@@ -66,16 +83,10 @@ def _store_address(store: subprocess.Popen[str]) -> tuple[str, int]:
 
 
 def test_a_paused_leader_is_fenced_off_and_the_work_goes_on(tmp_path: Path) -> None:
-    request = _store_client()
     config = _config(tmp_path)
     processes: list[subprocess.Popen[str]] = []
     try:
-        store = _start(str(SERVICE / "store.py"), "--listen", "127.0.0.1:0")
-        processes.append(store)
-        address = _store_address(store)
-
-        def dump() -> dict[str, Any]:
-            return request(address, {"op": "dump"})
+        address, dump = _open_store(processes)
 
         workers = {}
         for i in (1, 2, 3):
@@ -148,16 +159,10 @@ def test_after_a_full_restart_the_new_leaders_first_write_is_accepted(tmp_path: 
     """Issue 19: the store at epoch 14 after three leaders were killed, every worker
     restarted, "I lead now (epoch 5)", and the store refused every write until elections
     pushed the epoch past 14.  Each worker now keeps its highest epoch."""
-    request = _store_client()
     config = _config(tmp_path)
     processes: list[subprocess.Popen[str]] = []
     try:
-        store = _start(str(SERVICE / "store.py"), "--listen", "127.0.0.1:0")
-        processes.append(store)
-        address = _store_address(store)
-
-        def dump() -> dict[str, Any]:
-            return request(address, {"op": "dump"})
+        address, dump = _open_store(processes)
 
         def worker(i: int) -> subprocess.Popen[str]:
             log = tmp_path / f"worker-{i}-{len(processes)}.log"
@@ -211,16 +216,10 @@ def test_workers_killed_and_restarted_then_stopped_together_each_exit_at_once(
     exit within 10 s (1 run in 5, under load).  Each must exit cleanly, at once: its
     main thread runs the handler within a slice, the leader hands over on its way out,
     and nothing waits for a peer that is stopping too."""
-    request = _store_client()
     config = _config(tmp_path)
     processes: list[subprocess.Popen[str]] = []
     try:
-        store = _start(str(SERVICE / "store.py"), "--listen", "127.0.0.1:0")
-        processes.append(store)
-        address = _store_address(store)
-
-        def dump() -> dict[str, Any]:
-            return request(address, {"op": "dump"})
+        address, dump = _open_store(processes)
 
         logs: dict[int, Path] = {}
 
