@@ -11,9 +11,10 @@ but through the algorithm's own timers.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from typing import Any
 
-from ringleader.actors import Election
+from ringleader.actors import Election, NodeView
 from ringleader.actors.exploration import Exploration, Options, explore
 from ringleader.actors.faults import (
     Delay,
@@ -25,7 +26,20 @@ from ringleader.actors.faults import (
 )
 from ringleader.topologies import Config
 
-__all__ = ["explore_config", "explore_options"]
+__all__ = ["explore_config", "explore_inputs", "explore_options"]
+
+
+def explore_inputs(
+    config: Config, options: Options, algorithm: type[Election] | None = None
+) -> tuple[type[Election], Sequence[NodeView], Collection[int], Options]:
+    """What an explored model of ``config`` is built from: its algorithm, its nodes'
+    views (with the algorithm's own settings, its tunables: the failure detector's and
+    the lease's are left out, see the module's docs), its initiators, and ``options``.
+    A worker process builds its own model from these (a model's members are not sent
+    between processes)."""
+    algorithm = algorithm or config.algorithm_class
+    settings = {k: v for k, v in config.settings.items() if k in algorithm.tunables}
+    return algorithm, config.wiring.views(settings), config.initiators, options
 
 
 def explore_options(
@@ -104,16 +118,12 @@ def explore_config(
     """Explore ``config`` under ``options`` (default: :func:`explore_options`);
     ``exact``: keep every state whole and the graph, else fingerprints (see
     :func:`~ringleader.actors.exploration.explore`)."""
+    options = options or explore_options(config)
     algorithm = algorithm or config.algorithm_class
-    # The algorithm's own settings (its tunables); the failure detector's and the
-    # lease's are left out (see the module's docs).
-    settings = {k: v for k, v in config.settings.items() if k in algorithm.tunables}
+    bound = algorithm.bound(config.wiring, config.initiators)
     return explore(
-        algorithm,
-        config.wiring.views(settings),
-        config.initiators,
-        options or explore_options(config),
-        bound=algorithm.bound(config.wiring, config.initiators),
+        *explore_inputs(config, options, algorithm),
+        bound=bound,
         max_states=max_states,
         max_depth=max_depth,
         progress=progress,
