@@ -19,6 +19,16 @@ model again from ``build``, nothing of the driver's is copied) or anything that 
 :class:`Pool`'s calls.  A worker ignores Ctrl-C and stops when its end of the pipe to
 the driver closes; the driver stops them all when the search ends, fails or is
 interrupted: no process is left behind.
+
+**Not yet faster.**  Sharing out costs work one search does not do: each step's
+successor is routed (its owner picked, its state packed into a batch once a batch), met
+again by its owner from the batch, and each new state numbered against the other parts'
+places; and every part (and the driver) expands the states set aside.  In CPython that
+bookkeeping weighs about as much as the step itself: on Chang–Roberts n = 9 (713,292
+states) two workers spend 1.52–1.65 times one worker's CPU seconds
+(``benchmarks/explore.py --workers-only``), so on two idle cores they could be at most
+about 1.2 times as fast, short of issue 31's 1.7.  ``ringleader explore`` does not offer
+it for that reason; what is here is the partitioned search itself, exact and tested.
 """
 
 from __future__ import annotations
