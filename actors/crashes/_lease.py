@@ -20,7 +20,12 @@ Which acknowledgements the basis needs:
   another epoch (a stale leader's, or the previous leader that has not heard of this
   round yet) holds the lease back;
 - with ``quorum``, also a majority of the whole cluster (the leader counts itself), so
-  that a partitioned minority, or a node alone, never holds a lease.
+  that a partitioned minority, or a node alone, never holds a lease.  The majority is
+  one of the cluster's *voters* (:attr:`Lease.voting`; every member unless the
+  configuration has learners, ``docs/design/membership.md``): a learner's answer holds
+  the lease back like any follower's, but counts in no majority (rule L1).  A change of
+  configuration (:meth:`Lease.reconfigure`) starts the lease over, as when it lapses
+  (rule L2).
 
 Both with a quorum: a majority alone would let a node that starts a round while the
 leader lives (a restarted node, Bully's top node taking over) gather its lease from the
@@ -125,13 +130,21 @@ class Lease:
         "seq",
         "settings",
         "until",
+        "voting",
     )
 
     def __init__(
-        self, settings: LeaseSettings, peers: Sequence[int], dead: Set[int] = frozenset()
+        self,
+        settings: LeaseSettings,
+        peers: Sequence[int],
+        dead: Set[int] = frozenset(),
+        voters: Iterable[int] | None = None,
     ) -> None:
         self.settings = settings
         self.peers = tuple(peers)  # every other member of the cluster
+        #: The peers whose acknowledgements count in a majority: the configuration's
+        #: voters but this node (``voters``; every peer when not given).
+        self.voting = self._voting(voters)
         self._dead = dead  # the failure detector's suspects, read live: not answering
         self.seq = 0
         self.epoch: int | None = None
@@ -146,10 +159,33 @@ class Lease:
         self._sent: dict[int, float] = {}  # heartbeat → when it left (the lease's window)
         self.until = 0.0
 
+    def _voting(self, voters: Iterable[int] | None) -> tuple[int, ...]:
+        if voters is None:
+            return self.peers
+        counted = set(voters)
+        return tuple(p for p in self.peers if p in counted)
+
     @property
     def majority(self) -> int:
-        """How many members make a majority of the cluster (the leader included)."""
-        return (len(self.peers) + 1) // 2 + 1
+        """How many voters make a majority of the cluster (the leader included)."""
+        return (len(self.voting) + 1) // 2 + 1
+
+    def reconfigure(self, peers: Sequence[int], voters: Iterable[int]) -> None:
+        """The cluster's configuration changed: heartbeats go to ``peers`` (every other
+        member, learners included) and a majority is counted among ``voters``.  A
+        leader's lease starts over, as when it lapses (:meth:`lapse`): it holds none
+        until heartbeats sent from now on are acknowledged under the new configuration
+        (rule L2) — but a leadership never granted a lease stays one that never was.
+        What it knew of a member that left is forgotten."""
+        self.peers = tuple(peers)
+        self.voting = self._voting(voters)
+        kept = set(self.peers)
+        for numbers in (self._acked, self._answered, self._joined, self._from):
+            for peer in [p for p in numbers if p not in kept]:
+                del numbers[peer]
+        granted = self.granted
+        self.lapse()
+        self._lapsed = granted and self.epoch is not None
 
     @property
     def horizon(self) -> int:
@@ -276,13 +312,17 @@ class Lease:
         answering = self._answering()
         if not self.settings.quorum or answering is None:
             return answering
-        acked = self._acked
         needed = self.majority - 1
         if needed == 0:
             return answering
-        if len(acked) < needed:
+        acked = self._acked
+        if len(self.voting) == len(self.peers):
+            counted = list(acked.values())
+        else:  # learners: their acknowledgements count in no majority
+            counted = [acked[p] for p in self.voting if p in acked]
+        if len(counted) < needed:
             return None
-        return min(answering, sorted(acked.values(), reverse=True)[needed - 1])
+        return min(answering, sorted(counted, reverse=True)[needed - 1])
 
     def _answering(self) -> int | None:
         """The newest heartbeat every follower still answering acknowledged."""
