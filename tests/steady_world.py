@@ -15,6 +15,7 @@ from typing import Any
 
 from ringleader.actors import ALGORITHMS, Member, NodeState, NodeView, crash_policy
 from ringleader.actors.core import Action, CancelTimer, Notice, Publish, Send, SetTimer
+from ringleader.actors.crashes import Configuration
 
 #: One hop, in seconds (a loopback network).
 DELAY = 0.001
@@ -44,6 +45,8 @@ class World:
     #: restarts with none (its state was lost).
     durable: bool = False
     settings: dict[str, float] = field(default_factory=dict)
+    #: The cluster's configuration every member starts with (``None``: all vote).
+    configuration: Configuration | None = None
 
     def __post_init__(self) -> None:
         self.now = 0.0
@@ -96,6 +99,7 @@ class World:
                 policy=crash_policy(algorithm),
                 steady=self.steady,
                 durable=self.durable,
+                configuration=self.configuration,
             )
             self.members[node] = member
             self.published.pop(node, None)

@@ -70,6 +70,9 @@ class Seat(Situation, Protocol):
     def emit(self, action: Action) -> None:
         """Add ``action`` to what the event being handled asks of the host."""
 
+    def counts(self, peer: int) -> bool:
+        """Whether ``peer``'s answers count in a majority (a learner's do not)."""
+
     def new_round(self, why: str, subject: int | None = None) -> None: ...
 
     def enter(self, epoch: int, *, initiator: bool = False) -> None:
@@ -445,10 +448,10 @@ class SteadyRules:
         member = self.member
         lease = member.lease
         assert lease is not None
-        mine = sum(1 for peer in lease.peers if lease.live(peer))
+        mine = sum(1 for peer in lease.voting if lease.live(peer))
         if mine + 1 >= lease.majority:
             return
-        elsewhere = sum(1 for peer in lease.peers if lease.elsewhere(peer))
+        elsewhere = sum(1 for peer in lease.voting if lease.elsewhere(peer))
         if self.may_follow(epoch) and (epoch > member.epoch or elsewhere >= lease.majority):
             member.adopt(other, epoch)
 
@@ -485,7 +488,7 @@ class SteadyRules:
             if not granted:  # said yes later if this node stops vouching meanwhile
                 self.refused.add(sender)
         elif isinstance(message, PreVoteReply):
-            if self.prevoting.reply(sender, message):
+            if member.counts(sender) and self.prevoting.reply(sender, message):
                 self._granted()
         elif isinstance(message, HandOver):
             self._handed_over(sender, message.to, epoch)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from ringleader.actors import NewRound, NodeState
-from ringleader.actors.crashes import PreVoteReply, SteadySettings
+from ringleader.actors.crashes import Configuration, PreVoteReply, SteadySettings
 from ringleader.actors.crashes._prevote import PreVoting
 from ringleader.topologies import ConfigError, load_config
 from tests.steady_world import HEARTBEAT, SUSPECT_AFTER, World
@@ -298,6 +298,60 @@ def test_a_hand_over_to_a_chosen_node_and_its_refusals() -> None:
     world.run(HEARTBEAT)
     assert world.agreed() is not None and world.agreed()[0] == 2  # type: ignore[index]
     assert [(c.node, c.kind) for c in world.since(t0)] == [(5, "lost"), (2, "led")]
+
+
+def test_learners_follow_and_never_lead_until_they_vote() -> None:
+    # Voters 1,2,3; 4 and 5 are learners (docs/design/membership.md): the notes' Bully
+    # would elect 5, but a learner starts no round and runs no election.
+    learners = Configuration(1, 1, frozenset({1, 2, 3}), frozenset({4, 5}))
+    world = World(configuration=learners)
+    world.boot()
+    leader, epoch = settled(world)
+    assert leader == 3  # the largest voter
+    world.run(1.0)
+    assert world.holds_lease(3) and world.agreed() == (3, epoch)
+    assert {c.node for c in world.changes if c.kind == "led"} == {3}
+    three = world.members[3]
+    assert three.refuse_hand_over(5) == (
+        "node 5 is a learner: it votes in no round yet, so it may not lead"
+    )
+    # Killing a learner changes nothing: the voters keep their majority and lease.
+    world.crash(5)
+    world.run(1.0)
+    assert world.holds_lease(3) and not world.since(world.now - 1.0, "lost")
+    # 4 is promoted: its answers count from now on, and it may be handed leadership.
+    promoted = learners.promote(4, epoch)
+    t0 = world.now
+    for node in (1, 2, 3, 4):
+        world.call(node, "configure", promoted)
+    assert not world.holds_lease(3)  # the lease starts over in the new configuration
+    world.run(2 * HEARTBEAT)
+    assert world.holds_lease(3) and not world.since(t0, "lost")
+    assert three.refuse_hand_over(4) is None
+    world.call(3, "resign", to=4)
+    world.run(HEARTBEAT)
+    assert world.agreed() == (4, world.members[4].epoch)
+    assert world.members[4].epoch > epoch  # the fencing token only grows
+
+
+def test_a_leader_that_is_no_voter_any_more_steps_down_and_a_voter_takes_over() -> None:
+    world = World(ids=(1, 2, 3), configuration=Configuration.founding([1, 2, 3]))
+    world.boot()
+    leader, epoch = settled(world)
+    assert leader == 3
+    world.run(1.0)
+    removed = world.members[3].configuration.remove(3, epoch)  # type: ignore[union-attr]
+    t0 = world.now
+    for node in (1, 2, 3):
+        world.call(node, "configure", removed)
+    assert [(c.node, c.kind, c.why) for c in world.since(t0)] == [(3, "lost", "removed")]
+    for _ in range(round(3.0 / HEARTBEAT)):  # never two leases at once
+        world.run(HEARTBEAT / 5)
+        assert not (world.holds_lease(3) or (world.holds_lease(1) and world.holds_lease(2)))
+        if world.holds_lease(2):
+            break
+    assert world.holds_lease(2) and world.members[2].epoch > epoch
+    assert not world.members[3].voter and world.members[2].lease.majority == 2  # type: ignore[union-attr]
 
 
 def test_a_stopping_leader_hands_over_to_the_node_that_joined_last() -> None:
