@@ -27,7 +27,8 @@ from importlib import resources
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from ._session import POLICIES, Lab, PathError, parse_path
+from ._paths import PathError, parse_path
+from ._session import POLICIES, Lab
 
 __all__ = ["LabServer", "start"]
 
