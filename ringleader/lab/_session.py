@@ -72,6 +72,8 @@ _FINDING_NAMES = {"min": "fewest messages", "max": "most messages"}
 class Lab:
     """``exploration``'s model of ``config``, stepped by hand (one per server)."""
 
+    policies = POLICIES
+
     def __init__(self, config: Config, exploration: Exploration) -> None:
         self.config = config
         self.exploration = exploration
@@ -141,6 +143,7 @@ class Lab:
             "algorithm": self.header.get("algorithm", self.algorithm.name),
             "topology": config.topology,
             "initiators": list(config.initiators),
+            "rules": "election",
             "width": WIDTH,
             "height": HEIGHT,
             "nodes": [

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.lab.labs import HASTY, RING, make_lab, serving
+from tests.lab.labs import HASTY, RING, SERVICE, make_lab, make_service_lab, serving
 
 
 @pytest.fixture(scope="module")
@@ -238,3 +238,17 @@ def test_a_restart_clicked_brings_the_node_back_marked(browser: Any) -> None:
         ]
         assert "✖crash" in marks and "▲restart" in marks  # (each with its words, for a title)
         assert "P5 recovers" in browser.find_element("id", "narration").text
+
+
+def test_a_service_config_says_its_rules_and_shows_each_lease(browser: Any) -> None:
+    """examples/service/cluster.toml: the page says it steps the service's rules, and each
+    node shows its lease and what its state file keeps."""
+    with serving(make_service_lab(SERVICE, crashes=1)) as url:
+        open_lab(browser, url)
+        rules = browser.find_element("id", "rules")
+        assert rules.is_displayed() and "as `ringleader node` runs it" in rules.text
+        words = browser.find_element("css selector", "#network g.node[data-node='3']").text
+        assert "lease = none" in words and "kept = " in words
+        buttons = browser.find_elements("css selector", "#moves button.move")
+        kinds = {b.get_attribute("data-kind") for b in buttons}
+        assert {"deliver", "crash"} <= kinds and "start" not in kinds

@@ -154,6 +154,7 @@ function renderNetwork() {
   const R = 42;
   const geometry = new Map();
   for (const link of LAB.links) {
+    if (link.from === link.to) continue;  // (a service's node to itself: no line to draw)
     const a = where(link.from), b = where(link.to);
     const dx = b.x - a.x, dy = b.y - a.y, d = Math.hypot(dx, dy) || 1;
     const ux = dx / d, uy = dy / d;
@@ -184,8 +185,17 @@ function renderNetwork() {
     const tree = LAB.topology === 'spanning_tree';
     const side = tree ? 0 : Math.abs(at.x - cx) < 60 ? 1 : Math.sign(at.x - cx);
     const anchor = side === 0 ? 'middle' : side > 0 ? 'start' : 'end';
-    const vars = Object.entries(node.variables || {});
+    let vars = Object.entries(node.variables || {});
     if (node.timers && node.timers.length) vars.push(['timers', node.timers.join(', ')]);
+    if (node.lease !== undefined) {
+      // A service's node: its lease (the token is its epoch) and its state file first,
+      // then its timers (heartbeats, suspicion), then the election's variables.
+      const timers = vars.filter(([name]) => name === 'timers');
+      vars = [['lease', node.lease], ['kept', node.kept], ...timers,
+              ...vars.filter(([name]) => name !== 'timers')];
+    } else if (node.kept !== undefined) {
+      vars = [['kept', node.kept]];  // crashed: its state file outlives it
+    }
     if (node.asleep) vars.unshift(['asleep', 'not woken yet']);
     if (node.paused) vars.unshift(['paused', 'handles nothing']);
     const shownVars = vars.slice(0, 4);
@@ -207,6 +217,7 @@ function renderNetwork() {
   // Messages in flight, on their link, the next to be delivered nearest its receiver.
   for (const link of VIEW.links) {
     const g = geometry.get(link.index);
+    if (!g) continue;  // (a service's node to itself)
     const len = Math.hypot(g.x2 - g.x1, g.y2 - g.y1);
     // A queue beside its link: across it, the next to be delivered nearest the link.
     const across = Math.abs(g.nx) > Math.abs(g.ny);  // a link that runs up or down
@@ -480,6 +491,11 @@ async function main() {
   document.title = 'ringleader lab: ' + LAB.title;
   $('title').textContent = LAB.title;
   $('source').textContent = LAB.source;
+  if (LAB.about) {  // a service's rules, not the notes' election: say which
+    $('rules').textContent = LAB.about;
+    $('rules').hidden = false;
+    document.body.dataset.rules = LAB.rules;
+  }
   for (const policy of LAB.policies) {
     const option = document.createElement('option');
     option.value = policy.name;
