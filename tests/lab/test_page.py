@@ -241,6 +241,19 @@ def test_a_restart_clicked_brings_the_node_back_marked(browser: Any) -> None:
         assert "P5 recovers" in browser.find_element("id", "narration").text
 
 
+def test_keys_pressed_faster_than_the_page_draws_take_a_step_each(browser: Any, ring: str) -> None:
+    """Five presses of 1 in a row (far faster than a request and a redraw): five steps,
+    each the first move of the state the one before it drew."""
+    open_lab(browser, ring)
+    browser.find_element("tag name", "body").send_keys("11111")
+    wait(
+        browser,
+        "the fifth step",
+        lambda d: d.find_element("id", "step").get_attribute("data-step") == "5",
+    )
+    assert path_of(browser) == "0.0.0.0.0"
+
+
 def viewport(driver: Any, width: int, height: int) -> None:
     """The page's viewport (not the window's): a 1080-pixel screen less the browser's bars
     is 937 pixels high."""

@@ -12,6 +12,14 @@ let future = [];         // undone choices, the last undone last (redo pops it)
 let focus = null;        // {node} or {link, position}: the moves shown first
 let playing = null;      // the auto-play timer
 let asked = 0;           // the number of the latest request (older answers are dropped)
+let queued = Promise.resolve();  // the keys pressed, each applied once the last is drawn
+
+// Apply ``act`` once every key pressed before it has taken effect: five presses of 1,
+// faster than the page redraws, take five steps (each on the state the last one drew).
+function enqueue(act) {
+  queued = queued.then(act).catch(error => status('that key could not be applied: ' + error.message));
+  return queued;
+}
 
 function mk(parent, name, attrs, text) {
   const e = document.createElementNS(svgNS, name);
@@ -504,9 +512,9 @@ function setFocus(what) {
 document.addEventListener('keydown', event => {
   if (event.target.tagName === 'INPUT' || event.target.tagName === 'SELECT' || event.ctrlKey || event.metaKey || event.altKey) return;
   const key = event.key;
-  if (key === 'ArrowLeft' || key === 'Backspace') { stop(); back(); }
-  else if (key === 'ArrowRight') { stop(); forward(); }
-  else if (key === 'Home') { stop(); restart(); }
+  if (key === 'ArrowLeft' || key === 'Backspace') { stop(); enqueue(back); }
+  else if (key === 'ArrowRight') { stop(); enqueue(forward); }
+  else if (key === 'Home') { stop(); enqueue(restart); }
   else if (key === ' ') { play(); }
   else if (key === 'Escape') { setFocus(null); }
   else if (key === '+' || key === '-') {
@@ -514,9 +522,10 @@ document.addEventListener('keydown', event => {
     speed.selectedIndex = Math.max(0, Math.min(speed.options.length - 1, at));
   } else {
     const at = KEYS.indexOf(key.toLowerCase());
-    if (at < 0 || !VIEW || at >= VIEW.moves.length) return;
+    if (at < 0) return;
     stop();
-    take(VIEW.moves[at].choice);
+    // The move with that key in the state on screen once the keys before it are applied.
+    enqueue(() => (VIEW && at < VIEW.moves.length) ? take(VIEW.moves[at].choice) : undefined);
   }
   event.preventDefault();
 });
