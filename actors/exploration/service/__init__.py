@@ -23,16 +23,19 @@ service's guarantees in each (``_checks.py``).
 
 from ._changes import ChangesExploration, ChangesModel, explore_changes
 from ._checks import CHECKS, GUARANTEES, Finding
-from ._model import ServiceModel, Unsettled
+from ._model import DOWN, FAULT_EVENTS, ServiceModel, Unsettled
 from ._options import FAULTS, ServiceOptions
 from ._replay import service_records
 from ._search import ServiceExploration, search
-from ._timing import Timing, default_drift, default_tick
+from ._timing import FOREVER, Timing, default_drift, default_tick
 from ._walks import WalkResult, walk
 
 __all__ = [
     "CHECKS",
+    "DOWN",
     "FAULTS",
+    "FAULT_EVENTS",
+    "FOREVER",
     "GUARANTEES",
     "ChangesExploration",
     "ChangesModel",
