@@ -232,7 +232,8 @@ class Election:
         # each node's own from the start and in one order: set later, in the order its
         # messages came, they gave each election a dict of its own (832 bytes a node).
         for name, value in type(self)._defaults():
-            setattr(self, name, value)
+            if not hasattr(type(value), "__get__"):  # a subclass's property stays one
+                setattr(self, name, value)
 
     @classmethod
     def kinds(cls) -> dict[str, type[Message]]:
