@@ -80,6 +80,12 @@ class Tenure:
             return 0.0 if self._lease is not None else math.inf
         return published[2]
 
+    def settled(self, stance: Stance) -> bool:
+        """Whether a node without a lease has nothing to report after an event that
+        leaves it saying ``stance``: it said so, and published it, already (with a
+        lease, its end may move on its own)."""
+        return self._lease is None and self._published is not None and stance == self.said
+
     def heard(self, peer: int, now: float) -> None:
         """A frame from ``peer`` arrived ``now``."""
         if self._heard is not None:
