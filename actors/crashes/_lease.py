@@ -308,6 +308,19 @@ class Lease:
             basis = min(seq, basis) if basis is not None else seq
         return basis
 
+    def gone(self, peer: int, now: float) -> bool:
+        """``peer``'s process is gone (its connection was refused): it holds the lease
+        back no longer, nor counts as live, until it answers again (a follower the
+        failure detector does not watch, as under the steady rules, is not suspected).
+        True if the basis moved."""
+        if peer not in self.peers:
+            return False
+        self._answered[peer] = min(self._answered.get(peer, 0), self.seq - self.horizon)
+        self._acked.pop(peer, None)
+        if self.epoch is None:
+            return False
+        return self._move(now)
+
     def refresh(self, now: float) -> bool:
         """At a heartbeat: followers silent for too long stop holding the lease back.
         True if the basis moved."""
