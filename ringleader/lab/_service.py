@@ -20,7 +20,6 @@ told in the notes' words and drawn, heartbeats and all.  Moves the model does no
 from __future__ import annotations
 
 import dataclasses
-import random
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -41,6 +40,7 @@ from ringleader.traces import trace_header
 
 from ._layout import HEIGHT, WIDTH, layout
 from ._paths import PathError
+from ._stepping import changed, orderings, random_step, round_robin_step
 from ._told import marks, told
 from ._values import jsonable
 
@@ -363,13 +363,7 @@ class ServiceLab:
 
     def _changed(self, states: list[tuple[int, ...]]) -> dict[str, list[int]]:
         """The nodes and links the last step changed."""
-        if len(states) < 2:
-            return {"nodes": [], "links": []}
-        model = self.model
-        before, after = states[-2], states[-1]
-        nodes = [model.ids[i] for i in range(model.n) if before[i] != after[i]]
-        links = [k for k in range(model.L) if before[model.n + k] != after[model.n + k]]
-        return {"nodes": nodes, "links": links}
+        return changed(self.model, states)
 
     def _violations(self, events: list[int], broken: list[Any]) -> list[dict[str, Any]]:
         """Each check a step broke: the step (0: every node's start), the node whose
@@ -436,25 +430,9 @@ class ServiceLab:
     ) -> int | None:
         """The step ``policy`` takes next (``None``: no ordering step is left)."""
         model = self.model
-        orderings = [
-            k for k, step in enumerate(steps) if model.events[step[0]][0] not in FAULT_EVENTS
-        ]
-        if not orderings:
+        choices = orderings(model, steps, FAULT_EVENTS)
+        if not choices:
             return None
         if policy == "random":
-            chooser = random.Random(f"{seed}:{'.'.join(map(str, path))}")
-            return chooser.choice(orderings)
-        last = -1
-        for number in reversed(events):
-            if model.events[number][0] == "deliver":
-                last = model.events[number][1]
-                break
-        deliveries = [
-            (model.events[steps[k][0]][1], k)
-            for k in orderings
-            if model.events[steps[k][0]][0] == "deliver"
-        ]
-        if deliveries:
-            after = [pair for pair in deliveries if pair[0] > last]
-            return min(after or deliveries)[1]
-        return orderings[0]
+            return random_step(seed, path, choices)
+        return round_robin_step(model, events, steps, choices)

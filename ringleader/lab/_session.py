@@ -14,7 +14,6 @@ the explorer's own objects; nothing is modelled again here.
 
 from __future__ import annotations
 
-import random
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -36,6 +35,7 @@ from ringleader.traces import trace_header
 
 from ._layout import HEIGHT, WIDTH, layout
 from ._paths import PathError
+from ._stepping import changed, orderings, random_step, round_robin_step
 from ._told import marks, told
 from ._values import jsonable
 
@@ -315,13 +315,7 @@ class Lab:
 
     def _changed(self, states: list[tuple[int, ...]]) -> dict[str, list[int]]:
         """The nodes and links the last step changed."""
-        if len(states) < 2:
-            return {"nodes": [], "links": []}
-        model = self.model
-        before, after = states[-2], states[-1]
-        nodes = [model.ids[i] for i in range(model.n) if before[i] != after[i]]
-        links = [k for k in range(model.L) if before[model.n + k] != after[model.n + k]]
-        return {"nodes": nodes, "links": links}
+        return changed(self.model, states)
 
     def _run(
         self, events: list[int], state: tuple[int, ...], end: bool, sent: int
@@ -394,27 +388,13 @@ class Lab:
     ) -> int | None:
         """The step ``policy`` takes next (``None``: no ordering step is left)."""
         model = self.model
-        orderings = [k for k, step in enumerate(steps) if model.events[step[0]][0] not in FAULTS]
-        if not orderings:
+        choices = orderings(model, steps, FAULTS)
+        if not choices:
             return None
         if policy == "random":
-            chooser = random.Random(f"{seed}:{'.'.join(map(str, path))}")
-            return chooser.choice(orderings)
+            return random_step(seed, path, choices)
         if policy == "round_robin":
-            last = -1
-            for number in reversed(events):
-                if model.events[number][0] == "deliver":
-                    last = model.events[number][1]
-                    break
-            deliveries = [
-                (model.events[steps[k][0]][1], k)
-                for k in orderings
-                if model.events[steps[k][0]][0] == "deliver"
-            ]
-            if deliveries:
-                after = [pair for pair in deliveries if pair[0] > last]
-                return min(after or deliveries)[1]
-            return orderings[0]
+            return round_robin_step(model, events, steps, choices)
         # most messages: along the explored graph where it is known, else greedily
         most = self._most_to_end()
         index = self._index or {}
@@ -424,7 +404,7 @@ class Lab:
             rest = most.get(index.get(successor, -1), -1) if most else -1
             return (messages + rest if rest >= 0 else messages, -k)
 
-        return max(orderings, key=worth)
+        return max(choices, key=worth)
 
     def _most_to_end(self) -> dict[int, int]:
         """The most messages from each explored state to the end of its run, over the

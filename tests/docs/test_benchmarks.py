@@ -9,6 +9,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -173,25 +174,27 @@ def test_a_baseline_far_slower_than_its_calibration_predicts_is_noisy_never_met(
     assert result.as_dict()["verdict"] == "noisy"
 
 
+def _ring_against_record(
+    compare: ModuleType, bare: list[float], ours: list[float], short: float
+) -> object:
+    """The ring's comparison, its calibration's short run taking ``short`` s against a
+    quiet record of 0.176 s."""
+    bare_runs, our_runs = iter(bare), iter(ours)
+    sides = [
+        compare.Side("bare", lambda: next(bare_runs)),
+        compare.Side("ringleader", lambda: next(our_runs)),
+    ]
+    record = compare.Calibration("bare, 1/20 of the hops", lambda: short, 20, quiet=0.176)
+    return compare.compare("CR N=1000 inproc", sides, goal=1.5, calibration=record, echo=None)
+
+
 def test_a_baseline_slow_all_through_the_run_is_noisy_against_the_quiet_record(
     quiet_cpu: ModuleType,
 ) -> None:
     # benchmarks/all.py of 2026-11-28: the bare ring took 9.0 s and its calibration
     # (0.44 s for a twentieth of the hops) predicted it, so the ratio 0.81x looked met;
     # a quiet run of the same kind of machine does the short run in 0.18 s.
-    compare = quiet_cpu
-    bare, ours = iter([9.37, 8.94, 9.03]), iter([6.01, 7.25, 7.38])
-    sides = [
-        compare.Side("bare", lambda: next(bare)),
-        compare.Side("ringleader", lambda: next(ours)),
-    ]
-    result = compare.compare(
-        "CR N=1000 inproc",
-        sides,
-        goal=1.5,
-        calibration=compare.Calibration("bare, 1/20 of the hops", lambda: 0.44, 20, quiet=0.176),
-        echo=None,
-    )
+    result: Any = _ring_against_record(quiet_cpu, [9.37, 8.94, 9.03], [6.01, 7.25, 7.38], 0.44)
     assert max(result.ratios) <= 1.5  # the ratio alone would say "met"
     assert result.verdict == "noisy" and result.met is False
     said = "\n".join(result.lines())
@@ -202,18 +205,7 @@ def test_a_baseline_slow_all_through_the_run_is_noisy_against_the_quiet_record(
     assert "takes 0.176 s on a quiet run of this kind of machine" in said
     assert result.as_dict()["calibration"]["quiet"] == 0.176
     # Near the record, the record says nothing.
-    bare, ours = iter([3.53, 3.76, 3.79]), iter([5.72, 6.20, 6.14])
-    sides = [
-        compare.Side("bare", lambda: next(bare)),
-        compare.Side("ringleader", lambda: next(ours)),
-    ]
-    result = compare.compare(
-        "CR N=1000 inproc",
-        sides,
-        goal=1.5,
-        calibration=compare.Calibration("bare, 1/20 of the hops", lambda: 0.185, 20, quiet=0.176),
-        echo=None,
-    )
+    result = _ring_against_record(quiet_cpu, [3.53, 3.76, 3.79], [5.72, 6.20, 6.14], 0.185)
     assert result.noise is None and result.verdict == "not met"
 
 
