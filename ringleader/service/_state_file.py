@@ -144,7 +144,7 @@ class StateFile:
         wall clock: a node whose state was lost is then most likely still newer than the
         life its peers remember); every later one is the last plus one, whatever the
         clock says.  ``founding``: the configuration the config file's list founds
-        (:func:`founding_configuration`, unless the caller knows the addresses better).
+        (``founding_configuration()``, unless the caller knows the addresses better).
         """
         founding = founding or founding_configuration(config)
         state = cls(state_path(config, node), node, founding)
