@@ -49,10 +49,7 @@ def ready(
         return False, why
     node, leader, epoch = view.node, view.leader, view.epoch
     if leader is None:
-        return False, (
-            f"node {node} knows no leader holding a lease (epoch {epoch}): none elected, "
-            "none heard, or its own lease lapsed"
-        )
+        return False, f"node {node} knows no leader (epoch {epoch}): none elected, or none heard"
     if leader == node:
         if view.is_leader:
             return True, f"node {node} leads epoch {epoch} with its lease held"
