@@ -348,19 +348,6 @@ class Lease:
             basis = min(seq, basis) if basis is not None else seq
         return basis
 
-    def gone(self, peer: int, now: float) -> bool:
-        """``peer``'s process is gone (its connection was refused): it holds the lease
-        back no longer, nor counts as live, until it answers again (a follower the
-        failure detector does not watch, as under the steady rules, is not suspected).
-        True if the basis moved."""
-        if peer not in self.peers:
-            return False
-        self._answered[peer] = min(self._answered.get(peer, 0), self.seq - self.horizon)
-        self._acked.pop(peer, None)
-        if self.epoch is None:
-            return False
-        return self._move(now)
-
     def refresh(self, now: float) -> bool:
         """At a heartbeat: followers silent for too long stop holding the lease back.
         True if the basis moved."""
@@ -414,12 +401,6 @@ class Lease:
     def holds(self, now: float) -> bool:
         """Whether this node holds its lease at ``now`` on its clock."""
         return self.held and not reached(now, self.until)
-
-    @property
-    def lapsed(self) -> bool:
-        """Whether this leadership's lease ran out (:meth:`lapse`) and has not been
-        granted again."""
-        return self.epoch is not None and self.basis is None and self._lapsed
 
     @property
     def granted(self) -> bool:
