@@ -64,7 +64,7 @@ def refusal(view: NodeView, lease: Lease | None, leading: bool, to: int) -> str 
 
 def _unfit(me: int, lease: Lease, to: int) -> str | None:
     """Why member ``to`` may not take over from leader ``me`` now, or ``None``."""
-    if len(lease.voting) != len(lease.peers) and to not in lease.voting:
+    if to in lease.peers and to not in lease.voting:  # a learner
         return f"node {to} is a learner: it votes in no round yet, so it may not lead"
     if not lease.live(to):
         return (

@@ -262,7 +262,7 @@ class Member:
         if lease is not None:
             lease.reconfigure(self._peers(), configuration.voters)
         if steady is not None:
-            steady.prevoting.majority = max(1, len(configuration.voters)) // 2 + 1
+            steady.reconfigure(len(configuration.voters))
         if self.state is NodeState.LEADER and not self.voter:
             self.demote("removed", rejoin=False)
         if self.detector is not None:

@@ -147,6 +147,11 @@ class SteadyRules:
         self.resigned = False
         self.refused: set[int] = set()
 
+    def reconfigure(self, voters: int) -> None:
+        """The cluster's configuration changed: a pre-vote's majority is counted among
+        its ``voters`` from now on."""
+        self.prevoting.majority = max(1, voters) // 2 + 1
+
     def key(self) -> tuple[object, ...]:
         """The rules' state as a hashable value (see ``Member.key``)."""
         return (
