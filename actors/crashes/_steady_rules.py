@@ -187,8 +187,15 @@ class SteadyRules:
         (rule 2); that memory is gone, and the previous life stopped before now, so it
         keeps the promise from now for as long: until then it acknowledges no leader but
         the one its previous lives acknowledged last (its state file keeps it), grants
-        no pre-vote, and no lease of its own runs from a heartbeat sent before then."""
+        no pre-vote, and no lease of its own runs from a heartbeat sent before then.
+
+        Only a node whose state file says it led the round it acknowledged last made no
+        promise to another (what it acknowledged is durable before it says so).  A new
+        node cannot tell itself from one whose state was lost, so it keeps the promise
+        too: a cluster's first lease comes at most that much later."""
         member = self.member
+        if member.rounds.acked_leader == member.id:
+            return
         until = member.now + self.settings.vouch
         self.promised_until = until
         if member.lease is not None:
@@ -399,7 +406,9 @@ class SteadyRules:
         # even after hearing of a newer round, which gets no majority from it.  A
         # restarted node that has not found its leader yet answers in its floor: a leader
         # of an older round learns that it will not be acknowledged here.)
-        member.emit(Send(sender, Pong(seq), self.answer(sender, epoch)))
+        answer = self.answer(sender, epoch)
+        if answer is not None:
+            member.emit(Send(sender, Pong(seq), answer))
 
     def _heartbeat(self, sender: int, epoch: int) -> None:
         member = self.member
@@ -451,15 +460,16 @@ class SteadyRules:
         reported before)."""
         return epoch >= self.member.floor
 
-    def answer(self, leader: int, epoch: int) -> int:
+    def answer(self, leader: int, epoch: int) -> int | None:
         """The epoch of this node's ``pong`` to the heartbeat of ``leader`` of round
-        ``epoch``.
+        ``epoch`` (``None``: no answer yet).
 
         - ``epoch``, an acknowledgement, only to the leader it follows in that round,
           and only if it acknowledged no other leader of the round
-          (``Rounds.may_acknowledge``) — and, while it keeps its previous life's promise
+          (``Rounds.may_acknowledge``); while it keeps its previous life's promise
           (:meth:`restarted`), only if that is the round and leader it acknowledged
-          last;
+          last, and no answer at all to any other (it would acknowledge it but may not
+          yet: to the leader it is a node still restarting, not one that refuses it);
         - else its own epoch, or its floor if that is larger (a restarted node that has
           not found its leader): a leader of an older round learns that it is refused;
         - and 0 if that is ``epoch`` itself: a refusal in the leader's own round.
@@ -471,8 +481,9 @@ class SteadyRules:
             and leader == member.elected
             and leader != member.id
             and rounds.may_acknowledge(epoch, leader)
-            and (not self.promising or (rounds.acked, rounds.acked_leader) == (epoch, leader))
         ):
+            if self.promising and (rounds.acked, rounds.acked_leader) != (epoch, leader):
+                return None
             rounds.acknowledge(epoch, leader)
             return epoch
         mine = max(member.epoch, member.floor)

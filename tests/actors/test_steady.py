@@ -225,26 +225,35 @@ def test_a_restarted_node_keeps_its_last_life_s_promise_for_a_vouch() -> None:
     # Its last life acknowledged 2, leader of epoch 7, perhaps a moment before it went
     # down: 2's lease may run until a vouch after that.  Restarted at 10.0, it grants no
     # pre-vote and acknowledges no leader but 2 (in 7) until 10.0 + vouch: a lease of 3's
-    # would overlap 2's (the explorer found it: two leases at one instant).
+    # would overlap 2's (the explorer found it: two leases at one instant).  It follows 3
+    # meanwhile and does not answer its heartbeat (an answer in epoch 0 would tell 3 it
+    # is refused, and 3 would step down).
     vouch = SUSPECT_AFTER - HEARTBEAT
     member = _restarted((7, 2), now=10.0)
     asked = member.handle_message(3, PreVote(1), 0, now=10.01)
     assert [a.message for a in asked if isinstance(a, Send)] == [PreVoteReply(1, False)]
     member.handle_message(3, Coordinator(), 8, now=10.02)  # 3 leads 8: followed
     assert (member.state, member.elected, member.epoch) == (NodeState.NOT_LEADER, 3, 8)
-    assert _pongs(member.handle_message(3, Ping(1), 8, now=10.03)) == [(3, 0)]  # no ack
-    assert _pongs(member.handle_message(3, Ping(2), 8, now=10.0 + vouch - 0.001)) == [(3, 0)]
+    assert _pongs(member.handle_message(3, Ping(1), 8, now=10.03)) == []
+    assert _pongs(member.handle_message(3, Ping(2), 8, now=10.0 + vouch - 0.001)) == []
     assert member.acknowledged == (7, 2)
     assert _pongs(member.handle_message(3, Ping(3), 8, now=10.0 + vouch)) == [(3, 8)]
     assert member.acknowledged == (8, 3)
+    # A leader of an older round is told no, as ever.
+    assert _pongs(member.handle_message(2, Ping(50), 7, now=10.0 + vouch)) == [(2, 8)]
     # The leader it acknowledged last is acknowledged at once, as before.
     again = _restarted((7, 2), now=20.0)
     again.handle_message(2, Ping(40), 7, now=20.01)
     assert _pongs(again.handle_message(2, Ping(41), 7, now=20.02)) == [(2, 7)]
-    # A node whose state was lost knows no such leader: it acknowledges none meanwhile.
-    wiped = _restarted(None, now=30.0)
-    wiped.handle_message(2, Ping(40), 7, now=30.01)
-    assert _pongs(wiped.handle_message(2, Ping(41), 7, now=30.02)) == [(2, 0)]
+    # A node that led the round it acknowledged last made no promise to another: it
+    # acknowledges the leader it finds at once.
+    led = _restarted((7, 1), now=30.0)
+    assert led.steady is not None and not led.steady.promising
+    led.handle_message(3, Coordinator(), 8, now=30.01)
+    assert _pongs(led.handle_message(3, Ping(1), 8, now=30.02)) == [(3, 8)]
+    # A new node cannot tell itself from one whose state was lost: it keeps it too.
+    new = _restarted((0, None), now=40.0)
+    assert new.steady is not None and new.steady.promising
 
 
 def test_a_restarted_node_s_own_lease_runs_from_no_heartbeat_of_its_promise() -> None:
