@@ -126,6 +126,7 @@ class Lease:
         "_start",
         "basis",
         "epoch",
+        "not_before",
         "peers",
         "seq",
         "settings",
@@ -158,6 +159,10 @@ class Lease:
         self._absent: frozenset[int] = frozenset()  # left out until they answer (begin)
         self._sent: dict[int, float] = {}  # heartbeat → when it left (the lease's window)
         self.until = 0.0
+        #: No heartbeat sent before this moment (on this node's clock) is a lease's basis:
+        #: a restarted node's previous life may have promised another leader until then
+        #: (``SteadyRules.restarted``).
+        self.not_before = 0.0
 
     def _voting(self, voters: Iterable[int] | None) -> tuple[int, ...]:
         if voters is None:
@@ -228,6 +233,7 @@ class Lease:
             frozenset(self._from.items()),
             frozenset((seq - n, round(at - now, 9)) for n, at in self._sent.items()),
             0.0 if reached(now, self.until) else round(self.until - now, 9),
+            0.0 if reached(now, self.not_before) else round(self.not_before - now, 9),
         )
 
     def _joined_order(self) -> tuple[frozenset[int], ...]:
@@ -249,6 +255,11 @@ class Lease:
         """The number of the heartbeat the leader sends ``now``."""
         self.seq += 1
         self._sent[self.seq] = now
+        if self.epoch is not None and not reached(now, self.not_before):
+            # Sent while a promise of its previous life may still run: no basis, and the
+            # wait for a first lease counts from the next one.
+            self._start = self.seq
+            self._acked.clear()
         self._forget()
         return self.seq
 

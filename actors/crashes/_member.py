@@ -413,6 +413,8 @@ class Member:
         self._at(now)
         settings = self.settings
         if settings is not None:
+            if self.recovery is not None and self.steady is not None:
+                self.steady.restarted()  # (before its first heartbeat)
             self.tick()
             if self.recovery is not None:
                 for peer in sorted(self.policy.rejoin(self)):

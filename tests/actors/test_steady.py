@@ -10,8 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from ringleader.actors import NewRound, NodeState
-from ringleader.actors.crashes import Configuration, PreVoteReply, SteadySettings
+from ringleader.actors import ALGORITHMS, Member, NewRound, NodeState, crash_policy
+from ringleader.actors.algorithms._bully import Coordinator
+from ringleader.actors.core import Action, Send
+from ringleader.actors.crashes import (
+    Configuration,
+    Ping,
+    PreVote,
+    PreVoteReply,
+    SteadySettings,
+)
 from ringleader.actors.crashes._prevote import PreVoting
 from ringleader.topologies import ConfigError, load_config
 from tests.steady_world import HEARTBEAT, SUSPECT_AFTER, World
@@ -190,6 +198,74 @@ def test_a_restarted_node_follows_the_leader_it_finds(node: int) -> None:
     else:  # the leader: the others elected 4 meanwhile, and it stays
         assert world.agreed() is not None and world.agreed()[0] == 4  # type: ignore[index]
         assert world.since(t0) == []
+
+
+def _restarted(acknowledged: tuple[int, int | None] | None, now: float) -> Member:
+    """Node 1 of three, restarted at ``now`` with what its state file kept (epoch 7)."""
+    view = World(ids=(1, 2, 3))._view(1)
+    member = Member(
+        ALGORITHMS["bully"],
+        view,
+        recovering=True,
+        floor=7,
+        acknowledged=acknowledged,
+        policy=crash_policy(ALGORITHMS["bully"]),
+        steady=True,
+        durable=True,
+    )
+    member.handle_boot(now=now)
+    return member
+
+
+def _pongs(actions: list[Action]) -> list[tuple[int, int]]:
+    return [(a.to, a.epoch) for a in actions if isinstance(a, Send) and a.message.kind == "pong"]
+
+
+def test_a_restarted_node_keeps_its_last_life_s_promise_for_a_vouch() -> None:
+    # Its last life acknowledged 2, leader of epoch 7, perhaps a moment before it went
+    # down: 2's lease may run until a vouch after that.  Restarted at 10.0, it grants no
+    # pre-vote and acknowledges no leader but 2 (in 7) until 10.0 + vouch: a lease of 3's
+    # would overlap 2's (the explorer found it: two leases at one instant).  It follows 3
+    # meanwhile and does not answer its heartbeat (an answer in epoch 0 would tell 3 it
+    # is refused, and 3 would step down).
+    vouch = SUSPECT_AFTER - HEARTBEAT
+    member = _restarted((7, 2), now=10.0)
+    asked = member.handle_message(3, PreVote(1), 0, now=10.01)
+    assert [a.message for a in asked if isinstance(a, Send)] == [PreVoteReply(1, False)]
+    member.handle_message(3, Coordinator(), 8, now=10.02)  # 3 leads 8: followed
+    assert (member.state, member.elected, member.epoch) == (NodeState.NOT_LEADER, 3, 8)
+    assert _pongs(member.handle_message(3, Ping(1), 8, now=10.03)) == []
+    assert _pongs(member.handle_message(3, Ping(2), 8, now=10.0 + vouch - 0.001)) == []
+    assert member.acknowledged == (7, 2)
+    assert _pongs(member.handle_message(3, Ping(3), 8, now=10.0 + vouch)) == [(3, 8)]
+    assert member.acknowledged == (8, 3)
+    # A leader of an older round is told no, as ever.
+    assert _pongs(member.handle_message(2, Ping(50), 7, now=10.0 + vouch)) == [(2, 8)]
+    # The leader it acknowledged last is acknowledged at once, as before.
+    again = _restarted((7, 2), now=20.0)
+    again.handle_message(2, Ping(40), 7, now=20.01)
+    assert _pongs(again.handle_message(2, Ping(41), 7, now=20.02)) == [(2, 7)]
+    # A node that led the round it acknowledged last made no promise to another: it
+    # acknowledges the leader it finds at once.
+    led = _restarted((7, 1), now=30.0)
+    assert led.steady is not None and not led.steady.promising
+    led.handle_message(3, Coordinator(), 8, now=30.01)
+    assert _pongs(led.handle_message(3, Ping(1), 8, now=30.02)) == [(3, 8)]
+    # A new node cannot tell itself from one whose state was lost: it keeps it too.
+    new = _restarted((0, None), now=40.0)
+    assert new.steady is not None and new.steady.promising
+
+
+def test_a_restarted_node_s_own_lease_runs_from_no_heartbeat_of_its_promise() -> None:
+    member = _restarted((7, 2), now=10.0)
+    lease = member.lease
+    assert lease is not None and lease.not_before == pytest.approx(10.0 + SUSPECT_AFTER - HEARTBEAT)
+    lease.begin(9, absent={3})  # (3 is down)
+    early = lease.beat(10.05)
+    assert not lease.answer(2, early, 9, now=10.06) and not lease.held
+    late = lease.beat(lease.not_before)
+    assert lease.answer(2, late, 9, now=lease.not_before + 0.001) and lease.held
+    assert lease.until == pytest.approx(lease.not_before + 0.2)
 
 
 def test_with_preempt_a_higher_node_takes_over_in_one_hand_over() -> None:
