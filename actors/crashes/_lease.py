@@ -299,11 +299,13 @@ class Lease:
         basis = self._basis()
         if basis is None or (self.basis is not None and basis <= self.basis):
             return False
-        self.basis = basis
-        self._lapsed = False
         at = self._sent.get(basis)
         if at is None and basis == self.seq:  # none sent yet: a node with nobody to ask
             at = now
+        if at is not None and not reached(at, self.not_before):
+            return False  # (sent while a promise of its previous life may still run)
+        self.basis = basis
+        self._lapsed = False
         self.until = 0.0 if at is None else at + self.settings.lease
         return True
 

@@ -118,6 +118,7 @@ class Member:
         "_now",
         "_out",
         "_plain",
+        "_promise_due",
         "_sitting_out",
         "_stall",
         "_stalling",
@@ -210,6 +211,9 @@ class Member:
         #: No failure detector and never restarted: nobody is ever suspected, and a
         #: message of the current round is the election's business alone.
         self._plain = self.detector is None and self.recovery is None
+        #: A restarted node's promise (rule 7) starts with its first event, whatever
+        #: that is: a host may hand it a frame before its boot.
+        self._promise_due = self.recovery is not None and self.steady is not None
 
     def _peers(self) -> list[int]:
         """Every other member: whom a leader's heartbeat goes to."""
@@ -413,8 +417,6 @@ class Member:
         self._at(now)
         settings = self.settings
         if settings is not None:
-            if self.recovery is not None and self.steady is not None:
-                self.steady.restarted()  # (before its first heartbeat)
             self.tick()
             if self.recovery is not None:
                 for peer in sorted(self.policy.rejoin(self)):
@@ -683,6 +685,10 @@ class Member:
         """An event at ``now``: True if it finds that this node stood still meanwhile
         (then that is handled first)."""
         self._now = now
+        if self._promise_due:
+            self._promise_due = False
+            assert self.steady is not None
+            self.steady.restarted()
         detector = self.detector
         if detector is None:
             return False

@@ -33,7 +33,8 @@ algorithms behave, and count, as the slides say).  With the failure detector and
    :attr:`SteadySettings.vouch` from its start it grants no pre-vote, acknowledges no
    leader but the round and leader its state file says it acknowledged last (it leaves
    another leader's heartbeat unanswered), and no lease of its own runs from a
-   heartbeat it sent meanwhile — unless its state file says it led that round.
+   heartbeat it sent meanwhile — unless, with a quorum, its state file says it led
+   that round.  The wait counts from its first event.
 
 :class:`SteadySettings` are their settings; ``_steady_rules.py`` holds the part of a
 :class:`~ringleader.actors.Member` that applies them.

@@ -190,11 +190,13 @@ class SteadyRules:
         no pre-vote, and no lease of its own runs from a heartbeat sent before then.
 
         Only a node whose state file says it led the round it acknowledged last made no
-        promise to another (what it acknowledged is durable before it says so).  A new
-        node cannot tell itself from one whose state was lost, so it keeps the promise
-        too: a cluster's first lease comes at most that much later."""
+        promise to another, with a quorum (what it acknowledged is durable before it
+        says so, and it acknowledges no older round after it; without a quorum it may
+        have, unrecorded).  A new node cannot tell itself from one whose state was lost,
+        so it keeps the promise too: a cluster's first lease comes at most that much
+        later.  The member calls this at its first event, whatever that is."""
         member = self.member
-        if member.rounds.acked_leader == member.id:
+        if member.rounds.acked_leader == member.id and self.settings.quorum:
             return
         until = member.now + self.settings.vouch
         self.promised_until = until

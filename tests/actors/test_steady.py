@@ -15,6 +15,8 @@ from ringleader.actors.algorithms._bully import Coordinator
 from ringleader.actors.core import Action, Send
 from ringleader.actors.crashes import (
     Configuration,
+    Lease,
+    LeaseSettings,
     Ping,
     PreVote,
     PreVoteReply,
@@ -256,6 +258,27 @@ def test_a_restarted_node_keeps_its_last_life_s_promise_for_a_vouch() -> None:
     assert new.steady is not None and new.steady.promising
 
 
+def test_a_restarted_node_keeps_its_promise_from_its_first_event_even_before_its_boot() -> None:
+    # A host may hand the member a frame before its boot (one that arrived while its
+    # links were made): the promise starts with that frame, not with the boot.
+    view = World(ids=(1, 2, 3))._view(1)
+    member = Member(
+        ALGORITHMS["bully"],
+        view,
+        recovering=True,
+        floor=7,
+        acknowledged=(7, 2),
+        policy=crash_policy(ALGORITHMS["bully"]),
+        steady=True,
+        durable=True,
+    )
+    member.handle_message(3, Coordinator(), 8, now=10.0)
+    assert _pongs(member.handle_message(3, Ping(1), 8, now=10.01)) == []
+    member.handle_boot(now=10.02)
+    assert member.steady is not None and member.steady.promising
+    assert member.acknowledged == (7, 2)
+
+
 def test_a_restarted_node_s_own_lease_runs_from_no_heartbeat_of_its_promise() -> None:
     member = _restarted((7, 2), now=10.0)
     lease = member.lease
@@ -266,6 +289,14 @@ def test_a_restarted_node_s_own_lease_runs_from_no_heartbeat_of_its_promise() ->
     late = lease.beat(lease.not_before)
     assert lease.answer(2, late, 9, now=lease.not_before + 0.001) and lease.held
     assert lease.until == pytest.approx(lease.not_before + 0.2)
+    # Alone (nobody to ask), no more: a lease needs a heartbeat sent after the promise.
+    alone = Lease(LeaseSettings(0.2, HEARTBEAT, SUSPECT_AFTER, quorum=True), ())
+    alone.not_before = 1.0
+    alone.begin(3)
+    alone.beat(0.95)
+    assert not alone.refresh(0.96) and not alone.held
+    alone.beat(1.0)
+    assert alone.refresh(1.0) and alone.held
 
 
 def test_with_preempt_a_higher_node_takes_over_in_one_hand_over() -> None:

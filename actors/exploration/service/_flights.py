@@ -29,6 +29,7 @@ class Flights:
         self._ids: dict[tuple[int, int, int], int] = {}
         self._aged: dict[int, int] = {EMPTY: EMPTY}
         self._due: dict[int, bool] = {EMPTY: False}
+        self._untagged: dict[tuple[int, int], int] = {}
 
     def __len__(self) -> int:
         return len(self.channels)
@@ -96,7 +97,11 @@ class Flights:
         """Link ``content`` with ``bits`` taken out of every frame's tag."""
         if content == EMPTY:
             return content
-        return self._rebuild(content, lambda m, age, tag: (m, age, tag & ~bits))
+        found = self._untagged.get((content, bits))
+        if found is None:
+            found = self._rebuild(content, lambda m, age, tag: (m, age, tag & ~bits))
+            self._untagged[content, bits] = found
+        return found
 
     def _rebuild(
         self, content: int, change: Callable[[int, int, int], tuple[int, int, int]]
