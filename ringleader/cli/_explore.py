@@ -76,7 +76,8 @@ def add_explore_command(commands: Any) -> argparse.ArgumentParser:
         action="store_true",
         help="keep every state whole and the explored graph (the most memory: hundreds of "
         "bytes a state), instead of a 64-bit fingerprint of each (about 32 bytes a "
-        "state; two states could share one, at the odds the report gives)",
+        "state; two states could share one, at the odds the report gives); with "
+        "--service, which keeps them whole unless --lean: whole states in the lean search",
     )
     limits.add_argument(
         "--out",
@@ -138,6 +139,7 @@ def explore_command(args: argparse.Namespace, config: Config, out: Console, err:
         "walks",
         "capacity",
         "max_seconds",
+        "lean",
     ):
         if getattr(args, option) is not None:
             flag = option.replace("_", "-")
