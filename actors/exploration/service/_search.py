@@ -97,7 +97,10 @@ def search(
     ``exact``), the frontier on disk past ``bound`` bytes and no graph: no progress
     check."""
     collecting = gc.isenabled()
-    gc.disable()  # millions of tuples, none in a cycle: the collector would walk them all
+    if not lean:  # millions of tuples, none in a cycle: the collector would walk them all
+        # (A lean search holds few objects: the collector stays on, and frees the
+        # cycles each step's copies of members leave, hundreds of bytes a state.)
+        gc.disable()
     began = time.perf_counter()
     peak = _peak_resident()
     try:
