@@ -53,7 +53,8 @@ def add_explore_command(commands: Any) -> argparse.ArgumentParser:
         epilog="Exit status: 0 nothing violated, every state explored and every check "
         "applied; 1 a violation found (the notes' message count too); 2 bad usage or "
         f"config; {INCOMPLETE} nothing violated in the states explored, but not every state "
-        "was (a limit stopped the search), or a check found nothing to check. Examples: "
+        "was (a limit stopped the search), or a check was not made (nothing to check; "
+        "--service --lean: the progress check). Examples: "
         "ringleader explore examples/chang_roberts_table.toml --out cr && ringleader "
         "diagram cr/max.jsonl -o max.svg; ringleader explore "
         "examples/service/cluster.toml --service",
