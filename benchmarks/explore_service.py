@@ -93,9 +93,7 @@ def rows(quick: bool, five: Path) -> list[Row]:
         *two,
         Row("crashes 2 (lean)", _faults(crashes=2), 300, lean=True),
         Row("every fault 1, 2M states", ("--faults", "1"), 300, max_states=2_000_000),
-        Row(
-            "every fault 1, 2M (lean)", ("--faults", "1"), 300, lean=True, max_states=2_000_000
-        ),
+        Row("every fault 1, 2M (lean)", ("--faults", "1"), 300, lean=True, max_states=2_000_000),
         Row("every fault 1", ("--faults", "1"), 300),
         Row("every fault 1 (lean)", ("--faults", "1"), 300, lean=True),
         Row("every fault 2 (the goal)", ("--faults", "2"), GOAL_SECONDS),

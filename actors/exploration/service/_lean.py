@@ -160,7 +160,7 @@ class LeanSearch:
                 self.spilled = frontier.spilled
                 self._frontier_peak = frontier.peak
 
-    def _levels(self, initial: tuple[int, ...], frontier: Frontier) -> str | None:  # noqa: PLR0912
+    def _levels(self, initial: tuple[int, ...], frontier: Frontier) -> str | None:  # noqa: PLR0912, PLR0915
         records = self._records
         assert records is not None
         expand, found = self.model.expand, self._found
