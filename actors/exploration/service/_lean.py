@@ -14,6 +14,13 @@ first violation of each check it finds is by a shortest path, as there.  What it
   back from these records, state by state, into the events that
   :func:`~._replay.service_records` runs again.
 
+A violation's path ends with the step that broke the check.  Where that step led to a
+state seen before (whose number a fingerprint does not keep), the path is the one to
+the state the step was made from, and the step: one step longer, at most, than the
+full search's, which goes to the state reached by the path that first found it.  The
+first violation of a check is on a step to a state found by it wherever the checks are
+the states' (the same path then), as in every search the tests compare.
+
 It keeps no graph, so it cannot make the progress check (``no_progress``), which walks
 the graph backwards: a lean search reports it not checked, however complete.
 
