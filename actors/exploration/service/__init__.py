@@ -13,6 +13,8 @@ service's guarantees in each (``_checks.py``).
 - ``_model.py``: :class:`ServiceModel`, the global state and every step;
 - ``_checks.py``: what is checked (:data:`CHECKS`), :class:`Finding`;
 - ``_search.py``: :func:`search`, breadth-first, then progress;
+- ``_lean.py``: the same search lean (``search(lean=True)``): fingerprints seen, the
+  frontier on disk, no graph (no progress check);
 - ``_walks.py``: :func:`walk`, seeded random runs, for what is too deep or wide;
 - ``_replay.py``: a path found, run again into a trace (:func:`service_records`);
 - ``_changes.py``: membership changes explored (:class:`ChangesModel`,
