@@ -6,9 +6,9 @@ same states, numbers them alike, makes every step's safety checks as it goes, an
 first violation of each check it finds is by a shortest path, as there.  What it keeps:
 
 - in memory, the 64-bit fingerprint of every state seen (the notes' explorer's
-  :class:`~.._fingerprints.Seen`: 11 to 21 bytes a state) — or, ``exact``, every state
+  ``Seen``, ``../_fingerprints.py``: 11 to 21 bytes a state) — or, ``exact``, every state
   whole in a set, where no two states may be taken for one;
-- the frontier, packed, in a temporary file past its bound (:class:`~.._frontier.Frontier`);
+- the frontier, packed, in a temporary file past its bound (``Frontier``, ``../_frontier.py``);
 - on disk, in a temporary file, one record a state: the state before it on a shortest
   path and the step from there (its event's number).  A counterexample's path is read
   back from these records, state by state, into the events that
@@ -25,7 +25,7 @@ It keeps no graph, so it cannot make the progress check (``no_progress``), which
 the graph backwards: a lean search reports it not checked, however complete.
 
 Two states with one fingerprint are taken for one, at the odds
-:func:`~.._fingerprints.collision_odds` gives (``n(n − 1)/2⁶⁵`` for ``n`` states, as TLC
+``collision_odds`` (``../_fingerprints.py``) gives (``n(n − 1)/2⁶⁵`` for ``n`` states, as TLC
 estimates them).
 """
 
