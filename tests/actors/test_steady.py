@@ -202,8 +202,9 @@ def test_a_restarted_node_follows_the_leader_it_finds(node: int) -> None:
         assert world.since(t0) == []
 
 
-def _restarted(acknowledged: tuple[int, int | None] | None, now: float) -> Member:
-    """Node 1 of three, restarted at ``now`` with what its state file kept (epoch 7)."""
+def _restarted(acknowledged: tuple[int, int | None] | None, now: float | None) -> Member:
+    """Node 1 of three, restarted with what its state file kept (epoch 7), booted at
+    ``now`` (``None``: not yet)."""
     view = World(ids=(1, 2, 3))._view(1)
     member = Member(
         ALGORITHMS["bully"],
@@ -215,7 +216,8 @@ def _restarted(acknowledged: tuple[int, int | None] | None, now: float) -> Membe
         steady=True,
         durable=True,
     )
-    member.handle_boot(now=now)
+    if now is not None:
+        member.handle_boot(now=now)
     return member
 
 
@@ -261,17 +263,7 @@ def test_a_restarted_node_keeps_its_last_life_s_promise_for_a_vouch() -> None:
 def test_a_restarted_node_keeps_its_promise_from_its_first_event_even_before_its_boot() -> None:
     # A host may hand the member a frame before its boot (one that arrived while its
     # links were made): the promise starts with that frame, not with the boot.
-    view = World(ids=(1, 2, 3))._view(1)
-    member = Member(
-        ALGORITHMS["bully"],
-        view,
-        recovering=True,
-        floor=7,
-        acknowledged=(7, 2),
-        policy=crash_policy(ALGORITHMS["bully"]),
-        steady=True,
-        durable=True,
-    )
+    member = _restarted((7, 2), now=None)
     member.handle_message(3, Coordinator(), 8, now=10.0)
     assert _pongs(member.handle_message(3, Ping(1), 8, now=10.01)) == []
     member.handle_boot(now=10.02)
