@@ -539,8 +539,15 @@ class Member:
         """Proof that ``node``'s process is dead (the host's link to it was refused):
         suspect it now rather than after ``suspect_after`` of silence, if it is watched
         and the fast path is on.  Silence is never proof: only a host that saw a refusal
-        calls this (see docs/how-to/crashes.md, "How it works")."""
+        calls this (see docs/how-to/crashes.md, "How it works").
+
+        Under the steady rules the leader this node follows is not suspected if it
+        handed over: a leader that stops hands over first, and its successor's heartbeat
+        is awaited (if it does not come, the old leader's silence is suspected, as any)."""
         self._at(now)
+        steady = self.steady
+        if steady is not None and steady.handed_over_by(node):
+            return self.flush()  # its stop, not a crash
         detector = self.detector
         if detector is not None and detector.settings.fast_failover and detector.dead(node):
             self._out.append(Notice("suspect", node, self.epoch, PROOF_OF_DEATH))

@@ -22,7 +22,7 @@ from ringleader.actors.crashes import (
 )
 from ringleader.actors.crashes._prevote import PreVoting
 from ringleader.topologies import ConfigError, load_config
-from tests.steady_world import HEARTBEAT, SUSPECT_AFTER, World
+from tests.steady_world import DELAY, HEARTBEAT, SUSPECT_AFTER, World
 
 
 def settled(world: World, seconds: float = 3.0) -> tuple[int, int]:
@@ -430,6 +430,31 @@ def test_a_stopping_leader_hands_over_to_the_node_that_joined_last() -> None:
     world.call(5, "resign", reason="stopped", stopping=True)
     world.run(HEARTBEAT)
     assert world.agreed() is not None and world.agreed()[0] == 2  # type: ignore[index]
+
+
+def test_a_stopping_leader_s_refused_connection_after_its_hand_over_is_no_crash() -> None:
+    """A leader that stops hands over, then its process goes: its followers find its
+    connection refused, some before the successor's heartbeat came.  That is its stop,
+    not a crash: they wait for the successor (issue 32: a follower logged "suspects node
+    2: connection refused", and won "the round (crash of 2)")."""
+    world = started()
+    t0 = world.now
+    world.call(5, "resign", reason="stopped", stopping=True)
+    world.run(1.5 * DELAY)  # the hand-over has reached every node, 4's heartbeat not yet
+    world.crash(5)
+    for node in (1, 2, 3, 4):
+        world.call(node, "peer_dead", 5)
+    world.run(1.0)
+    assert world.agreed() is not None and world.agreed()[0] == 4  # type: ignore[index]
+    told = [(n, a.kind) for t, n, a in world.notices if t >= t0 and a.kind != "stalled"]
+    assert (5, "handover") in told
+    assert [(n, k) for n, k in told if k in ("suspect", "prevote", "election")] == [
+        (4, "election")  # its take-over, "handed over by 5"
+    ]
+    assert [(c.node, c.kind, c.why) for c in world.since(t0)] == [
+        (5, "lost", "stopped"),
+        (4, "led", ""),
+    ]
 
 
 # -- the detector's traffic ------------------------------------------------------------------
