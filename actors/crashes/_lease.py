@@ -414,6 +414,12 @@ class Lease:
         return self.held and not reached(now, self.until)
 
     @property
+    def lapsed(self) -> bool:
+        """Whether this leadership's lease ran out (:meth:`lapse`) and has not been
+        granted again."""
+        return self.epoch is not None and self.basis is None and self._lapsed
+
+    @property
     def granted(self) -> bool:
         """Whether this leadership was granted a lease in its round (it may have lapsed
         since)."""

@@ -657,7 +657,8 @@ class Member:
         else:
             until = 0.0
         held = tenure.until
-        publish, moved = tenure.publish(stance, until, now)
+        lapsed = lease is not None and stance[0] is NodeState.LEADER and lease.lapsed
+        publish, moved = tenure.publish(stance, until, now, lapsed=lapsed)
         steady = self.steady is not None
         changed, last = tenure.report(stance, held, until, now, steady=steady)
         front: list[Action] = []

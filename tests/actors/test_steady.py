@@ -457,6 +457,23 @@ def test_a_stopping_leader_s_refused_connection_after_its_hand_over_is_no_crash(
     ]
 
 
+def test_a_leader_that_stood_still_past_its_lease_names_no_leader_when_it_wakes() -> None:
+    """Its first event after the pause finds its lease ran out: it publishes that it
+    names no leader (``leads`` of its first line, ``lost``), not itself, until a majority
+    answers it again in its round (issue 32: the first line after SIGCONT named itself,
+    though another led by then, as here)."""
+    world = started()
+    t0 = world.now
+    world.pause(5, 0.28)  # longer than its lease (0.2 s), shorter than suspect_after
+    world.run(1.0)
+    after = [(t, p) for t, n, p in world.publications if n == 5 and t > t0]
+    assert after[0][0] == pytest.approx(t0 + 0.28)
+    assert (after[0][1].leader, after[0][1].lease_until) == (None, 0.0)
+    told = [(a.kind, a.detail) for t, n, a in world.notices if n == 5 and t > t0]
+    assert told[:2] == [("stalled", told[0][1]), ("lost", "paused")]
+    assert world.agreed() is not None  # and the cluster goes on, with one leader
+
+
 # -- the detector's traffic ------------------------------------------------------------------
 
 

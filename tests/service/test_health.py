@@ -180,7 +180,8 @@ def test_the_verdicts_say_why_in_one_line() -> None:
     assert ready(view(2, math.inf), True, None)[0] is True  # no lease configured
     assert ready(view(None, 0.0), True, None) == (
         False,
-        "node 2 knows no leader (epoch 7): none elected, or none heard",
+        "node 2 knows no leader holding a lease (epoch 7): "
+        "none elected, none heard, or its own lease lapsed",
     )
     assert ready(view(3, 0.0), True, None) == (True, "node 2 follows node 3 (epoch 7)")
     assert ready(view(3, 0.0), True, None, {3}) == (
