@@ -457,6 +457,31 @@ def test_a_stopping_leader_s_refused_connection_after_its_hand_over_is_no_crash(
     ]
 
 
+def test_a_follower_whose_process_is_gone_holds_the_lease_back_no_longer() -> None:
+    """The leader watches no follower under the steady rules, so a follower that stopped
+    (a rolling restart) held the leader's lease back until it had missed all but two of
+    a lease's heartbeats: one heartbeat before the lease's end, counted in heartbeats,
+    which a loaded machine runs late while the lease ends on the clock (issue 30: the
+    lease lapsed).  Its refused connection is proof enough, as it acknowledged this
+    leader last: it counts no longer."""
+    world = started()
+    five = world.members[5]
+    assert five.lease is not None
+    lease = five.lease.settings.lease
+    world.crash(1)
+    t0 = world.now
+    world.call(5, "peer_dead", 1)
+    world.run(2 * HEARTBEAT)
+    # Renewed by the others' answers to a heartbeat sent since, not stuck at 1's last.
+    assert five.lease.until >= t0 + HEARTBEAT + lease
+    assert not five.lease.live(1)
+    world.run(1.0)
+    assert world.since(t0) == []
+    world.boot(1)  # back: it follows, and counts again once it acknowledges
+    world.run(1.0)
+    assert world.since(t0) == [] and five.lease.live(1)
+
+
 def test_a_leader_that_stood_still_past_its_lease_names_no_leader_when_it_wakes() -> None:
     """Its first event after the pause finds its lease ran out: it publishes that it
     names no leader (``leads`` of its first line, ``lost``), not itself, until a majority
