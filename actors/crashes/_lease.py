@@ -16,7 +16,9 @@ Which acknowledgements the basis needs:
 
 - every follower that is still answering (it ponged, in any epoch, within the last
   ``lease`` worth of heartbeats, and the failure detector does not suspect it): a
-  crashed follower stops counting (at once on proof of death), a follower still in
+  crashed follower stops counting (at once on proof of death; under the steady rules,
+  where a leader watches no follower, at once only if its newest answer acknowledged
+  this leadership, :meth:`Lease.gone`), a follower still in
   another epoch (a stale leader's, or the previous leader that has not heard of this
   round yet) holds the lease back;
 - with ``quorum``, also a majority of the whole cluster (the leader counts itself), so
@@ -361,6 +363,25 @@ class Lease:
             basis = min(seq, basis) if basis is not None else seq
         return basis
 
+    def gone(self, peer: int, now: float) -> bool:
+        """``peer``'s process is gone (its connection was refused): if its newest answer
+        acknowledged this leadership, it holds the lease back no longer, nor counts as
+        live or in a majority, until it answers again.  True if the basis moved.
+
+        Only then: its acknowledgements promised this leader alone, and a restarted node
+        keeps its last life's promise (``SteadyRules.restarted``), so it helps elect
+        nobody else meanwhile.  A follower that answered from another round vouched for
+        another leader, whose lease may rest on that acknowledgement after it died: the
+        refusal proves the process gone now, not that lease ended, so it holds this
+        lease back until it has been silent for long enough, as any follower does."""
+        if peer not in self.peers or self.epoch is None:
+            return False
+        if self._from.get(peer) != self.epoch or peer not in self._acked:
+            return False
+        self._answered[peer] = min(self._answered.get(peer, 0), self.seq - self.horizon)
+        self._acked.pop(peer, None)
+        return self._move(now)
+
     def refresh(self, now: float) -> bool:
         """At a heartbeat: followers silent for too long stop holding the lease back.
         True if the basis moved."""
@@ -414,6 +435,12 @@ class Lease:
     def holds(self, now: float) -> bool:
         """Whether this node holds its lease at ``now`` on its clock."""
         return self.held and not reached(now, self.until)
+
+    @property
+    def lapsed(self) -> bool:
+        """Whether this leadership's lease ran out (:meth:`lapse`) and has not been
+        granted again."""
+        return self.epoch is not None and self.basis is None and self._lapsed
 
     @property
     def granted(self) -> bool:

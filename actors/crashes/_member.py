@@ -541,10 +541,24 @@ class Member:
         """Proof that ``node``'s process is dead (the host's link to it was refused):
         suspect it now rather than after ``suspect_after`` of silence, if it is watched
         and the fast path is on.  Silence is never proof: only a host that saw a refusal
-        calls this (see docs/how-to/crashes.md, "How it works")."""
+        calls this (see docs/how-to/crashes.md, "How it works").
+
+        A leader's lease waits no longer for a follower whose newest answer
+        acknowledged it, watched or not (:meth:`~ringleader.actors.Lease.gone`).
+        Under the steady rules the leader this node follows is not suspected if it
+        handed over: a leader that stops hands over first, and its successor's heartbeat
+        is awaited (if it does not come, the old leader's silence is suspected, as any)."""
         self._at(now)
+        steady = self.steady
+        if steady is not None and steady.handed_over_by(node):
+            return self.flush()  # its stop, not a crash
         detector = self.detector
-        if detector is not None and detector.settings.fast_failover and detector.dead(node):
+        if detector is None or not detector.settings.fast_failover:
+            return self.flush()
+        lease = self.lease
+        if lease is not None and lease.gone(node, now):
+            self._leads_with(lease)  # (its lease no longer waits for the dead one)
+        if detector.dead(node):
             self._out.append(Notice("suspect", node, self.epoch, PROOF_OF_DEATH))
             self.carry_out(self.policy.on_suspect(self, node))
             self.rewatch()
@@ -652,7 +666,8 @@ class Member:
         else:
             until = 0.0
         held = tenure.until
-        publish, moved = tenure.publish(stance, until, now)
+        lapsed = lease is not None and stance[0] is NodeState.LEADER and lease.lapsed
+        publish, moved = tenure.publish(stance, until, now, lapsed=lapsed)
         steady = self.steady is not None
         changed, last = tenure.report(stance, held, until, now, steady=steady)
         front: list[Action] = []

@@ -565,6 +565,17 @@ class SteadyRules:
         if waiting is not None and waiting[0] == to:  # its heartbeat came first: follow it
             member.adopt(*waiting)
 
+    def handed_over_by(self, node: int) -> bool:
+        """Whether ``node`` is the leader this node follows and it handed over (to
+        :attr:`handed_to`, whose heartbeat is awaited): a leader that stops hands over
+        first, so its process going away is its stop, not a crash."""
+        member = self.member
+        return (
+            self.handed_to is not None
+            and node == member.elected
+            and member.state is NodeState.NOT_LEADER
+        )
+
     def _take_over(self, previous: int) -> None:
         """Lead now, in a round of this node's own (nobody else leads its epoch), and say
         so with a heartbeat at once."""

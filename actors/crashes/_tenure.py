@@ -97,11 +97,15 @@ class Tenure:
         if self._previous is None or self._previous[0] != leader:
             self._previous = (leader, min(end, now))
 
-    def publish(self, stance: Stance, until: float, now: float) -> tuple[Publish | None, bool]:
+    def publish(
+        self, stance: Stance, until: float, now: float, *, lapsed: bool = False
+    ) -> tuple[Publish | None, bool]:
         """What to publish after an event (``None``: nothing changed), and whether the
-        lease's end moved."""
+        lease's end moved.  ``lapsed``: this leader's lease ran out (on its clock, or
+        while it stood still) and it keeps its round: it names no leader until it holds
+        a lease again, for another may lead by now."""
         state, elected, epoch = stance
-        leader = None if state is NodeState.UNDECIDED else elected
+        leader = None if state is NodeState.UNDECIDED or lapsed else elected
         moved = until != self.until
         news = (leader, epoch, until)
         if news == self._published:

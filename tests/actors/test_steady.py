@@ -24,7 +24,7 @@ from ringleader.actors.crashes import (
 )
 from ringleader.actors.crashes._prevote import PreVoting
 from ringleader.topologies import ConfigError, load_config
-from tests.steady_world import HEARTBEAT, SUSPECT_AFTER, World
+from tests.steady_world import DELAY, HEARTBEAT, SUSPECT_AFTER, World
 
 
 def settled(world: World, seconds: float = 3.0) -> tuple[int, int]:
@@ -462,6 +462,73 @@ def test_a_stopping_leader_hands_over_to_the_node_that_joined_last() -> None:
     world.call(5, "resign", reason="stopped", stopping=True)
     world.run(HEARTBEAT)
     assert world.agreed() is not None and world.agreed()[0] == 2  # type: ignore[index]
+
+
+def test_a_stopping_leader_s_refused_connection_after_its_hand_over_is_no_crash() -> None:
+    """A leader that stops hands over, then its process goes: its followers find its
+    connection refused, some before the successor's heartbeat came.  That is its stop,
+    not a crash: they wait for the successor (issue 32: a follower logged "suspects node
+    2: connection refused", and won "the round (crash of 2)")."""
+    world = started()
+    t0 = world.now
+    world.call(5, "resign", reason="stopped", stopping=True)
+    world.run(1.5 * DELAY)  # the hand-over has reached every node, 4's heartbeat not yet
+    world.crash(5)
+    for node in (1, 2, 3, 4):
+        world.call(node, "peer_dead", 5)
+    world.run(1.0)
+    assert world.agreed() is not None and world.agreed()[0] == 4  # type: ignore[index]
+    told = [(n, a.kind) for t, n, a in world.notices if t >= t0 and a.kind != "stalled"]
+    assert (5, "handover") in told
+    assert [(n, k) for n, k in told if k in ("suspect", "prevote", "election")] == [
+        (4, "election")  # its take-over, "handed over by 5"
+    ]
+    assert [(c.node, c.kind, c.why) for c in world.since(t0)] == [
+        (5, "lost", "stopped"),
+        (4, "led", ""),
+    ]
+
+
+def test_a_follower_whose_process_is_gone_holds_the_lease_back_no_longer() -> None:
+    """The leader watches no follower under the steady rules, so a follower that stopped
+    (a rolling restart) held the leader's lease back until it had missed all but two of
+    a lease's heartbeats: one heartbeat before the lease's end, counted in heartbeats,
+    which a loaded machine runs late while the lease ends on the clock (issue 30: the
+    lease lapsed).  Its refused connection is proof enough, as it acknowledged this
+    leader last: it counts no longer."""
+    world = started()
+    five = world.members[5]
+    assert five.lease is not None
+    lease = five.lease.settings.lease
+    world.crash(1)
+    t0 = world.now
+    world.call(5, "peer_dead", 1)
+    world.run(2 * HEARTBEAT)
+    # Renewed by the others' answers to a heartbeat sent since, not stuck at 1's last.
+    assert five.lease.until >= t0 + HEARTBEAT + lease
+    assert not five.lease.live(1)
+    world.run(1.0)
+    assert world.since(t0) == []
+    world.boot(1)  # back: it follows, and counts again once it acknowledges
+    world.run(1.0)
+    assert world.since(t0) == [] and five.lease.live(1)
+
+
+def test_a_leader_that_stood_still_past_its_lease_names_no_leader_when_it_wakes() -> None:
+    """Its first event after the pause finds its lease ran out: it publishes that it
+    names no leader (``leads`` of its first line, ``lost``), not itself, until a majority
+    answers it again in its round (issue 32: the first line after SIGCONT named itself,
+    though another led by then, as here)."""
+    world = started()
+    t0 = world.now
+    world.pause(5, 0.28)  # longer than its lease (0.2 s), shorter than suspect_after
+    world.run(1.0)
+    after = [(t, p) for t, n, p in world.publications if n == 5 and t > t0]
+    assert after[0][0] == pytest.approx(t0 + 0.28)
+    assert (after[0][1].leader, after[0][1].lease_until) == (None, 0.0)
+    told = [(a.kind, a.detail) for t, n, a in world.notices if n == 5 and t > t0]
+    assert told[:2] == [("stalled", told[0][1]), ("lost", "paused")]
+    assert world.agreed() is not None  # and the cluster goes on, with one leader
 
 
 # -- the detector's traffic ------------------------------------------------------------------
