@@ -23,7 +23,11 @@ same run, what the machine can do (:func:`calibrate_cpu`, :class:`Calibration`):
 - a comparison may give a short run of its baseline (:class:`Calibration`: a ring of the
   same size, a twentieth of the hops), timed at the start and at the end, the fastest of
   a few each: the two ends must agree within :data:`TOLERANCE`, and the baseline's median
-  must not be more than :data:`TOLERANCE` times what the faster end predicts.
+  must not be more than :data:`TOLERANCE` times what the faster end predicts;
+- where a benchmark keeps a record of what that short run takes on a quiet machine of
+  this kind (``Calibration.quiet``), the faster end must be within :data:`TOLERANCE` of
+  it: a baseline that is slow all through the run (a slower host, a cache-bound ring)
+  predicts itself, and a ratio over it would flatter.
 
 **The verdict** (:func:`verdict`) is one of three words: **noisy** when the calibration
 finds the machine busy or changing (:func:`calibration_noise`), or when the spread
@@ -108,6 +112,10 @@ class Calibration:
     scale: float
     runs: int = 3
     unit: str = "s"
+    #: What the short run takes on a quiet machine of this kind, where a benchmark has a
+    #: record of one (``None``: no record): a short run far slower than that means the
+    #: machine is slower today, for the baseline, than when it was quiet.
+    quiet: float | None = None
 
 
 @dataclass
@@ -122,6 +130,7 @@ class Calibrated:
     start: float | None = None
     end: float | None = None
     unit: str = "s"
+    quiet: float | None = None
 
     @property
     def predicted(self) -> float | None:
@@ -139,6 +148,11 @@ class Calibrated:
                 f"start, {self.end:.4g} {self.unit} at the end; baseline predicted "
                 f"{predicted:.4g} {self.unit}"
             )
+        if self.quiet is not None:
+            out.append(
+                f"  calibration: {self.label} takes {self.quiet:.4g} {self.unit} on a quiet "
+                "run of this kind of machine"
+            )
         return out
 
     def as_dict(self) -> dict[str, object]:
@@ -150,6 +164,7 @@ class Calibrated:
             "end": self.end,
             "predicted": self.predicted,
             "unit": self.unit,
+            "quiet": self.quiet,
         }
 
 
@@ -174,6 +189,13 @@ def calibration_noise(calibrated: Calibrated, baseline: float | None = None) -> 
         return (
             f"the baseline took {baseline:.4g} {unit}, {baseline / predicted:.2f}× what its "
             f"calibration predicts ({predicted:.4g} {unit})"
+        )
+    quiet, fastest = calibrated.quiet, min(start, end)
+    if quiet is not None and fastest > TOLERANCE * quiet:
+        return (
+            f"the baseline ran slower than on a quiet run: its calibration took "
+            f"{fastest:.4g} {unit}, {fastest / quiet:.2f}× the {quiet:.4g} {unit} of a quiet "
+            "run of this kind of machine"
         )
     return None
 
@@ -209,7 +231,7 @@ class _Watch:
         self.seen = Calibrated()
         if calibration is not None:
             self.seen.label, self.seen.scale = calibration.label, calibration.scale
-            self.seen.unit = calibration.unit
+            self.seen.unit, self.seen.quiet = calibration.unit, calibration.quiet
 
     def cpu(self) -> None:
         # The better of two loops: a blip of a few ms is not a busy machine; a machine

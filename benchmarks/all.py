@@ -5,6 +5,7 @@
                                          # and the figures in docs/design/performance.md
     python benchmarks/all.py --quick     # every benchmark's smoke run (CI): a few minutes
     python benchmarks/all.py --only command processes   # some of them
+    python benchmarks/all.py --again ring scale # these again, in the last full run
 
 Each benchmark runs as a child process of its own (``python benchmarks/NAME.py …``), its
 output shown as it comes and kept, in this order: hop, ring, processes, command,
@@ -19,7 +20,10 @@ which commit, the machine, the load) and each benchmark's command, exit status, 
 and whole output.  Then, unless ``--no-page``, it rewrites the part of
 ``docs/design/performance.md`` between its two ``all.py`` markers: per benchmark, the lines of
 its output that state a goal, a ratio or a verdict, quoted as printed.  So the page's
-figures are that one run's.  ``--quick`` writes only ``--output`` (if given).
+figures are that one run's.  ``--quick`` writes only ``--output`` (if given).  ``--again``
+runs some benchmarks again (one fixed after the full run, or run again on a quieter
+machine) and puts their outputs in place of theirs in the full run's file and on the page;
+the header gets a line saying which, when, at what commit and under what load.
 
 Exit status: 1 if any benchmark failed (its exit status was not 0), else 0.
 """
@@ -183,6 +187,25 @@ def write_output(path: Path, head: list[str], outcomes: list[Outcome]) -> None:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
+def read_output(path: Path) -> tuple[list[str], list[Outcome]]:
+    """The header and the outcomes of a run that :func:`write_output` wrote."""
+    by_name = {b.name: b for b in BENCHMARKS}
+    head, *sections = path.read_text(encoding="utf-8").split("=" * 88 + "\n")
+    outcomes = []
+    for section in sections:
+        title, status_line, _rule, *output = section.rstrip("\n").split("\n")
+        name, shown = title.split(": ", 1)
+        found = re.fullmatch(r"exit status (-?\d+), (\d+) s", status_line)
+        if name not in by_name or found is None:
+            raise SystemExit(f"{path}: not written by benchmarks/all.py (at {title!r})")
+        argv = [
+            sys.executable,
+            *(str(ROOT / a) if a.endswith(".py") else a for a in shown.split()[1:]),
+        ]
+        outcomes.append(Outcome(by_name[name], argv, int(found[1]), float(found[2]), list(output)))
+    return head.rstrip("\n").split("\n"), outcomes
+
+
 def _relative(arg: str) -> str:
     try:
         return str(Path(arg).relative_to(ROOT))
@@ -257,14 +280,35 @@ def main() -> int:
         "--no-page", action="store_true", help="leave docs/design/performance.md as it is"
     )
     parser.add_argument("--quiet", action="store_true", help="do not echo each output")
+    parser.add_argument(
+        "--again",
+        nargs="+",
+        metavar="NAME",
+        choices=[b.name for b in BENCHMARKS],
+        help="run these again and put their outputs in place of theirs in --output's "
+        "earlier full run (its header says which, when and at what commit)",
+    )
     args = parser.parse_args()
+    if args.again and (args.quick or args.only):
+        parser.error("--again reruns part of a full run: not with --quick or --only")
     output = args.output if args.output is not None else (None if args.quick else OUTPUT)
     head = header(args.quick)
     for line in head:
         print(line)
+    earlier: list[Outcome] = []
+    if args.again:
+        assert output is not None
+        if not output.exists():
+            parser.error(f"--again: {_relative(str(output))} does not exist: run them all first")
+        first, earlier = read_output(output)
+        again = ", ".join(args.again)
+        head = [*first, f"again: {again}, {head[0].split(': ', 1)[1]}; {head[2]}"]
     outcomes: list[Outcome] = []
     for benchmark in BENCHMARKS:
         if args.only and benchmark.name not in args.only:
+            continue
+        if args.again and benchmark.name not in args.again:
+            outcomes += [o for o in earlier if o.benchmark.name == benchmark.name]
             continue
         if not benchmark.script.exists():
             print(f"\n{benchmark.name}: no {_relative(str(benchmark.script))} here, skipped")
@@ -283,7 +327,7 @@ def main() -> int:
         print(f"\nwrote {output}")
         if not args.quick and not args.no_page:
             update_page(PAGE, page_section(head, outcomes, output))
-            print(f"wrote the figures into {PAGE.relative_to(ROOT)}")
+            print(f"wrote the figures into {_relative(str(PAGE))}")
     print(
         f"\n{len(outcomes)} benchmarks, {len(failed)} failed{': ' if failed else ''}"
         + ", ".join(failed)

@@ -2,6 +2,7 @@
 
     python benchmarks/explore_service.py           # the table (about 45 minutes)
     python benchmarks/explore_service.py --quick   # a smoke run (a minute)
+    python benchmarks/explore_service.py --only lean --only "every fault 1"  # some rows
 
 Each row is the command a user types, run as a whole process:
 ``ringleader explore CONFIG --service --json`` with the row's faults (and
@@ -9,7 +10,10 @@ Each row is the command a user types, run as a whole process:
 its JSON says: the states found, whether that is every reachable state, the depth, the
 search's own time, states per second and bytes per state (how far the search grew the
 process's peak resident memory, per state), the checks broken (if any), the whole
-command's wall clock and its peak resident memory.
+command's wall clock and its peak resident memory.  A row marked ``(lean)`` runs the
+same command with ``--lean`` (fingerprints, the frontier on disk, no graph): its bytes
+per state are its own tables' (the seen-set, the frontier's and the records' buffers),
+its peak memory the whole process's, as for every row.
 
 The rows: ``examples/service/cluster.toml`` (three nodes, Bully, the defaults: a tick of
 0.05 s, drift up to 11.1 %, frames within the tick they are sent in) with no fault; with
@@ -47,6 +51,8 @@ class Row:
     options: tuple[str, ...]
     seconds: float
     config: Path = CONFIG
+    lean: bool = False
+    max_states: int | None = None
 
 
 def _faults(**counts: int) -> tuple[str, ...]:
@@ -76,7 +82,7 @@ def rows(quick: bool, five: Path) -> list[Row]:
             Row("every fault 1 (20 s)", ("--faults", "1"), 20),
         ]
     two = [
-        Row("crashes 2", _faults(crashes=2), 120),
+        Row("crashes 2", _faults(crashes=2), 300),
         Row("losses 2", _faults(loss=2), 120),
         Row("duplicates 2", _faults(duplicates=2), 120),
         Row("pauses 2", _faults(pauses=2), 120),
@@ -85,8 +91,13 @@ def rows(quick: bool, five: Path) -> list[Row]:
         Row("no fault", _faults(), 60),
         *one,
         *two,
+        Row("crashes 2 (lean)", _faults(crashes=2), 300, lean=True),
+        Row("every fault 1, 2M states", ("--faults", "1"), 300, max_states=2_000_000),
+        Row("every fault 1, 2M (lean)", ("--faults", "1"), 300, lean=True, max_states=2_000_000),
         Row("every fault 1", ("--faults", "1"), 300),
+        Row("every fault 1 (lean)", ("--faults", "1"), 300, lean=True),
         Row("every fault 2 (the goal)", ("--faults", "2"), GOAL_SECONDS),
+        Row("every fault 2 (lean)", ("--faults", "2"), GOAL_SECONDS, lean=True),
         Row("5 nodes, no fault", _faults(), 120, five),
         Row("5 nodes, crashes 1", _faults(crashes=1), 120, five),
     ]
@@ -109,10 +120,11 @@ def run(row: Row, out: Path, max_states: int) -> dict[str, object]:
         "--out",
         str(out),
         "--max-states",
-        str(max_states),
+        str(row.max_states or max_states),
         "--max-seconds",
         str(row.seconds),
         *row.options,
+        *(["--lean"] if row.lean else []),
     ]
     began = time.monotonic()
     with tempfile.TemporaryFile("w+") as stdout, tempfile.TemporaryFile("w+") as stderr:
@@ -139,6 +151,12 @@ def main() -> int:
         default=10_000_000,
         help="at most this many states a row (memory: about 1.1 kB each)",
     )
+    parser.add_argument(
+        "--only",
+        action="append",
+        metavar="TEXT",
+        help="run only the rows whose name holds TEXT (repeatable)",
+    )
     args = parser.parse_args()
     commit = subprocess.run(
         ["git", "rev-parse", "--short=12", "HEAD"],
@@ -152,7 +170,7 @@ def main() -> int:
     print(f"load before: {load()} (1-, 5- and 15-minute averages)")
     failed = False
     goal = "every fault 2 (the goal)"
-    verdict = "not run (--quick)"
+    verdict = "not run (--quick or --only)"
     with tempfile.TemporaryDirectory() as folder:
         five = Path(folder) / "five.toml"
         text = CONFIG.read_text()
@@ -167,6 +185,8 @@ def main() -> int:
         )
         print(header)
         for row in rows(args.quick, five):
+            if args.only and not any(text in row.name for text in args.only):
+                continue
             summary = run(row, Path(folder) / "out", args.max_states)
             complete = "yes" if summary["complete"] else f"no ({summary['stopped']})"
             broken = ", ".join(v["kind"] for v in summary["violations"]) or "-"  # type: ignore[attr-defined]

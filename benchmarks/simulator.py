@@ -124,7 +124,13 @@ def main() -> None:
             flush=True,
         )
     first, last = sizes[0], sizes[-1]
-    if first != last:
+    if first != last and per_event[first] <= 0:
+        # A busy machine: the start-up, timed alone, took as long as the whole smallest run.
+        print(
+            f"\nµs per event at n = {last:,} / at n = {first:,}: not measured (the start-up "
+            f"alone took as long as n = {first:,}: the machine was busy)"
+        )
+    elif first != last:
         print(
             f"\nµs per event (whole command) at n = {last:,} / at n = {first:,}: "
             f"×{per_event[last] / per_event[first]:.2f} (flat: ≤ 1.3)"

@@ -121,7 +121,8 @@ class LabShot:
     """``lab/name``.png: ``ringleader lab example`` (with ``overrides`` and the
     explorer's ``options``) in headless Chromium at 1920×1080, at the end of the
     explorer's run ``run`` (a check's name), or after ``steps`` steps of round-robin
-    auto-play."""
+    auto-play; ``service``: stepped as a service runs it, with these faults
+    (``ServiceOptions``' counts)."""
 
     name: str
     example: str
@@ -130,6 +131,7 @@ class LabShot:
     overrides: dict[str, Any] = field(default_factory=dict)
     options: dict[str, Any] = field(default_factory=dict)
     folder: str = "lab"
+    service: dict[str, int] | None = None
 
     @property
     def out(self) -> Path:
@@ -151,6 +153,7 @@ LABS = [
         overrides={"algorithm": "bully_broadcast"},
     ),
     LabShot("hasty", "your_algorithm/ring.toml", run="two_leaders"),
+    LabShot("service", "service/cluster.toml", run="settled", service={"crashes": 1, "losses": 1}),
 ]
 
 #: The sweep's picture (``benchmarks/sweep.py``).
@@ -199,14 +202,20 @@ def lab(shot: LabShot, folder: Path) -> Path:
     from selenium import webdriver  # noqa: PLC0415 -- only this step needs a browser
     from selenium.webdriver.chrome.service import Service  # noqa: PLC0415
 
-    from ringleader.cluster import explore_config, explore_options  # noqa: PLC0415
-    from ringleader.lab import Lab, start  # noqa: PLC0415
+    from ringleader.actors.exploration.service import ServiceOptions, search  # noqa: PLC0415
+    from ringleader.cluster import explore_config, explore_options, service_model  # noqa: PLC0415
+    from ringleader.lab import Lab, ServiceLab, start  # noqa: PLC0415
 
     config = load_config(EXAMPLES / shot.example, Overrides(**shot.overrides))
     # The page shows the config as a reader would name it, from the repository's top.
     config = replace(config, source=str((EXAMPLES / shot.example).relative_to(ROOT)))
-    options = explore_options(config, **shot.options)
-    session = Lab(config, explore_config(config, options, max_states=20_000))
+    session: Lab | ServiceLab
+    if shot.service is not None:
+        model = service_model(config, ServiceOptions(**shot.service))
+        session = ServiceLab(config, search(model, max_states=20_000))
+    else:
+        options = explore_options(config, **shot.options)
+        session = Lab(config, explore_config(config, options, max_states=20_000))
     if shot.run is not None:
         path = next(f["path"] for f in session.findings if f["name"] == shot.run)
     else:

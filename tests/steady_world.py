@@ -15,6 +15,7 @@ from typing import Any
 
 from ringleader.actors import ALGORITHMS, Member, NodeState, NodeView, crash_policy
 from ringleader.actors.core import Action, CancelTimer, Notice, Publish, Send, SetTimer
+from ringleader.actors.crashes import Configuration
 
 #: One hop, in seconds (a loopback network).
 DELAY = 0.001
@@ -44,6 +45,8 @@ class World:
     #: restarts with none (its state was lost).
     durable: bool = False
     settings: dict[str, float] = field(default_factory=dict)
+    #: The cluster's configuration every member starts with (``None``: all vote).
+    configuration: Configuration | None = None
 
     def __post_init__(self) -> None:
         self.now = 0.0
@@ -54,11 +57,15 @@ class World:
         self.down: set[int] = set()
         self.isolated: set[int] = set()
         self.blocked: set[frozenset[int]] = set()
+        #: Until when each paused node stands still (see :meth:`pause`).
+        self.paused: dict[int, float] = {}
         self.changes: list[Change] = []
         self.notices: list[tuple[float, int, Notice]] = []
         self.sent: list[tuple[float, int, Send]] = []
         #: What each node published last: (leader, epoch, lease_until on its clock).
         self.published: dict[int, tuple[int | None, int, float]] = {}
+        #: Every publication: (when, node, what).
+        self.publications: list[tuple[float, int, Publish]] = []
         self._views = {i: self._view(i) for i in self.ids}
         self._seen: dict[int, tuple[NodeState, int | None, int]] = {}
 
@@ -96,6 +103,7 @@ class World:
                 policy=crash_policy(algorithm),
                 steady=self.steady,
                 durable=self.durable,
+                configuration=self.configuration,
             )
             self.members[node] = member
             self.published.pop(node, None)
@@ -107,6 +115,11 @@ class World:
         self.published.pop(node, None)
         self._observe(node, gone=True)
 
+    def pause(self, node: int, seconds: float) -> None:
+        """``node`` stands still for ``seconds`` from now (SIGSTOP, a GC pause): what
+        reaches it, and its timers, wait until then, in their order."""
+        self.paused[node] = self.now + seconds
+
     def run(self, seconds: float) -> None:
         """Let ``seconds`` of virtual time pass."""
         until = self.now + seconds
@@ -114,6 +127,9 @@ class World:
             at, _, kind, node, payload = heapq.heappop(self._queue)
             self.now = at
             if node in self.down:
+                continue
+            if self.paused.get(node, at) > at:  # it stands still: later
+                self._push(self.paused[node], kind, node, payload)
                 continue
             member = self.members[node]
             if kind == "frame":
@@ -166,6 +182,7 @@ class World:
                 self.notices.append((self.now, node, action))
             elif isinstance(action, Publish):
                 self.published[node] = (action.leader, action.epoch, action.lease_until)
+                self.publications.append((self.now, node, action))
         self._observe(node)
 
     def _push(self, at: float, kind: str, node: int, payload: Any) -> None:

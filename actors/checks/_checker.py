@@ -23,6 +23,7 @@ at once also say ``until`` when one of them stopped leading.
 
 from __future__ import annotations
 
+import sys
 from collections import defaultdict
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
@@ -83,7 +84,6 @@ class SafetyChecker:
         self.violations: list[Violation] = []
         #: What each live node says now: the run's state, as the explorer's states hold it.
         self.stances: dict[int, Stance] = {}
-        self._life: dict[int, int] = {}  # node → the incarnation its stance is of
         self._held: defaultdict[int, set[tuple[int, int]]] = defaultdict(set)  # epoch → lives
         self._last: dict[int, tuple[int, int]] = {}  # node → (incarnation, epoch)
         self._open: dict[int, int] = {}  # epoch → index of its two_leaders still under way
@@ -130,8 +130,8 @@ class SafetyChecker:
         if last is None or incarnation > last[0] or epoch > last[1]:
             self._last[node] = (incarnation, epoch)
         previous = self.stances.get(node)
-        self.stances[node] = (str(state), leader, epoch)
-        self._life[node] = incarnation
+        # One string per state word, not one per node (a simulated run has 100,000).
+        self.stances[node] = (sys.intern(str(state)), leader, epoch)
         if previous is not None and previous[0] == "leader":
             self._close(previous[2], when)
         if state == "leader":

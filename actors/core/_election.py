@@ -180,6 +180,7 @@ class Election:
     assumption: ClassVar[str | None] = None
     _handlers: ClassVar[dict[str, Handler]]
     _timeouts: ClassVar[dict[str, Callable[[Any], None]]]
+    _declared: ClassVar[tuple[tuple[str, Any], ...]]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -227,6 +228,12 @@ class Election:
         self.elected: int | None = None  # elected_i in the notes; None is ⊥
         self._outbox: list[Action] = [] if outbox is None else outbox
         self._pending: set[str] = set()  # timers set and not fired or cancelled
+        # The notes' variables with a class default (Hirschberg–Sinclair's phase = 0 …),
+        # each node's own from the start and in one order: set later, in the order its
+        # messages came, they gave each election a dict of its own (832 bytes a node).
+        for name, value in type(self)._defaults():
+            if not hasattr(type(value), "__get__"):  # a subclass's property stays one
+                setattr(self, name, value)
 
     @classmethod
     def kinds(cls) -> dict[str, type[Message]]:
@@ -318,8 +325,19 @@ class Election:
         ``epoch`` (the event has them), ``initiator``, ``started`` and the node's place
         and plumbing.  Override it to show the variables another way.
         """
+        names = dict.fromkeys(name for name, _ in type(self)._defaults())
+        names.update(dict.fromkeys(n for n in self.__dict__ if not n.startswith("_")))
+        return {n: getattr(self, n) for n in names if n not in _NOT_VARIABLES}
+
+    @classmethod
+    def _defaults(cls) -> tuple[tuple[str, Any], ...]:
+        """The variables this election declares with a class default (``participant =
+        False``), base classes' first, with their defaults; looked up once a class."""
+        found = cls.__dict__.get("_declared")
+        if found is not None:
+            return found  # type: ignore[no-any-return]
         names: dict[str, None] = {}
-        for klass in reversed(type(self).__mro__):
+        for klass in reversed(cls.__mro__):
             if not issubclass(klass, Election) or klass is Election:
                 continue
             for name, value in vars(klass).items():
@@ -331,8 +349,9 @@ class Election:
                 ):
                     continue
                 names[name] = None
-        names.update(dict.fromkeys(n for n in self.__dict__ if not n.startswith("_")))
-        return {n: getattr(self, n) for n in names if n not in _NOT_VARIABLES}
+        declared = tuple((name, getattr(cls, name)) for name in names)
+        cls._declared = declared
+        return declared
 
     # -- for what runs it: the round's few changes that come from outside a slide -------
     #

@@ -145,9 +145,19 @@ class FailureDetector:
         self.next_beat(now)
 
     def next_beat(self, now: float) -> None:
-        """Set the next heartbeat, due a heartbeat from ``now``."""
-        self.due = now + self.settings.heartbeat
-        self._out.append(SetTimer(HEARTBEAT, self.settings.heartbeat))
+        """Set the next heartbeat: due a heartbeat after this one was due, if it came
+        late by less than a heartbeat; else a heartbeat from ``now``.  (A busy machine
+        runs every timer a little late: each heartbeat counted from the last one's
+        moment would put all the later ones off, and a lease, which counts its
+        followers' answers in heartbeats but ends on the clock, would fall behind it.)"""
+        beat = self.settings.heartbeat
+        due = self.due
+        if due is not None and after(now, due) and now - due < beat:
+            self.due = due + beat
+            self._out.append(SetTimer(HEARTBEAT, self.due - now))
+            return
+        self.due = now + beat
+        self._out.append(SetTimer(HEARTBEAT, beat))
 
     def stood_still(self, now: float) -> float | None:
         """How long past its due moment the heartbeat is ``now``, if that much late means

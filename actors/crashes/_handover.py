@@ -8,12 +8,12 @@ it as soon as its heartbeat reaches them.  No election runs, so the successor le
 after about one heartbeat's round trip instead of ``suspect_after`` of silence plus an
 election, and the old leader's lease has ended before the new one can begin.
 
-Who may be named (:func:`refusal` says why not): a member of the cluster, other than the
-leader, that answered the leader's heartbeat in its round within the lease
-(:meth:`~ringleader.actors.Lease.live`).  Without a name, the leader hands over to the
-live member the notes' algorithms would elect: the largest ``(capacity, id)``
-(:func:`successor`); a leader that stops, to the live member that joined last (in a
-rolling restart, one already restarted).
+Who may be named (:func:`refusal` says why not): a voting member of the cluster (no
+learner: ``docs/design/membership.md``), other than the leader, that answered the
+leader's heartbeat in its round within the lease (:meth:`~ringleader.actors.Lease.live`).
+Without a name, the leader hands over to the live voter the notes' algorithms would
+elect: the largest ``(capacity, id)`` (:func:`successor`); a leader that stops, to the
+live voter that joined last (in a rolling restart, one already restarted).
 
 With ``preempt = true`` a node above the leader that joins the cluster (restarted, or
 back after a partition) asks for the leadership, ``handover_request``; the leader hands
@@ -59,6 +59,13 @@ def refusal(view: NodeView, lease: Lease | None, leading: bool, to: int) -> str 
         return f"node {to} is not a member of the cluster"
     if lease is None:
         return "a hand-over needs the leader's lease (lease = 0 turns it off)"
+    return _unfit(me, lease, to)
+
+
+def _unfit(me: int, lease: Lease, to: int) -> str | None:
+    """Why member ``to`` may not take over from leader ``me`` now, or ``None``."""
+    if to in lease.peers and to not in lease.voting:  # a learner
+        return f"node {to} is a learner: it votes in no round yet, so it may not lead"
     if not lease.live(to):
         return (
             f"node {to} is not live: it has not answered node {me}'s heartbeat in its "
@@ -70,13 +77,18 @@ def refusal(view: NodeView, lease: Lease | None, leading: bool, to: int) -> str 
 def successor(
     view: NodeView, lease: Lease, among: Iterable[int] | None = None, *, newest: bool = False
 ) -> int | None:
-    """The live member the notes' algorithms would elect next (largest ``(capacity, id)``)
+    """The live voter the notes' algorithms would elect next (largest ``(capacity, id)``)
     — among ``among`` if given; ``None`` if there is none.
 
     ``newest``: the live member that joined (or came back) last instead, the choice of a
     leader that stops: in a rolling restart that is one already restarted, so that the
     restart costs one change of leader, not one per node."""
-    live = [p for p in (lease.peers if among is None else among) if lease.live(p)]
+    voting = lease.voting
+    if among is None:
+        among = voting
+    elif len(voting) != len(lease.peers):  # learners: none of them may be named
+        among = set(among).intersection(voting)
+    live = [p for p in among if lease.live(p)]
     if not live:
         return None
     if newest:

@@ -16,11 +16,18 @@ Which acknowledgements the basis needs:
 
 - every follower that is still answering (it ponged, in any epoch, within the last
   ``lease`` worth of heartbeats, and the failure detector does not suspect it): a
-  crashed follower stops counting (at once on proof of death), a follower still in
+  crashed follower stops counting (at once on proof of death; under the steady rules,
+  where a leader watches no follower, at once only if its newest answer acknowledged
+  this leadership, :meth:`Lease.gone`), a follower still in
   another epoch (a stale leader's, or the previous leader that has not heard of this
   round yet) holds the lease back;
 - with ``quorum``, also a majority of the whole cluster (the leader counts itself), so
-  that a partitioned minority, or a node alone, never holds a lease.
+  that a partitioned minority, or a node alone, never holds a lease.  The majority is
+  one of the cluster's *voters* (:attr:`Lease.voting`; every member unless the
+  configuration has learners, ``docs/design/membership.md``): a learner's answer holds
+  the lease back like any follower's, but counts in no majority (rule L1).  A change of
+  configuration (:meth:`Lease.reconfigure`) starts the lease over, as when it lapses
+  (rule L2).
 
 Both with a quorum: a majority alone would let a node that starts a round while the
 leader lives (a restarted node, Bully's top node taking over) gather its lease from the
@@ -121,17 +128,26 @@ class Lease:
         "_start",
         "basis",
         "epoch",
+        "not_before",
         "peers",
         "seq",
         "settings",
         "until",
+        "voting",
     )
 
     def __init__(
-        self, settings: LeaseSettings, peers: Sequence[int], dead: Set[int] = frozenset()
+        self,
+        settings: LeaseSettings,
+        peers: Sequence[int],
+        dead: Set[int] = frozenset(),
+        voters: Iterable[int] | None = None,
     ) -> None:
         self.settings = settings
         self.peers = tuple(peers)  # every other member of the cluster
+        #: The peers whose acknowledgements count in a majority: the configuration's
+        #: voters but this node (``voters``; every peer when not given).
+        self.voting = self._voting(voters)
         self._dead = dead  # the failure detector's suspects, read live: not answering
         self.seq = 0
         self.epoch: int | None = None
@@ -145,11 +161,38 @@ class Lease:
         self._absent: frozenset[int] = frozenset()  # left out until they answer (begin)
         self._sent: dict[int, float] = {}  # heartbeat → when it left (the lease's window)
         self.until = 0.0
+        #: No heartbeat sent before this moment (on this node's clock) is a lease's basis:
+        #: a restarted node's previous life may have promised another leader until then
+        #: (``SteadyRules.restarted``).
+        self.not_before = 0.0
+
+    def _voting(self, voters: Iterable[int] | None) -> tuple[int, ...]:
+        if voters is None:
+            return self.peers
+        counted = set(voters)
+        return tuple(p for p in self.peers if p in counted)
 
     @property
     def majority(self) -> int:
-        """How many members make a majority of the cluster (the leader included)."""
-        return (len(self.peers) + 1) // 2 + 1
+        """How many voters make a majority of the cluster (the leader included)."""
+        return (len(self.voting) + 1) // 2 + 1
+
+    def reconfigure(self, peers: Sequence[int], voters: Iterable[int]) -> None:
+        """The cluster's configuration changed: heartbeats go to ``peers`` (every other
+        member, learners included) and a majority is counted among ``voters``.  A
+        leader's lease starts over, as when it lapses (:meth:`lapse`): it holds none
+        until heartbeats sent from now on are acknowledged under the new configuration
+        (rule L2) — but a leadership never granted a lease stays one that never was.
+        What it knew of a member that left is forgotten."""
+        self.peers = tuple(peers)
+        self.voting = self._voting(voters)
+        kept = set(self.peers)
+        for numbers in (self._acked, self._answered, self._joined, self._from):
+            for peer in [p for p in numbers if p not in kept]:
+                del numbers[peer]
+        granted = self.granted
+        self.lapse()
+        self._lapsed = granted and self.epoch is not None
 
     @property
     def horizon(self) -> int:
@@ -192,6 +235,7 @@ class Lease:
             frozenset(self._from.items()),
             frozenset((seq - n, round(at - now, 9)) for n, at in self._sent.items()),
             0.0 if reached(now, self.until) else round(self.until - now, 9),
+            0.0 if reached(now, self.not_before) else round(self.not_before - now, 9),
         )
 
     def _joined_order(self) -> tuple[frozenset[int], ...]:
@@ -213,6 +257,11 @@ class Lease:
         """The number of the heartbeat the leader sends ``now``."""
         self.seq += 1
         self._sent[self.seq] = now
+        if self.epoch is not None and not reached(now, self.not_before):
+            # Sent while a promise of its previous life may still run: no basis, and the
+            # wait for a first lease counts from the next one.
+            self._start = self.seq
+            self._acked.clear()
         self._forget()
         return self.seq
 
@@ -252,11 +301,13 @@ class Lease:
         basis = self._basis()
         if basis is None or (self.basis is not None and basis <= self.basis):
             return False
-        self.basis = basis
-        self._lapsed = False
         at = self._sent.get(basis)
         if at is None and basis == self.seq:  # none sent yet: a node with nobody to ask
             at = now
+        if at is not None and not reached(at, self.not_before):
+            return False  # (sent while a promise of its previous life may still run)
+        self.basis = basis
+        self._lapsed = False
         self.until = 0.0 if at is None else at + self.settings.lease
         return True
 
@@ -276,13 +327,17 @@ class Lease:
         answering = self._answering()
         if not self.settings.quorum or answering is None:
             return answering
-        acked = self._acked
         needed = self.majority - 1
         if needed == 0:
             return answering
-        if len(acked) < needed:
+        acked = self._acked
+        if len(self.voting) == len(self.peers):
+            counted = list(acked.values())
+        else:  # learners: their acknowledgements count in no majority
+            counted = [acked[p] for p in self.voting if p in acked]
+        if len(counted) < needed:
             return None
-        return min(answering, sorted(acked.values(), reverse=True)[needed - 1])
+        return min(answering, sorted(counted, reverse=True)[needed - 1])
 
     def _answering(self) -> int | None:
         """The newest heartbeat every follower still answering acknowledged."""
@@ -307,6 +362,25 @@ class Lease:
                 return None
             basis = min(seq, basis) if basis is not None else seq
         return basis
+
+    def gone(self, peer: int, now: float) -> bool:
+        """``peer``'s process is gone (its connection was refused): if its newest answer
+        acknowledged this leadership, it holds the lease back no longer, nor counts as
+        live or in a majority, until it answers again.  True if the basis moved.
+
+        Only then: its acknowledgements promised this leader alone, and a restarted node
+        keeps its last life's promise (``SteadyRules.restarted``), so it helps elect
+        nobody else meanwhile.  A follower that answered from another round vouched for
+        another leader, whose lease may rest on that acknowledgement after it died: the
+        refusal proves the process gone now, not that lease ended, so it holds this
+        lease back until it has been silent for long enough, as any follower does."""
+        if peer not in self.peers or self.epoch is None:
+            return False
+        if self._from.get(peer) != self.epoch or peer not in self._acked:
+            return False
+        self._answered[peer] = min(self._answered.get(peer, 0), self.seq - self.horizon)
+        self._acked.pop(peer, None)
+        return self._move(now)
 
     def refresh(self, now: float) -> bool:
         """At a heartbeat: followers silent for too long stop holding the lease back.
@@ -361,6 +435,12 @@ class Lease:
     def holds(self, now: float) -> bool:
         """Whether this node holds its lease at ``now`` on its clock."""
         return self.held and not reached(now, self.until)
+
+    @property
+    def lapsed(self) -> bool:
+        """Whether this leadership's lease ran out (:meth:`lapse`) and has not been
+        granted again."""
+        return self.epoch is not None and self.basis is None and self._lapsed
 
     @property
     def granted(self) -> bool:

@@ -25,6 +25,13 @@ their moments (``_tenure.py``).  What the host must do comes back as actions, in
 order it must do them (see :meth:`Member.flush`): nothing of the member is read or
 written by its host.
 
+With a ``configuration`` (``_configuration.py``: the member list as versioned state,
+``docs/design/membership.md``) only its voters count: the lease's majority and the
+pre-vote's are counted among them, and a *learner* (a member that does not vote yet)
+starts no round, runs no election, is handed no leadership: it follows the leader it
+hears, and its answers hold the lease back as any follower's do.  :meth:`Member.configure`
+changes it while the node runs (the leader's lease starts over in the new one).
+
 Timers have two name spaces: an algorithm's own (``answer``) and the parts' (with a
 colon: ``detector:heartbeat``, ``detector:suspect:7``, ``rounds:stall``,
 ``rounds:behind``, ``recovery:rejoin``, ``lease:end``, ``lease:sit_out``).
@@ -34,6 +41,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Set
+from dataclasses import replace
 
 from ringleader.actors.core import (
     Action,
@@ -48,6 +56,7 @@ from ringleader.actors.core import (
     SetTimer,
 )
 
+from ._configuration import Configuration
 from ._crash_policy import CrashPolicy, Intent, NewRound
 from ._detector import (
     DETECTOR_KINDS,
@@ -96,7 +105,8 @@ class Member:
     service modes' steady rules (with the failure detector and a lease).  ``durable``:
     its host keeps what must survive it, :attr:`seen` and :attr:`acknowledged`; the
     member then asks for them to be made durable (:class:`Persist`) before anything that
-    rests on them.
+    rests on them.  ``configuration``: the cluster's configuration (its voters and
+    learners); without one every member of ``view`` votes.
     """
 
     # A simulated run holds 100,000 of them and touches one per event: no __dict__.
@@ -108,10 +118,13 @@ class Member:
         "_now",
         "_out",
         "_plain",
+        "_promise_due",
         "_sitting_out",
         "_stall",
         "_stalling",
+        "_voting_view",
         "algorithm",
+        "configuration",
         "detector",
         "durable",
         "election",
@@ -140,10 +153,14 @@ class Member:
         policy: CrashPolicy,
         steady: bool = False,
         durable: bool = False,
+        configuration: Configuration | None = None,
     ) -> None:
         self.algorithm = algorithm
+        #: The cluster's configuration (``None``: every member of the view votes).
+        self.configuration = configuration
         self.view = view
         self.id = view.id
+        self._voting_view = self._voters_view()
         self.policy = policy
         self._out: list[Action] = []
         self._now = 0.0
@@ -162,7 +179,9 @@ class Member:
         #: nor follows a leader of, an epoch below it.
         self.floor = floor
         self.durable = durable
-        self._kept = (rounds.seen, (rounds.acked, rounds.acked_leader))  # durable so far
+        # What is durable so far (only a durable member keeps it: a simulated run holds
+        # 100,000 members that keep nothing).
+        self._kept = (rounds.seen, (rounds.acked, rounds.acked_leader)) if durable else None
         self.recovery = Recovery(floor) if recovering else None
         self._stall = 0.0 if self.settings is None else self.settings.reelect_after
         self._stalling = False  # a "rounds:stall" timer is pending
@@ -170,9 +189,7 @@ class Member:
         lease = LeaseSettings.of(view.settings) if self.detector is not None else None
         #: The leader's lease (``_lease.py``), when the detector runs and a lease is set.
         self.lease = (
-            None
-            if lease is None
-            else Lease(lease, [m for m in view.members if m != self.id], self.suspected)
+            None if lease is None else Lease(lease, self._peers(), self.suspected, self._voters())
         )
         self._sitting_out = False  # resigned: silent until a new leader is heard
         self._above: Set[int] | None = None  # looked up when first asked for
@@ -182,7 +199,8 @@ class Member:
         self.steady: SteadyRules | None = None
         rules = SteadySettings.of(view.settings) if steady else None
         if rules is not None and self.lease is not None:
-            self.steady = SteadyRules(self, rules, max(1, len(view.members)))
+            voters = view.members if configuration is None else configuration.voters
+            self.steady = SteadyRules(self, rules, max(1, len(voters)))
         self.election = self._election(self.rounds.epoch, initiator)
         #: What this node reports of its leadership (``_tenure.py``).
         self.tenure = Tenure(
@@ -193,10 +211,71 @@ class Member:
         #: No failure detector and never restarted: nobody is ever suspected, and a
         #: message of the current round is the election's business alone.
         self._plain = self.detector is None and self.recovery is None
+        #: A restarted node's promise (rule 7) starts with its first event, whatever
+        #: that is: a host may hand it a frame before its boot.
+        self._promise_due = self.recovery is not None and self.steady is not None
+
+    def _peers(self) -> list[int]:
+        """Every other member: whom a leader's heartbeat goes to."""
+        configuration, me = self.configuration, self.id
+        if configuration is None:
+            return [m for m in self.view.members if m != me]
+        return [m for m in self.view.members if m != me and m in configuration.members]
+
+    def _voters_view(self) -> NodeView:
+        """The view the elections run in: the voters alone (a learner is nobody's
+        candidate and is sent no election message)."""
+        view, configuration = self.view, self.configuration
+        if configuration is None or configuration.voters.issuperset(view.members):
+            return view
+        voters = configuration.voters | {view.id}  # (a learner's own view: its own place)
+
+        def kept(nodes: tuple[int, ...]) -> tuple[int, ...]:
+            return tuple(n for n in nodes if n in voters)
+
+        return replace(
+            view, out=kept(view.out), inbound=kept(view.inbound), members=kept(view.members)
+        )
+
+    def _voters(self) -> frozenset[int] | None:
+        configuration = self.configuration
+        return None if configuration is None else configuration.voters
+
+    @property
+    def voter(self) -> bool:
+        """Whether this node votes: it may start a round and lead (a learner may not)."""
+        configuration = self.configuration
+        return configuration is None or self.id in configuration.voters
+
+    def counts(self, peer: int) -> bool:
+        """Whether ``peer``'s answers count in a majority (a learner's do not)."""
+        configuration = self.configuration
+        return configuration is None or peer in configuration.voters
+
+    def configure(self, configuration: Configuration, *, now: float) -> list[Action]:
+        """The cluster's configuration is ``configuration`` from ``now`` on (a newer one
+        than this node's: its host made it durable first).  Majorities are counted in it
+        from now on; a leader's lease starts over (rule L2: it holds none until a majority
+        of the new voters acknowledge a heartbeat sent from now on); a leader that no
+        longer votes steps down ("removed")."""
+        self._at(now)
+        self.configuration = configuration
+        self._voting_view = self._voters_view()  # (the next round's election runs in it)
+        self._above = None
+        lease, steady = self.lease, self.steady
+        if lease is not None:
+            lease.reconfigure(self._peers(), configuration.voters)
+        if steady is not None:
+            steady.reconfigure(len(configuration.voters))
+        if self.state is NodeState.LEADER and not self.voter:
+            self.demote("removed", rejoin=False)
+        if self.detector is not None:
+            self.rewatch()
+        return self.flush()
 
     def _election(self, epoch: int, initiator: bool) -> Election:
         return self.algorithm(
-            self.view, initiator=initiator, epoch=epoch, around=self, outbox=self._out
+            self._voting_view, initiator=initiator, epoch=epoch, around=self, outbox=self._out
         )
 
     # -- what hosts read -------------------------------------------------------------
@@ -287,7 +366,7 @@ class Member:
         return self._below
 
     def _rank_peers(self) -> None:
-        view = self.view
+        view = self._voting_view
         me = view.candidate
         peers = [view.neighbour(peer) for peer in view.out if peer != self.id]
         self._above = frozenset(p.id for p in peers if p > me)
@@ -319,7 +398,10 @@ class Member:
 
     def new_round(self, why: str, subject: int | None = None) -> None:
         """Start a round of this node's own, one epoch above any it has seen; ``why`` in
-        words, ``subject`` the node whose crash or return caused it, if any."""
+        words, ``subject`` the node whose crash or return caused it, if any.  A learner
+        starts none."""
+        if not self.voter:
+            return
         self.enter(self.rounds.next_epoch(), initiator=True)
         self._out.append(Notice("election", subject, self.epoch, why))
         self.election.ensure_started()
@@ -347,19 +429,29 @@ class Member:
     def handle_start(self, *, now: float) -> list[Action]:
         """This node initiates an election (once; later calls send nothing)."""
         self._at(now)
-        if self.recovery is None:
+        if self.recovery is None and self.voter:
             self.election.initiate()
             if self.detector is not None:
                 self.rewatch()
         return self.flush()
 
-    def handle_message(
+    def handle_message(  # noqa: PLR0911, PLR0912 -- the plain path inlined: a call less per message
         self, sender: int, message: Message, epoch: int = 1, *, now: float
     ) -> list[Action]:
         """Handle ``message`` of election round ``epoch`` from node ``sender``, arrived
         ``now``."""
-        if self._plain and epoch == self.election.epoch:
-            return self._plain_message(sender, message, now)
+        election = self.election
+        if self._plain and epoch == election.epoch:
+            # No crash handling, this round's message: the election alone has a say (a
+            # simulated run of 100,000 nodes makes a million of these calls, inlined).
+            self._now = now
+            election.receive(sender, message)
+            out = self._out[:]
+            self._out.clear()
+            said = self.tenure.said
+            if election.state is not said[0] or election.elected != said[1]:
+                return self._reports(out)
+            return out
         self._at(now)
         rounds = self.rounds
         if epoch > rounds.seen:  # noqa: PLR1730 -- a call less per message
@@ -376,8 +468,13 @@ class Member:
             if self.steady is not None:
                 self.steady.message(sender, message, epoch)
             return self.flush()
-        if self._sitting_out or (self.recovery is not None and not self.recovery.admits(epoch)):
-            # Resigned, so out of this round; or perhaps meant for this node's previous life.
+        if (
+            self._sitting_out
+            or (self.recovery is not None and not self.recovery.admits(epoch))
+            or not self.voter
+        ):
+            # Resigned, so out of this round; or perhaps meant for this node's previous
+            # life; or a learner, which runs no election (it follows the leader it hears).
             rounds.stale += 1
             return self.flush()
         election = self.election
@@ -395,19 +492,6 @@ class Member:
         if detector is not None:
             self.rewatch()
         return self.flush()
-
-    def _plain_message(self, sender: int, message: Message, now: float) -> list[Action]:
-        """No crash handling, this round's message: the election alone has a say (a
-        simulated run of 100,000 nodes makes a million of these calls)."""
-        self._now = now
-        election = self.election
-        election.receive(sender, message)
-        out = self._out[:]
-        self._out.clear()
-        said = self.tenure.said
-        if election.state is not said[0] or election.elected != said[1]:
-            return self._reports(out)
-        return out
 
     def handle_timer(self, name: str, *, now: float) -> list[Action]:
         """Timer ``name`` fired ``now`` (one this member set and did not cancel since).
@@ -457,10 +541,24 @@ class Member:
         """Proof that ``node``'s process is dead (the host's link to it was refused):
         suspect it now rather than after ``suspect_after`` of silence, if it is watched
         and the fast path is on.  Silence is never proof: only a host that saw a refusal
-        calls this (see docs/how-to/crashes.md, "How it works")."""
+        calls this (see docs/how-to/crashes.md, "How it works").
+
+        A leader's lease waits no longer for a follower whose newest answer
+        acknowledged it, watched or not (:meth:`~ringleader.actors.Lease.gone`).
+        Under the steady rules the leader this node follows is not suspected if it
+        handed over: a leader that stops hands over first, and its successor's heartbeat
+        is awaited (if it does not come, the old leader's silence is suspected, as any)."""
         self._at(now)
+        steady = self.steady
+        if steady is not None and steady.handed_over_by(node):
+            return self.flush()  # its stop, not a crash
         detector = self.detector
-        if detector is not None and detector.settings.fast_failover and detector.dead(node):
+        if detector is None or not detector.settings.fast_failover:
+            return self.flush()
+        lease = self.lease
+        if lease is not None and lease.gone(node, now):
+            self._leads_with(lease)  # (its lease no longer waits for the dead one)
+        if detector.dead(node):
             self._out.append(Notice("suspect", node, self.epoch, PROOF_OF_DEATH))
             self.carry_out(self.policy.on_suspect(self, node))
             self.rewatch()
@@ -559,6 +657,8 @@ class Member:
         """``body`` with what the host must keep, publish and report around it."""
         now, tenure, election, lease = self._now, self.tenure, self.election, self.lease
         stance = (election.state, election.elected, election.epoch)
+        if self._kept is None and tenure.settled(stance):
+            return body  # nothing new to say, nor to keep
         if lease is None:
             until = math.inf
         elif lease.basis is not None and lease.epoch is not None and stance[0] is NodeState.LEADER:
@@ -566,11 +666,12 @@ class Member:
         else:
             until = 0.0
         held = tenure.until
-        publish, moved = tenure.publish(stance, until, now)
+        lapsed = lease is not None and stance[0] is NodeState.LEADER and lease.lapsed
+        publish, moved = tenure.publish(stance, until, now, lapsed=lapsed)
         steady = self.steady is not None
         changed, last = tenure.report(stance, held, until, now, steady=steady)
         front: list[Action] = []
-        if self.durable:
+        if self._kept is not None:  # durable
             rounds = self.rounds
             kept_epoch, kept_acked = self._kept
             acked = (rounds.acked, rounds.acked_leader)
@@ -599,6 +700,10 @@ class Member:
         """An event at ``now``: True if it finds that this node stood still meanwhile
         (then that is handled first)."""
         self._now = now
+        if self._promise_due:
+            self._promise_due = False
+            assert self.steady is not None
+            self.steady.restarted()
         detector = self.detector
         if detector is None:
             return False
@@ -660,7 +765,9 @@ class Member:
 
     def _round(self, wish: NewRound) -> None:
         """A round is wanted: started at once in the teaching runs; under the steady rules
-        asked for first (the pre-vote)."""
+        asked for first (the pre-vote).  A learner wants none."""
+        if not self.voter:
+            return
         if self.steady is None:
             self.new_round(wish.why, wish.subject)
         else:

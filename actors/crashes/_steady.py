@@ -28,6 +28,13 @@ algorithms behave, and count, as the slides say).  With the failure detector and
    its repair needs them), so a node sends O(1) frames per heartbeat on average instead of
    O(n).  A follower that hears no heartbeat from its leader for ``suspect_after``
    suspects it, as before.
+7. **A restarted node keeps its last life's promise** (rule 2 made to a leader whose
+   heartbeat it acknowledged just before it went down): for
+   :attr:`SteadySettings.vouch` from its start it grants no pre-vote, acknowledges no
+   leader but the round and leader its state file says it acknowledged last (it leaves
+   another leader's heartbeat unanswered), and no lease of its own runs from a
+   heartbeat it sent meanwhile — unless, with a quorum, its state file says it led
+   that round.  The wait counts from its first event.
 
 :class:`SteadySettings` are their settings; ``_steady_rules.py`` holds the part of a
 :class:`~ringleader.actors.Member` that applies them.

@@ -70,6 +70,9 @@ class Seat(Situation, Protocol):
     def emit(self, action: Action) -> None:
         """Add ``action`` to what the event being handled asks of the host."""
 
+    def counts(self, peer: int) -> bool:
+        """Whether ``peer``'s answers count in a majority (a learner's do not)."""
+
     def new_round(self, why: str, subject: int | None = None) -> None: ...
 
     def enter(self, epoch: int, *, initiator: bool = False) -> None:
@@ -107,7 +110,8 @@ class SteadyRules:
     is a newer leader (and its epoch) whose heartbeat was dropped while the old one was
     live, to follow at once if the old one hands over to it; :attr:`resigned`: this
     node handed over and asks for nothing back; :attr:`refused`: askers told no since
-    the leader was last heard.
+    the leader was last heard; :attr:`promised_until`: a restarted node keeps its previous
+    life's promise until then (:meth:`restarted`).
     """
 
     __slots__ = (
@@ -116,6 +120,7 @@ class SteadyRules:
         "idle",
         "member",
         "prevoting",
+        "promised_until",
         "quiet_since",
         "refused",
         "resigned",
@@ -143,6 +148,12 @@ class SteadyRules:
         self.idle = True
         self.resigned = False
         self.refused: set[int] = set()
+        self.promised_until: float | None = None  # (a restarted node: see restarted)
+
+    def reconfigure(self, voters: int) -> None:
+        """The cluster's configuration changed: a pre-vote's majority is counted among
+        its ``voters`` from now on."""
+        self.prevoting.majority = max(1, voters) // 2 + 1
 
     def key(self) -> tuple[object, ...]:
         """The rules' state as a hashable value (see ``Member.key``)."""
@@ -156,7 +167,46 @@ class SteadyRules:
             self.idle,
             self.resigned,
             frozenset(self.refused),
+            self._promise(),
         )
+
+    def _promise(self) -> float | None:
+        """How long this restarted node still keeps its last life's promise (``None``:
+        no more)."""
+        until = self.promised_until
+        if until is None or reached(self.member.now, until):
+            return None
+        return round(until - self.member.now, 9)
+
+    # -- a restarted node's promise (rule 7) -----------------------------------------
+
+    def restarted(self) -> None:
+        """This node has just restarted.  Its previous life may have acknowledged a
+        leader's heartbeat just before it went down, and with it promised that leader to
+        help elect nobody else for :attr:`~ringleader.actors.crashes.SteadySettings.vouch`
+        (rule 2); that memory is gone, and the previous life stopped before now, so it
+        keeps the promise from now for as long: until then it acknowledges no leader but
+        the one its previous lives acknowledged last (its state file keeps it), grants
+        no pre-vote, and no lease of its own runs from a heartbeat sent before then.
+
+        Only a node whose state file says it led the round it acknowledged last made no
+        promise to another, with a quorum (what it acknowledged is durable before it
+        says so, and it acknowledges no older round after it; without a quorum it may
+        have, unrecorded).  A new node cannot tell itself from one whose state was lost,
+        so it keeps the promise too: a cluster's first lease comes at most that much
+        later.  The member calls this at its first event, whatever that is."""
+        member = self.member
+        if member.rounds.acked_leader == member.id and self.settings.quorum:
+            return
+        until = member.now + self.settings.vouch
+        self.promised_until = until
+        if member.lease is not None:
+            member.lease.not_before = until
+
+    @property
+    def promising(self) -> bool:
+        """Whether this node still keeps its previous life's promise (:meth:`restarted`)."""
+        return self._promise() is not None
 
     # -- the followed leader ----------------------------------------------------------
 
@@ -358,7 +408,9 @@ class SteadyRules:
         # even after hearing of a newer round, which gets no majority from it.  A
         # restarted node that has not found its leader yet answers in its floor: a leader
         # of an older round learns that it will not be acknowledged here.)
-        member.emit(Send(sender, Pong(seq), self.answer(sender, epoch)))
+        answer = self.answer(sender, epoch)
+        if answer is not None:
+            member.emit(Send(sender, Pong(seq), answer))
 
     def _heartbeat(self, sender: int, epoch: int) -> None:
         member = self.member
@@ -410,13 +462,16 @@ class SteadyRules:
         reported before)."""
         return epoch >= self.member.floor
 
-    def answer(self, leader: int, epoch: int) -> int:
+    def answer(self, leader: int, epoch: int) -> int | None:
         """The epoch of this node's ``pong`` to the heartbeat of ``leader`` of round
-        ``epoch``.
+        ``epoch`` (``None``: no answer yet).
 
         - ``epoch``, an acknowledgement, only to the leader it follows in that round,
           and only if it acknowledged no other leader of the round
-          (``Rounds.may_acknowledge``);
+          (``Rounds.may_acknowledge``); while it keeps its previous life's promise
+          (:meth:`restarted`), only if that is the round and leader it acknowledged
+          last, and no answer at all to any other (it would acknowledge it but may not
+          yet: to the leader it is a node still restarting, not one that refuses it);
         - else its own epoch, or its floor if that is larger (a restarted node that has
           not found its leader): a leader of an older round learns that it is refused;
         - and 0 if that is ``epoch`` itself: a refusal in the leader's own round.
@@ -429,6 +484,8 @@ class SteadyRules:
             and leader != member.id
             and rounds.may_acknowledge(epoch, leader)
         ):
+            if self.promising and (rounds.acked, rounds.acked_leader) != (epoch, leader):
+                return None
             rounds.acknowledge(epoch, leader)
             return epoch
         mine = max(member.epoch, member.floor)
@@ -445,10 +502,10 @@ class SteadyRules:
         member = self.member
         lease = member.lease
         assert lease is not None
-        mine = sum(1 for peer in lease.peers if lease.live(peer))
+        mine = sum(1 for peer in lease.voting if lease.live(peer))
         if mine + 1 >= lease.majority:
             return
-        elsewhere = sum(1 for peer in lease.peers if lease.elsewhere(peer))
+        elsewhere = sum(1 for peer in lease.voting if lease.elsewhere(peer))
         if self.may_follow(epoch) and (epoch > member.epoch or elsewhere >= lease.majority):
             member.adopt(other, epoch)
 
@@ -480,12 +537,12 @@ class SteadyRules:
             # a round it may join (0: the asker knows no epoch either, nor does anyone).
             recovery.learn(epoch)
         if isinstance(message, PreVote):
-            granted = not self.held(sender)
+            granted = not self.held(sender) and not self.promising
             member.emit(Send(sender, PreVoteReply(message.attempt, granted), member.epoch))
             if not granted:  # said yes later if this node stops vouching meanwhile
                 self.refused.add(sender)
         elif isinstance(message, PreVoteReply):
-            if self.prevoting.reply(sender, message):
+            if member.counts(sender) and self.prevoting.reply(sender, message):
                 self._granted()
         elif isinstance(message, HandOver):
             self._handed_over(sender, message.to, epoch)
@@ -507,6 +564,17 @@ class SteadyRules:
         waiting = self.waiting
         if waiting is not None and waiting[0] == to:  # its heartbeat came first: follow it
             member.adopt(*waiting)
+
+    def handed_over_by(self, node: int) -> bool:
+        """Whether ``node`` is the leader this node follows and it handed over (to
+        :attr:`handed_to`, whose heartbeat is awaited): a leader that stops hands over
+        first, so its process going away is its stop, not a crash."""
+        member = self.member
+        return (
+            self.handed_to is not None
+            and node == member.elected
+            and member.state is NodeState.NOT_LEADER
+        )
 
     def _take_over(self, previous: int) -> None:
         """Lead now, in a round of this node's own (nobody else leads its epoch), and say

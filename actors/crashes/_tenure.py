@@ -80,6 +80,12 @@ class Tenure:
             return 0.0 if self._lease is not None else math.inf
         return published[2]
 
+    def settled(self, stance: Stance) -> bool:
+        """Whether a node without a lease has nothing to report after an event that
+        leaves it saying ``stance``: it said so, and published it, already (with a
+        lease, its end may move on its own)."""
+        return self._lease is None and self._published is not None and stance == self.said
+
     def heard(self, peer: int, now: float) -> None:
         """A frame from ``peer`` arrived ``now``."""
         if self._heard is not None:
@@ -91,11 +97,15 @@ class Tenure:
         if self._previous is None or self._previous[0] != leader:
             self._previous = (leader, min(end, now))
 
-    def publish(self, stance: Stance, until: float, now: float) -> tuple[Publish | None, bool]:
+    def publish(
+        self, stance: Stance, until: float, now: float, *, lapsed: bool = False
+    ) -> tuple[Publish | None, bool]:
         """What to publish after an event (``None``: nothing changed), and whether the
-        lease's end moved."""
+        lease's end moved.  ``lapsed``: this leader's lease ran out (on its clock, or
+        while it stood still) and it keeps its round: it names no leader until it holds
+        a lease again, for another may lead by now."""
         state, elected, epoch = stance
-        leader = None if state is NodeState.UNDECIDED else elected
+        leader = None if state is NodeState.UNDECIDED or lapsed else elected
         moved = until != self.until
         news = (leader, epoch, until)
         if news == self._published:

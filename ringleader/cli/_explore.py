@@ -53,7 +53,8 @@ def add_explore_command(commands: Any) -> argparse.ArgumentParser:
         epilog="Exit status: 0 nothing violated, every state explored and every check "
         "applied; 1 a violation found (the notes' message count too); 2 bad usage or "
         f"config; {INCOMPLETE} nothing violated in the states explored, but not every state "
-        "was (a limit stopped the search), or a check found nothing to check. Examples: "
+        "was (a limit stopped the search), or a check was not made (nothing to check; "
+        "--service --lean: the progress check). Examples: "
         "ringleader explore examples/chang_roberts_table.toml --out cr && ringleader "
         "diagram cr/max.jsonl -o max.svg; ringleader explore "
         "examples/service/cluster.toml --service",
@@ -76,7 +77,8 @@ def add_explore_command(commands: Any) -> argparse.ArgumentParser:
         action="store_true",
         help="keep every state whole and the explored graph (the most memory: hundreds of "
         "bytes a state), instead of a 64-bit fingerprint of each (about 32 bytes a "
-        "state; two states could share one, at the odds the report gives)",
+        "state; two states could share one, at the odds the report gives); with "
+        "--service, which keeps them whole unless --lean: whole states in the lean search",
     )
     limits.add_argument(
         "--out",
@@ -138,6 +140,7 @@ def explore_command(args: argparse.Namespace, config: Config, out: Console, err:
         "walks",
         "capacity",
         "max_seconds",
+        "lean",
     ):
         if getattr(args, option) is not None:
             flag = option.replace("_", "-")

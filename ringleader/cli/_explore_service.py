@@ -149,6 +149,15 @@ def add_service_arguments(parser: argparse.ArgumentParser) -> None:
     )
     service.add_argument("--seed", type=int, default=0, help="the walks' seed (0)")
     service.add_argument(
+        "--lean",
+        action="store_true",
+        default=None,
+        help="keep a 64-bit fingerprint of each state (about 20 bytes a state; two states "
+        "could share one, at the odds the report gives; --exact: whole states), the "
+        "frontier on disk past a bound and no graph: every safety check, the progress "
+        "check not made",
+    )
+    service.add_argument(
         "--max-seconds",
         type=_seconds,
         metavar="S",
@@ -196,7 +205,6 @@ def _refuse_notes_options(args: argparse.Namespace) -> None:
         ("--starts", args.starts != "any"),
         ("--timers", args.timers),
         ("--html", args.html),
-        ("--exact", args.exact),
     ):
         if value:
             raise UsageError(f"{option} is for the notes' runs: leave it out with --service")
@@ -224,6 +232,9 @@ def explore_service_command(
     from ringleader.traces import trace_header, write_service_runs  # noqa: PLC0415
 
     _refuse_notes_options(args)
+    if args.walks is not None and (args.lean or args.exact):
+        flag = "--lean" if args.lean else "--exact"
+        raise UsageError(f"{flag} is for a search of every state: leave it out with --walks")
     options = _options(args)
     try:
         timing = service_timing(config, drift=args.drift, tick=args.tick)
@@ -246,6 +257,8 @@ def explore_service_command(
                 max_depth=args.max_depth,
                 max_seconds=args.max_seconds,
                 progress=progress,
+                lean=bool(args.lean),
+                exact=args.exact,
             )
         except Unsettled as exc:
             raise UsageError(
@@ -262,7 +275,8 @@ def explore_service_command(
         print_service_exploration(out, summary)
     if not result.ok:
         return 1
-    return 0 if summary["complete"] else INCOMPLETE
+    checked = "not checked" not in summary["checks"].values()
+    return 0 if summary["complete"] and checked else INCOMPLETE
 
 
 def _faults(options: ServiceOptions) -> dict[str, int]:
@@ -290,7 +304,11 @@ def service_summary(
     for kind in CHECKS:
         if kind in found:
             verdict = "broken"
-        elif kind == "no_progress" and isinstance(result, ServiceExploration) and not complete:
+        elif (
+            kind == "no_progress"
+            and isinstance(result, ServiceExploration)
+            and not result.progress_checked
+        ):
             verdict = "not checked"
         elif complete:
             verdict = "held"
@@ -337,6 +355,10 @@ def service_summary(
             elapsed_s=round(result.elapsed, 6),
             states_per_s=round(result.rate),
             memory_per_state=round(result.bytes_per_state),
+            lean=result.lean,
+            states_kept="exact" if result.exact else "fingerprints",
+            collision_odds=result.collision_odds,
+            spilled_bytes=result.spilled,
         )
     else:
         summary.update(
@@ -365,6 +387,26 @@ def _incomplete(summary: dict[str, Any]) -> str:
         return ""
     limit = summary["stopped"].replace("_", "-")
     return f": [yellow]incomplete, stopped by --{limit} at {summary['states']:,} states[/]"
+
+
+def _lean(summary: dict[str, Any]) -> str:
+    """What the states line says of a lean search: how states were kept, what spilled."""
+    if not summary["lean"]:
+        return ""
+    if summary["states_kept"] == "fingerprints":
+        kept = f"fingerprints (collision odds {summary['collision_odds']:.1g})"
+    else:
+        kept = "whole states"
+    spilled = summary["spilled_bytes"]
+    disk = f", {spilled / 1e6:,.1f} MB of frontier spilled to disk" if spilled else ""
+    return f"; lean: {kept}{disk}"
+
+
+def _unchecked(summary: dict[str, Any]) -> str:
+    """Why the progress check was not made."""
+    if summary.get("lean"):
+        return "a lean search keeps no graph: leave out --lean to check it"
+    return "the search is not complete"
 
 
 def print_service_exploration(console: Console, summary: dict[str, Any]) -> None:
@@ -409,7 +451,7 @@ def print_service_exploration(console: Console, summary: dict[str, Any]) -> None
         console.print(
             f"  states: {summary['states']:,} ({extent}), depth {summary['depth']}; "
             f"{summary['elapsed_s']:.2f} s, {summary['states_per_s']:,} states/s, "
-            f"{summary['memory_per_state']} bytes/state"
+            f"{summary['memory_per_state']} bytes/state{_lean(summary)}"
         )
     found = {v["kind"]: v for v in summary["violations"]}
     for kind, words in CHECKS.items():
@@ -425,7 +467,7 @@ def print_service_exploration(console: Console, summary: dict[str, Any]) -> None
         elif verdict == "held so far":
             console.print(f"  [yellow]~[/] {words} (in the states explored)")
         else:
-            console.print(f"  [yellow]?[/] {words}: not checked (the search is not complete)")
+            console.print(f"  [yellow]?[/] {words}: not checked ({_unchecked(summary)})")
     if found:
         first = next(iter(found.values()))["trace"]
         console.print(

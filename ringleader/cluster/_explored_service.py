@@ -92,12 +92,15 @@ def explore_service_config(
     max_depth: int | None = None,
     max_seconds: float | None = None,
     progress: Any = None,
+    lean: bool = False,
+    exact: bool = False,
 ) -> ServiceExploration | WalkResult:
     """Search ``config``'s service completely (up to ``max_states``, ``max_depth`` and
     ``max_seconds``),
     or with ``walks``, walk it at random that many times, ``walk_steps`` steps each,
     from ``seed``; from the cluster settled on its first leader (``settled``), or from
-    every node's start."""
+    every node's start.  ``lean``: keep a fingerprint of each state (whole states if
+    ``exact``), the frontier on disk and no graph (no progress check)."""
     model = service_model(config, options, timing)
     if walks is not None:
         return walk(
@@ -115,4 +118,6 @@ def explore_service_config(
         max_depth=max_depth,
         max_seconds=max_seconds,
         progress=progress,
+        lean=lean,
+        exact=exact,
     )

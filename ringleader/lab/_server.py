@@ -27,7 +27,9 @@ from importlib import resources
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from ._session import POLICIES, Lab, PathError, parse_path
+from ._paths import PathError, parse_path
+from ._service import ServiceLab
+from ._session import Lab
 
 __all__ = ["LabServer", "start"]
 
@@ -51,7 +53,7 @@ class LabServer(ThreadingHTTPServer):
 
     daemon_threads = True
 
-    def __init__(self, lab: Lab, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(self, lab: Lab | ServiceLab, host: str = "127.0.0.1", port: int = 0) -> None:
         self.lab = lab
         super().__init__((host, port), _Handler)
 
@@ -118,8 +120,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._error(HTTPStatus.BAD_REQUEST, f"unknown parameter {unknown[0][:40]!r}")
             return
         policy = asked.get("policy", [None])[-1]
-        if policy is not None and policy not in POLICIES:
-            self._error(HTTPStatus.BAD_REQUEST, f"policy must be one of {', '.join(POLICIES)}")
+        policies = self.server.lab.policies
+        if policy is not None and policy not in policies:
+            self._error(HTTPStatus.BAD_REQUEST, f"policy must be one of {', '.join(policies)}")
             return
         try:
             seed = int(asked.get("seed", ["0"])[-1])
@@ -146,7 +149,9 @@ class _Handler(BaseHTTPRequestHandler):
     do_POST = do_PUT = do_DELETE = do_PATCH = _not_allowed
 
 
-def start(lab: Lab, host: str = "127.0.0.1", port: int = 0) -> tuple[LabServer, threading.Thread]:
+def start(
+    lab: Lab | ServiceLab, host: str = "127.0.0.1", port: int = 0
+) -> tuple[LabServer, threading.Thread]:
     """Serve ``lab`` in a thread of its own; stop it with ``server.shutdown()`` then
     ``server.server_close()``."""
     server = LabServer(lab, host, port)

@@ -14,15 +14,10 @@ the explorer's own objects; nothing is modelled again here.
 
 from __future__ import annotations
 
-import io
-import random
 import threading
-from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
-from ringleader.actors import write_trace
-from ringleader.actors.core import NodeState
 from ringleader.actors.exploration import (
     CHECK_WORDS,
     CRASHED,
@@ -35,13 +30,16 @@ from ringleader.actors.exploration import (
     records,
 )
 from ringleader.actors.exploration._model import NewLink
-from ringleader.actors.tracing import read_trace
-from ringleader.errors import UsageError
 from ringleader.topologies import TOPOLOGIES, Config
-from ringleader.traces import MARKS, colours, story, trace_header
-from ringleader.traces import lines as kind_lines
+from ringleader.traces import trace_header
 
-__all__ = ["FAULTS", "POLICIES", "Lab", "PathError"]
+from ._layout import HEIGHT, WIDTH, layout
+from ._paths import PathError
+from ._stepping import changed, orderings, random_step, round_robin_step
+from ._told import marks, told
+from ._values import jsonable
+
+__all__ = ["FAULTS", "POLICIES", "Lab"]
 
 #: How auto-play picks the next step: seeded at random, round-robin over the links
 #: (FIFO: each link's first message), or the adversary that makes the run send the most
@@ -54,8 +52,6 @@ POLICIES = {
 }
 #: The steps that are faults, not orderings.
 FAULTS = ("crash", "restart", "lose", "duplicate", "partition", "heal", "pause", "resume")
-#: The longest path a request may name (a run of the notes' sizes is far shorter).
-MAX_PATH = 5_000
 #: What a step is called on the page, by the model's event.
 _MOVE_KINDS = {
     "deliver": "deliver",
@@ -71,67 +67,12 @@ _MOVE_KINDS = {
     "resume": "resume",
 }
 _FINDING_NAMES = {"min": "fewest messages", "max": "most messages"}
-#: The page's box for the network, in SVG units.
-_WIDTH, _HEIGHT, _MARGIN = 1500.0, 640.0, 90.0
-
-
-class PathError(UsageError):
-    """A path that does not name a state: not numbers, or a step not enabled.
-
-    ``valid``: how many of its first steps do name a state (0: none, or not numbers)."""
-
-    def __init__(self, message: str, valid: int = 0) -> None:
-        super().__init__(message)
-        self.valid = valid
-
-
-def _jsonable(value: Any) -> Any:  # noqa: PLR0911 -- one case per kind of value
-    """A variable's value as JSON: sets sorted, a node's info as ``P<id>``."""
-    if value is None or isinstance(value, bool | int | float | str):
-        return value
-    if isinstance(value, NodeState):
-        return str(value)
-    if isinstance(value, tuple) and hasattr(value, "id") and hasattr(value, "capacity"):
-        return f"P{value.id}"
-    if hasattr(value, "kind") and hasattr(value, "__match_args__"):  # a message, as sent
-        fields = (_jsonable(getattr(value, name)) for name in value.__match_args__)
-        return f"{value.kind}({', '.join(map(str, fields))})"
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, set | frozenset):
-        items = [_jsonable(v) for v in value]
-        try:
-            return sorted(items)
-        except TypeError:
-            return sorted(items, key=str)
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    return str(value)
-
-
-def _field(name: str, value: Any) -> str:
-    """A message's field as the notes write it: a node (its info, or its id) as ``P4``."""
-    if isinstance(value, dict) and "id" in value and "capacity" in value:
-        return f"P{value['id']}"
-    if name in ("candidate", "id", "sender", "origin"):
-        return f"P{value}"
-    return str(value)
-
-
-def parse_path(text: str | None) -> list[int]:
-    """``"3.0.5"`` as ``[3, 0, 5]`` (empty or ``None``: the initial state)."""
-    if not text:
-        return []
-    parts = text.split(".")
-    if len(parts) > MAX_PATH:
-        raise PathError(f"a path of {len(parts):,} steps: at most {MAX_PATH:,}")
-    if not all(part.isascii() and part.isdigit() for part in parts):
-        raise PathError(f"path {text[:80]!r}: step numbers separated by dots, e.g. 3.0.5")
-    return [int(part) for part in parts]
 
 
 class Lab:
     """``exploration``'s model of ``config``, stepped by hand (one per server)."""
+
+    policies = POLICIES
 
     def __init__(self, config: Config, exploration: Exploration) -> None:
         self.config = config
@@ -149,51 +90,8 @@ class Lab:
     # -- what does not change --------------------------------------------------------
 
     def _layout(self) -> dict[int, tuple[float, float]]:
-        """Where each node is drawn: round a circle in ring order (rings, meshes,
-        graphs), or in layers from the root (a tree)."""
-        model = self.model
-        ids = model.ids
-        if self.config.topology == "spanning_tree":
-            neighbours: dict[int, set[int]] = {node: set() for node in ids}
-            for a, b in model.links:
-                neighbours[a].add(b)
-                neighbours[b].add(a)
-            depth = {ids[0]: 0}
-            order = [ids[0]]
-            queue = deque([ids[0]])
-            while queue:
-                node = queue.popleft()
-                for peer in sorted(neighbours[node], key=ids.index):
-                    if peer not in depth:
-                        depth[peer] = depth[node] + 1
-                        order.append(peer)
-                        queue.append(peer)
-            for node in ids:  # a node out of reach (never in a tree): a layer of its own
-                if node not in depth:
-                    depth[node] = max(depth.values()) + 1
-                    order.append(node)
-            layers = max(depth.values()) + 1
-            where = {}
-            for level in range(layers):
-                row = [node for node in order if depth[node] == level]
-                for k, node in enumerate(row):
-                    x = _MARGIN + (k + 0.5) * (_WIDTH - 2 * _MARGIN) / len(row)
-                    # Each node's words below it: the last layer's too.
-                    y = 60 + level * (_HEIGHT - 60 - 170) / max(1, layers - 1)
-                    where[node] = (round(x, 1), round(y, 1))
-            return where
-        import math  # noqa: PLC0415
-
-        n = len(ids)
-        # An ellipse as wide as the box lets each node's words stand beside it.
-        across, down = _WIDTH / 2 - 4 * _MARGIN, _HEIGHT / 2 - _MARGIN
-        return {
-            node: (
-                round(_WIDTH / 2 + across * math.cos(-math.pi / 2 + 2 * math.pi * k / n), 1),
-                round(_HEIGHT / 2 + down * math.sin(-math.pi / 2 + 2 * math.pi * k / n), 1),
-            )
-            for k, node in enumerate(ids)
-        }
+        """Where each node is drawn (:func:`~ringleader.lab._layout.layout`)."""
+        return layout(self.config.topology, self.model.ids, self.model.links)
 
     def _findings(self) -> list[dict[str, Any]]:
         """The runs the explorer reported, each as a path of choices to open."""
@@ -245,8 +143,9 @@ class Lab:
             "algorithm": self.header.get("algorithm", self.algorithm.name),
             "topology": config.topology,
             "initiators": list(config.initiators),
-            "width": _WIDTH,
-            "height": _HEIGHT,
+            "rules": "election",
+            "width": WIDTH,
+            "height": HEIGHT,
             "nodes": [
                 {
                     "id": node,
@@ -271,10 +170,7 @@ class Lab:
                 else {"min": exploration.messages[0], "max": exploration.messages[1]},
             },
             "findings": self.findings,
-            "marks": {
-                name: {"symbol": symbol, "fill": fill, "words": words}
-                for name, (_, fill, symbol, words) in MARKS.items()
-            },
+            "marks": marks(),
             "policies": [{"name": k, "words": v} for k, v in POLICIES.items()],
         }
 
@@ -362,7 +258,7 @@ class Lab:
                     "paused": i in paused,
                     "asleep": states.can_start[local],
                     "timers": list(states.timers[local]),
-                    "variables": _jsonable(election.variables()),
+                    "variables": jsonable(election.variables()),
                 }
             )
         return out
@@ -419,74 +315,15 @@ class Lab:
 
     def _changed(self, states: list[tuple[int, ...]]) -> dict[str, list[int]]:
         """The nodes and links the last step changed."""
-        if len(states) < 2:
-            return {"nodes": [], "links": []}
-        model = self.model
-        before, after = states[-2], states[-1]
-        nodes = [model.ids[i] for i in range(model.n) if before[i] != after[i]]
-        links = [k for k in range(model.L) if before[model.n + k] != after[model.n + k]]
-        return {"nodes": nodes, "links": links}
+        return changed(self.model, states)
 
     def _run(
         self, events: list[int], state: tuple[int, ...], end: bool, sent: int
     ) -> dict[str, Any]:
         """The run so far: told, drawn, and checked."""
         model = self.model
-        buffer = io.StringIO()
-        write_trace(records(model, events), buffer, nodes=model.n, header=self.header)
-        written = buffer.getvalue().splitlines()
-        trace = [e for e in read_trace(written, source="lab") if e.get("event") != "header"]
-
-        def step_of(event: dict[str, Any]) -> int:
-            return round(float(event.get("t", 0.0)) * 1000)
-
-        told = story(trace, self.header)
-        narration = [{"step": round(t * 1000), "text": sentence} for t, sentence, _ in told.steps]
-        sends: dict[Any, dict[str, Any]] = {}
-        marks: list[dict[str, Any]] = []
-        violations: list[dict[str, Any]] = []
-        for event in trace:
-            what, at, node = event.get("event"), step_of(event), event.get("node")
-            if what == "send":
-                fields = event.get("fields") or {}
-                shown = ", ".join(_field(k, v) for k, v in fields.items())
-                sends[event.get("msg")] = {
-                    "from": node,
-                    "to": event.get("peer"),
-                    "sent": at,
-                    "received": None,
-                    "kind": event.get("kind"),
-                    "label": f"{event.get('kind')}({shown})",
-                    "lost": bool(event.get("lost")),
-                }
-            elif what == "receive":
-                send = sends.get(event.get("msg"))
-                if send is not None and send["received"] is None:
-                    send["received"] = at
-            elif what == "state":
-                mark = {"leader": "leader", "not_leader": "not_leader"}.get(
-                    str(event.get("state")), "other"
-                )
-                marks.append({"node": node, "step": at, "mark": mark})
-            elif what in ("crash", "restart", "pause", "resume"):
-                marks.append({"node": node, "step": at, "mark": what})
-            elif what == "violation":
-                marks.append({"node": node, "step": at, "mark": "violation"})
-                violations.append(
-                    {"step": at, "kind": event.get("kind"), "detail": event.get("detail")}
-                )
-        styles = kind_lines(trace)
-        kinds = {
-            kind: {"colour": colour, "dash": list(styles[kind][0]), "width": styles[kind][1]}
-            for kind, colour in colours(trace).items()
-        }
-        return {
-            "kinds": kinds,
-            "narration": narration,
-            "summary": told.summary,
-            "diagram": {"messages": list(sends.values()), "marks": marks},
-            "checks": self._checks(state, end, sent, violations),
-        }
+        shown, violations = told(records(model, events), nodes=model.n, header=self.header)
+        return {**shown, "checks": self._checks(state, end, sent, violations)}
 
     def _checks(
         self, state: tuple[int, ...], end: bool, sent: int, violations: list[dict[str, Any]]
@@ -551,27 +388,13 @@ class Lab:
     ) -> int | None:
         """The step ``policy`` takes next (``None``: no ordering step is left)."""
         model = self.model
-        orderings = [k for k, step in enumerate(steps) if model.events[step[0]][0] not in FAULTS]
-        if not orderings:
+        choices = orderings(model, steps, FAULTS)
+        if not choices:
             return None
         if policy == "random":
-            chooser = random.Random(f"{seed}:{'.'.join(map(str, path))}")
-            return chooser.choice(orderings)
+            return random_step(seed, path, choices)
         if policy == "round_robin":
-            last = -1
-            for number in reversed(events):
-                if model.events[number][0] == "deliver":
-                    last = model.events[number][1]
-                    break
-            deliveries = [
-                (model.events[steps[k][0]][1], k)
-                for k in orderings
-                if model.events[steps[k][0]][0] == "deliver"
-            ]
-            if deliveries:
-                after = [pair for pair in deliveries if pair[0] > last]
-                return min(after or deliveries)[1]
-            return orderings[0]
+            return round_robin_step(model, events, steps, choices)
         # most messages: along the explored graph where it is known, else greedily
         most = self._most_to_end()
         index = self._index or {}
@@ -581,7 +404,7 @@ class Lab:
             rest = most.get(index.get(successor, -1), -1) if most else -1
             return (messages + rest if rest >= 0 else messages, -k)
 
-        return max(orderings, key=worth)
+        return max(choices, key=worth)
 
     def _most_to_end(self) -> dict[int, int]:
         """The most messages from each explored state to the end of its run, over the

@@ -68,11 +68,14 @@ def node_member(
 ) -> Member:
     """Node ``node_id``'s election and its parts.  A node a supervisor starts with the
     others (``fresh``) begins at epoch 1 as the config's initiator or not; any other
-    recovers: it joins whatever cluster it finds, above the epoch its ``state`` kept."""
+    recovers: it joins whatever cluster it finds, above the epoch its ``state`` kept.
+    The member counts majorities in the configuration its ``state`` keeps (the config
+    file's list, unless one changed live was kept)."""
     view = next(v for v in config.wiring.views(settings) if v.id == node_id)
     algorithm = config.algorithm_class
     policy = crash_policy(algorithm)
     durable = state is not None
+    configuration = None if state is None else state.configuration
     if options.fresh:
         initiator = node_id in config.initiators
         return Member(
@@ -82,6 +85,7 @@ def node_member(
             policy=policy,
             steady=options.steady,
             durable=durable,
+            configuration=configuration,
         )
     return Member(
         algorithm,
@@ -92,6 +96,7 @@ def node_member(
         policy=policy,
         steady=options.steady,
         durable=durable,
+        configuration=configuration,
     )
 
 

@@ -5,7 +5,8 @@ one line.
 - **alive** (``/healthz``): the process answers and its node runs; not once it stopped,
   or stopped by itself because it could not keep its state (then ``why`` is that error);
 - **ready** (``/readyz``): alive, and it knows a leader that holds a lease, or is it: it
-  leads with its lease held; or it follows a leader it does not suspect.  A follower
+  leads with its lease held; or it follows a leader it does not suspect.  A leader whose
+  lease lapsed names no leader until it holds one again (another may lead by then).  A follower
   cannot read another node's lease: it counts its leader's heartbeats, and suspects it
   when they stop (``suspect_after``), then elects again.
 
@@ -49,7 +50,10 @@ def ready(
         return False, why
     node, leader, epoch = view.node, view.leader, view.epoch
     if leader is None:
-        return False, f"node {node} knows no leader (epoch {epoch}): none elected, or none heard"
+        return False, (
+            f"node {node} knows no leader holding a lease (epoch {epoch}): "
+            "none elected, none heard, or its own lease lapsed"
+        )
     if leader == node:
         if view.is_leader:
             return True, f"node {node} leads epoch {epoch} with its lease held"

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 import pykka
 
+from ringleader.actors.crashes import Configuration
 from ringleader.actors.faults import Misbehaving
 from ringleader.actors.host import (
     Boot,
@@ -275,6 +276,19 @@ class Node:
         return view_of(self._leadership)
 
     @property
+    def configuration(self) -> Configuration:
+        """The cluster's configuration as this node keeps it: its members (voters and
+        learners), their addresses and its version (see docs/design/membership.md).  The
+        config file's list of nodes is version 0; the state file keeps it across the
+        node's lives (before :meth:`start`, and for a supervised node, the config
+        file's)."""
+        state = self._state
+        return self._founding() if state is None else state.configuration
+
+    def _founding(self) -> Configuration:
+        return Configuration.founding([n.id for n in self.config.nodes], self._addresses)
+
+    @property
     def running(self) -> bool:
         """Between :meth:`start` and :meth:`stop`."""
         return self._running
@@ -420,7 +434,9 @@ class Node:
         state = None
         if not self._options.supervised:
             # Before the node sends anything: this life's number, counted durably.
-            self._state = state = StateFile.open(config, node_id, fresh=self._options.fresh_state)
+            self._state = state = StateFile.open(
+                config, node_id, fresh=self._options.fresh_state, founding=self._founding()
+            )
             self.incarnation = state.incarnation
         floor = 0 if state is None else state.epoch  # (before the node can raise it)
         member = node_member(config, node_id, self._options, settings, state)

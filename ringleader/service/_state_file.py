@@ -3,9 +3,11 @@
 ``ringleader node`` and :class:`~ringleader.Node` keep, per cluster and node, the highest
 epoch the node has seen (so that a restarted node starts its rounds above it, and the
 fencing token only grows), the round it acknowledged last and that round's leader (so
-that it never acknowledges an older round, nor a second leader of that one), and its
-incarnation counter (so that each life is newer than the last whatever the clocks say).
-The file is
+that it never acknowledges an older round, nor a second leader of that one), its
+incarnation counter (so that each life is newer than the last whatever the clocks say)
+and the cluster's configuration as this node knows it (the member list as versioned
+state, :class:`~ringleader.actors.crashes.Configuration`; see
+``docs/design/membership.md``).  The file is
 
     STATE_DIR/CLUSTER/node-ID/state.json
 
@@ -38,16 +40,26 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ringleader.actors.crashes import Configuration, ConfigurationError
 from ringleader.errors import StateError
 from ringleader.topologies import Config
 
-__all__ = ["FRESH", "NEW", "RESTORED", "StateFile", "default_state_dir", "state_path"]
+__all__ = [
+    "FRESH",
+    "NEW",
+    "RESTORED",
+    "StateFile",
+    "default_state_dir",
+    "founding_configuration",
+    "state_path",
+]
 
 #: How a node's state began this life (its ``listening`` line's ``state``).
 NEW, RESTORED, FRESH = "new", "restored", "fresh"
 #: The file's format, in its ``format`` field (1: without the acknowledged round, read
-#: as if it acknowledged an unknown leader of its epoch).
-FORMAT = 2
+#: as if it acknowledged an unknown leader of its epoch; 2: without the configuration,
+#: read as the config file's).
+FORMAT = 3
 STATE_NAME = "state.json"
 #: A cluster name used as a directory name as it is; others are hashed.
 _SAFE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,63}")
@@ -76,6 +88,7 @@ def state_path(config: Config, node: int) -> Path:
 _FIELDS = {
     1: ("format", "node", "epoch", "incarnation"),
     2: ("format", "node", "epoch", "acked", "acked_leader", "incarnation"),
+    3: ("format", "node", "epoch", "acked", "acked_leader", "incarnation", "configuration"),
 }
 
 
@@ -93,13 +106,21 @@ class StateFile:
     start here; ``RESTORED``; ``FRESH``: started over).  It is what a node actor
     keeps its epoch in (:class:`~ringleader.actors.host.Durable`); :attr:`failure` is the
     error that stopped it, if a write failed.
+
+    :attr:`configuration` is the cluster's configuration this node keeps.  The config
+    file's list of nodes is the *founding* one (version 0); a node keeps a configuration
+    changed live (version 1 on) across its lives, while one still at version 0 follows
+    the config file, so that a rolling restart with another list of nodes changes it as
+    before.  :meth:`keep` makes a newer one durable; it never goes back.
     """
 
-    def __init__(self, path: Path, node: int) -> None:
+    def __init__(self, path: Path, node: int, founding: Configuration) -> None:
         self.path = path
         self.node = node
         self.epoch = 0
         self.acknowledged: tuple[int, int | None] = (0, None)
+        #: The configuration this node keeps (the founding one until a change is kept).
+        self.configuration = founding
         self.incarnation = 0
         self.start = NEW
         self.failure: StateError | None = None
@@ -113,6 +134,7 @@ class StateFile:
         *,
         fresh: bool = False,
         seed: Callable[[], int] | None = None,
+        founding: Configuration | None = None,
     ) -> StateFile:
         """Lock and read node ``node``'s state (a first start creates it), count a new
         life and make it durable; raises :class:`StateError`.
@@ -121,9 +143,11 @@ class StateFile:
         count from (a first start, or a fresh one) takes its number from ``seed`` (the
         wall clock: a node whose state was lost is then most likely still newer than the
         life its peers remember); every later one is the last plus one, whatever the
-        clock says.
+        clock says.  ``founding``: the configuration the config file's list founds
+        (``founding_configuration()``, unless the caller knows the addresses better).
         """
-        state = cls(state_path(config, node), node)
+        founding = founding or founding_configuration(config)
+        state = cls(state_path(config, node), node, founding)
         try:
             state._open(fresh, seed or time.time_ns)
         except BaseException:
@@ -148,14 +172,17 @@ class StateFile:
                 ) from None
             raise self._error("cannot open its directory", exc) from None
         acknowledged: tuple[int, int | None] = (0, None)
+        kept: Configuration | None = None
         if fresh:
             self.start, epoch, incarnation = FRESH, 0, 0
             with contextlib.suppress(StateError):  # a readable count is still counted on
                 incarnation = self._read()[1]
         else:
-            epoch, incarnation, acknowledged = self._read()
+            epoch, incarnation, acknowledged, kept = self._read()
             self.start = NEW if created else RESTORED
         self.epoch, self.acknowledged = epoch, acknowledged
+        if kept is not None and kept.version > 0:
+            self.configuration = kept  # changed live: it outlives the config file's list
         if self.start == RESTORED:
             self.incarnation = incarnation + 1
         else:
@@ -186,7 +213,7 @@ class StateFile:
             raise self._error("cannot create it", exc, where=home) from None
         return True
 
-    def _read(self) -> tuple[int, int, tuple[int, int | None]]:
+    def _read(self) -> tuple[int, int, tuple[int, int | None], Configuration | None]:
         path = self.path
         try:
             text = path.read_text(encoding="utf-8")
@@ -221,7 +248,33 @@ class StateFile:
             leader is None or type(leader) is int
         ):
             raise self._corrupt(f"acked {acked!r} or acked_leader {leader!r} is not a round")
-        return epoch, incarnation, (acked, leader)
+        return epoch, incarnation, (acked, leader), self._configuration(fields)
+
+    def _configuration(self, fields: dict[str, Any]) -> Configuration | None:
+        """The configuration a file of format 3 keeps (``None`` in an older one)."""
+        if "configuration" not in fields:
+            return None
+        data = fields["configuration"]
+        try:
+            if not isinstance(data, dict):
+                raise ConfigurationError(f"not a configuration: {data!r}")
+            return Configuration.from_json(data)
+        except ConfigurationError as exc:
+            raise self._corrupt(f"configuration: {exc}") from None
+
+    def keep(self, configuration: Configuration) -> bool:
+        """Make ``configuration`` durable, if it is newer than the one kept (by its
+        :attr:`~ringleader.actors.crashes.Configuration.key`): before the node acts on
+        it.  Returns whether it was newer; an older or equal one changes nothing."""
+        if configuration.key <= self.configuration.key:
+            return False
+        previous, self.configuration = self.configuration, configuration
+        try:
+            self._write(self.epoch, self.acknowledged, self.incarnation)
+        except StateError:
+            self.configuration = previous
+            raise
+        return True
 
     def save(self, epoch: int, acknowledged: tuple[int, int | None]) -> None:
         """Make ``epoch`` (if it is above the last) and ``acknowledged`` (if it is a newer
@@ -262,6 +315,7 @@ class StateFile:
             "acked": acknowledged[0],
             "acked_leader": acknowledged[1],
             "incarnation": incarnation,
+            "configuration": self.configuration.to_json(),
         }
         text = json.dumps({**fields, "check": _check(fields)}) + "\n"
         temporary = directory / f"{STATE_NAME}.tmp"
@@ -291,6 +345,12 @@ class StateFile:
         return StateError(
             str(self.path), f"corrupt: {problem}", f"restore it from a backup, {START_OVER}"
         )
+
+
+def founding_configuration(config: Config) -> Configuration:
+    """The configuration ``config``'s list of nodes founds: version 0, every node a
+    voter, at the address its peers dial."""
+    return Configuration.founding([n.id for n in config.nodes], config.addresses)
 
 
 #: What fixes a failed read or write, by its errno: room on the disk, a writable disk.

@@ -116,6 +116,51 @@ def test_a_silent_follower_stops_holding_the_lease_back() -> None:
     assert held.basis is not None and not held.expired
 
 
+def test_a_refused_follower_that_acknowledged_this_leader_holds_its_lease_back_no_longer() -> None:
+    """Proof of death (a refused connection) lets the lease go on without a follower
+    whose newest answer acknowledged this leadership: it promised this leader alone (and
+    keeps that promise when it restarts), so it helps elect nobody else."""
+    held = lease((1, 2, 4), quorum=True)
+    held.begin(3)
+    first = held.beat(0.0)
+    for peer in (1, 2, 4):
+        held.answer(peer, first, 3, 0.0)
+    assert held.basis == first
+    seq = held.beat(0.05)  # node 4 stopped: only 1 and 2 answer
+    held.answer(1, seq, 3, 0.05)
+    held.answer(2, seq, 3, 0.05)
+    assert held.basis == first  # 4 holds it back
+    assert held.gone(4, 0.06)
+    assert held.basis == seq and held.until == pytest.approx(0.05 + held.settings.lease)
+    assert not held.live(4)
+
+
+def test_a_refused_follower_that_answered_from_another_round_still_holds_the_lease_back() -> None:
+    """A follower whose newest answer came from another round vouched for another
+    leader, whose lease may rest on that acknowledgement after the follower died: the
+    refusal proves its process gone now, not that lease ended.  It holds this lease back
+    until it has been silent as long as any (the explorer found two leases at once when
+    the refusal let it go)."""
+    held = lease((1, 2, 4), quorum=True)
+    held.begin(9)
+    seq = held.beat(0.0)
+    held.answer(1, seq, 9, 0.0)
+    held.answer(2, seq, 9, 0.0)
+    held.answer(4, seq, 7, 0.0)  # 4 still follows the leader of round 7
+    assert held.basis is None
+    assert not held.gone(4, 0.01)
+    seq = held.beat(0.05)
+    held.answer(1, seq, 9, 0.05)
+    held.answer(2, seq, 9, 0.05)
+    assert held.basis is None  # still held back by 4
+    for _ in range(held.settings.silent_beats):
+        seq = held.beat(0.05)
+        held.answer(1, seq, 9, 0.05)
+        held.answer(2, seq, 9, 0.05)
+        held.refresh(0.05)
+    assert held.basis is not None  # silent long enough, as any follower
+
+
 def test_with_a_quorum_a_majority_is_needed_and_every_follower_still_answering() -> None:
     settings = LeaseSettings.of({**SETTINGS, "quorum": 1.0})
     assert settings is not None

@@ -10,11 +10,21 @@ from pathlib import Path
 
 import pytest
 
-from ringleader.actors import NewRound, NodeState
-from ringleader.actors.crashes import PreVoteReply, SteadySettings
+from ringleader.actors import ALGORITHMS, Member, NewRound, NodeState, crash_policy
+from ringleader.actors.algorithms._bully import Coordinator
+from ringleader.actors.core import Action, Send
+from ringleader.actors.crashes import (
+    Configuration,
+    Lease,
+    LeaseSettings,
+    Ping,
+    PreVote,
+    PreVoteReply,
+    SteadySettings,
+)
 from ringleader.actors.crashes._prevote import PreVoting
 from ringleader.topologies import ConfigError, load_config
-from tests.steady_world import HEARTBEAT, SUSPECT_AFTER, World
+from tests.steady_world import DELAY, HEARTBEAT, SUSPECT_AFTER, World
 
 
 def settled(world: World, seconds: float = 3.0) -> tuple[int, int]:
@@ -192,6 +202,95 @@ def test_a_restarted_node_follows_the_leader_it_finds(node: int) -> None:
         assert world.since(t0) == []
 
 
+def _restarted(acknowledged: tuple[int, int | None] | None, now: float | None) -> Member:
+    """Node 1 of three, restarted with what its state file kept (epoch 7), booted at
+    ``now`` (``None``: not yet)."""
+    view = World(ids=(1, 2, 3))._view(1)
+    member = Member(
+        ALGORITHMS["bully"],
+        view,
+        recovering=True,
+        floor=7,
+        acknowledged=acknowledged,
+        policy=crash_policy(ALGORITHMS["bully"]),
+        steady=True,
+        durable=True,
+    )
+    if now is not None:
+        member.handle_boot(now=now)
+    return member
+
+
+def _pongs(actions: list[Action]) -> list[tuple[int, int]]:
+    return [(a.to, a.epoch) for a in actions if isinstance(a, Send) and a.message.kind == "pong"]
+
+
+def test_a_restarted_node_keeps_its_last_life_s_promise_for_a_vouch() -> None:
+    # Its last life acknowledged 2, leader of epoch 7, perhaps a moment before it went
+    # down: 2's lease may run until a vouch after that.  Restarted at 10.0, it grants no
+    # pre-vote and acknowledges no leader but 2 (in 7) until 10.0 + vouch: a lease of 3's
+    # would overlap 2's (the explorer found it: two leases at one instant).  It follows 3
+    # meanwhile and does not answer its heartbeat (an answer in epoch 0 would tell 3 it
+    # is refused, and 3 would step down).
+    vouch = SUSPECT_AFTER - HEARTBEAT
+    member = _restarted((7, 2), now=10.0)
+    asked = member.handle_message(3, PreVote(1), 0, now=10.01)
+    assert [a.message for a in asked if isinstance(a, Send)] == [PreVoteReply(1, False)]
+    member.handle_message(3, Coordinator(), 8, now=10.02)  # 3 leads 8: followed
+    assert (member.state, member.elected, member.epoch) == (NodeState.NOT_LEADER, 3, 8)
+    assert _pongs(member.handle_message(3, Ping(1), 8, now=10.03)) == []
+    assert _pongs(member.handle_message(3, Ping(2), 8, now=10.0 + vouch - 0.001)) == []
+    assert member.acknowledged == (7, 2)
+    assert _pongs(member.handle_message(3, Ping(3), 8, now=10.0 + vouch)) == [(3, 8)]
+    assert member.acknowledged == (8, 3)
+    # A leader of an older round is told no, as ever.
+    assert _pongs(member.handle_message(2, Ping(50), 7, now=10.0 + vouch)) == [(2, 8)]
+    # The leader it acknowledged last is acknowledged at once, as before.
+    again = _restarted((7, 2), now=20.0)
+    again.handle_message(2, Ping(40), 7, now=20.01)
+    assert _pongs(again.handle_message(2, Ping(41), 7, now=20.02)) == [(2, 7)]
+    # A node that led the round it acknowledged last made no promise to another: it
+    # acknowledges the leader it finds at once.
+    led = _restarted((7, 1), now=30.0)
+    assert led.steady is not None and not led.steady.promising
+    led.handle_message(3, Coordinator(), 8, now=30.01)
+    assert _pongs(led.handle_message(3, Ping(1), 8, now=30.02)) == [(3, 8)]
+    # A new node cannot tell itself from one whose state was lost: it keeps it too.
+    new = _restarted((0, None), now=40.0)
+    assert new.steady is not None and new.steady.promising
+
+
+def test_a_restarted_node_keeps_its_promise_from_its_first_event_even_before_its_boot() -> None:
+    # A host may hand the member a frame before its boot (one that arrived while its
+    # links were made): the promise starts with that frame, not with the boot.
+    member = _restarted((7, 2), now=None)
+    member.handle_message(3, Coordinator(), 8, now=10.0)
+    assert _pongs(member.handle_message(3, Ping(1), 8, now=10.01)) == []
+    member.handle_boot(now=10.02)
+    assert member.steady is not None and member.steady.promising
+    assert member.acknowledged == (7, 2)
+
+
+def test_a_restarted_node_s_own_lease_runs_from_no_heartbeat_of_its_promise() -> None:
+    member = _restarted((7, 2), now=10.0)
+    lease = member.lease
+    assert lease is not None and lease.not_before == pytest.approx(10.0 + SUSPECT_AFTER - HEARTBEAT)
+    lease.begin(9, absent={3})  # (3 is down)
+    early = lease.beat(10.05)
+    assert not lease.answer(2, early, 9, now=10.06) and not lease.held
+    late = lease.beat(lease.not_before)
+    assert lease.answer(2, late, 9, now=lease.not_before + 0.001) and lease.held
+    assert lease.until == pytest.approx(lease.not_before + 0.2)
+    # Alone (nobody to ask), no more: a lease needs a heartbeat sent after the promise.
+    alone = Lease(LeaseSettings(0.2, HEARTBEAT, SUSPECT_AFTER, quorum=True), ())
+    alone.not_before = 1.0
+    alone.begin(3)
+    alone.beat(0.95)
+    assert not alone.refresh(0.96) and not alone.held
+    alone.beat(1.0)
+    assert alone.refresh(1.0) and alone.held
+
+
 def test_with_preempt_a_higher_node_takes_over_in_one_hand_over() -> None:
     world = started(preempt=True)
     world.crash(5)
@@ -300,6 +399,60 @@ def test_a_hand_over_to_a_chosen_node_and_its_refusals() -> None:
     assert [(c.node, c.kind) for c in world.since(t0)] == [(5, "lost"), (2, "led")]
 
 
+def test_learners_follow_and_never_lead_until_they_vote() -> None:
+    # Voters 1,2,3; 4 and 5 are learners (docs/design/membership.md): the notes' Bully
+    # would elect 5, but a learner starts no round and runs no election.
+    learners = Configuration(1, 1, frozenset({1, 2, 3}), frozenset({4, 5}))
+    world = World(configuration=learners)
+    world.boot()
+    leader, epoch = settled(world)
+    assert leader == 3  # the largest voter
+    world.run(1.0)
+    assert world.holds_lease(3) and world.agreed() == (3, epoch)
+    assert {c.node for c in world.changes if c.kind == "led"} == {3}
+    three = world.members[3]
+    assert three.refuse_hand_over(5) == (
+        "node 5 is a learner: it votes in no round yet, so it may not lead"
+    )
+    # Killing a learner changes nothing: the voters keep their majority and lease.
+    world.crash(5)
+    world.run(1.0)
+    assert world.holds_lease(3) and not world.since(world.now - 1.0, "lost")
+    # 4 is promoted: its answers count from now on, and it may be handed leadership.
+    promoted = learners.promote(4, epoch)
+    t0 = world.now
+    for node in (1, 2, 3, 4):
+        world.call(node, "configure", promoted)
+    assert not world.holds_lease(3)  # the lease starts over in the new configuration
+    world.run(2 * HEARTBEAT)
+    assert world.holds_lease(3) and not world.since(t0, "lost")
+    assert three.refuse_hand_over(4) is None
+    world.call(3, "resign", to=4)
+    world.run(HEARTBEAT)
+    assert world.agreed() == (4, world.members[4].epoch)
+    assert world.members[4].epoch > epoch  # the fencing token only grows
+
+
+def test_a_leader_that_is_no_voter_any_more_steps_down_and_a_voter_takes_over() -> None:
+    world = World(ids=(1, 2, 3), configuration=Configuration.founding([1, 2, 3]))
+    world.boot()
+    leader, epoch = settled(world)
+    assert leader == 3
+    world.run(1.0)
+    removed = world.members[3].configuration.remove(3, epoch)  # type: ignore[union-attr]
+    t0 = world.now
+    for node in (1, 2, 3):
+        world.call(node, "configure", removed)
+    assert [(c.node, c.kind, c.why) for c in world.since(t0)] == [(3, "lost", "removed")]
+    for _ in range(round(3.0 / HEARTBEAT)):  # never two leases at once
+        world.run(HEARTBEAT / 5)
+        assert not (world.holds_lease(3) or (world.holds_lease(1) and world.holds_lease(2)))
+        if world.holds_lease(2):
+            break
+    assert world.holds_lease(2) and world.members[2].epoch > epoch
+    assert not world.members[3].voter and world.members[2].lease.majority == 2  # type: ignore[union-attr]
+
+
 def test_a_stopping_leader_hands_over_to_the_node_that_joined_last() -> None:
     world = started()
     world.crash(2)
@@ -309,6 +462,73 @@ def test_a_stopping_leader_hands_over_to_the_node_that_joined_last() -> None:
     world.call(5, "resign", reason="stopped", stopping=True)
     world.run(HEARTBEAT)
     assert world.agreed() is not None and world.agreed()[0] == 2  # type: ignore[index]
+
+
+def test_a_stopping_leader_s_refused_connection_after_its_hand_over_is_no_crash() -> None:
+    """A leader that stops hands over, then its process goes: its followers find its
+    connection refused, some before the successor's heartbeat came.  That is its stop,
+    not a crash: they wait for the successor (issue 32: a follower logged "suspects node
+    2: connection refused", and won "the round (crash of 2)")."""
+    world = started()
+    t0 = world.now
+    world.call(5, "resign", reason="stopped", stopping=True)
+    world.run(1.5 * DELAY)  # the hand-over has reached every node, 4's heartbeat not yet
+    world.crash(5)
+    for node in (1, 2, 3, 4):
+        world.call(node, "peer_dead", 5)
+    world.run(1.0)
+    assert world.agreed() is not None and world.agreed()[0] == 4  # type: ignore[index]
+    told = [(n, a.kind) for t, n, a in world.notices if t >= t0 and a.kind != "stalled"]
+    assert (5, "handover") in told
+    assert [(n, k) for n, k in told if k in ("suspect", "prevote", "election")] == [
+        (4, "election")  # its take-over, "handed over by 5"
+    ]
+    assert [(c.node, c.kind, c.why) for c in world.since(t0)] == [
+        (5, "lost", "stopped"),
+        (4, "led", ""),
+    ]
+
+
+def test_a_follower_whose_process_is_gone_holds_the_lease_back_no_longer() -> None:
+    """The leader watches no follower under the steady rules, so a follower that stopped
+    (a rolling restart) held the leader's lease back until it had missed all but two of
+    a lease's heartbeats: one heartbeat before the lease's end, counted in heartbeats,
+    which a loaded machine runs late while the lease ends on the clock (issue 30: the
+    lease lapsed).  Its refused connection is proof enough, as it acknowledged this
+    leader last: it counts no longer."""
+    world = started()
+    five = world.members[5]
+    assert five.lease is not None
+    lease = five.lease.settings.lease
+    world.crash(1)
+    t0 = world.now
+    world.call(5, "peer_dead", 1)
+    world.run(2 * HEARTBEAT)
+    # Renewed by the others' answers to a heartbeat sent since, not stuck at 1's last.
+    assert five.lease.until >= t0 + HEARTBEAT + lease
+    assert not five.lease.live(1)
+    world.run(1.0)
+    assert world.since(t0) == []
+    world.boot(1)  # back: it follows, and counts again once it acknowledges
+    world.run(1.0)
+    assert world.since(t0) == [] and five.lease.live(1)
+
+
+def test_a_leader_that_stood_still_past_its_lease_names_no_leader_when_it_wakes() -> None:
+    """Its first event after the pause finds its lease ran out: it publishes that it
+    names no leader (``leads`` of its first line, ``lost``), not itself, until a majority
+    answers it again in its round (issue 32: the first line after SIGCONT named itself,
+    though another led by then, as here)."""
+    world = started()
+    t0 = world.now
+    world.pause(5, 0.28)  # longer than its lease (0.2 s), shorter than suspect_after
+    world.run(1.0)
+    after = [(t, p) for t, n, p in world.publications if n == 5 and t > t0]
+    assert after[0][0] == pytest.approx(t0 + 0.28)
+    assert (after[0][1].leader, after[0][1].lease_until) == (None, 0.0)
+    told = [(a.kind, a.detail) for t, n, a in world.notices if n == 5 and t > t0]
+    assert told[:2] == [("stalled", told[0][1]), ("lost", "paused")]
+    assert world.agreed() is not None  # and the cluster goes on, with one leader
 
 
 # -- the detector's traffic ------------------------------------------------------------------

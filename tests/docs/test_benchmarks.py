@@ -9,6 +9,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -91,6 +92,37 @@ def test_the_figures_go_between_the_pages_markers(benchmarks_on_path: None, tmp_
     assert page.read_text(encoding="utf-8") == written
 
 
+def test_a_benchmark_run_again_takes_its_place_in_the_full_run(
+    benchmarks_on_path: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    all_ = _load("all")
+    ring, scale = (next(b for b in all_.BENCHMARKS if b.name == n) for n in ("ring", "scale"))
+    head = ["benchmarks/all.py: 2026-11-28 01:31 UTC, commit abc", "machine: …", "load …"]
+    first = [
+        all_.Outcome(ring, [sys.executable, str(ring.script)], 0, 219.0, ["ratio 0.81×: met"]),
+        all_.Outcome(scale, [sys.executable, str(scale.script)], 1, 5.0, ["N = 5000 failed"]),
+    ]
+    output = tmp_path / "run.txt"
+    all_.write_output(output, head, first)
+    read_head, read = all_.read_output(output)
+    assert read_head == head and read == first  # what it wrote, it reads back
+
+    def again(benchmark: object, argv: list[str], echo: bool) -> object:
+        return all_.Outcome(benchmark, argv, 0, 60.0, ["At N = 4,900: peak 360 MB"])
+
+    page = tmp_path / "performance.md"
+    page.write_text((ROOT / "docs" / "design" / "performance.md").read_text(encoding="utf-8"))
+    monkeypatch.setattr(all_, "run_one", again)
+    monkeypatch.setattr(all_, "PAGE", page)
+    monkeypatch.setattr(sys, "argv", ["all.py", "--again", "scale", "--output", str(output)])
+    assert all_.main() == 0  # scale's exit 1 is replaced
+    read_head, read = all_.read_output(output)
+    assert read_head[:3] == head and read_head[3].startswith("again: scale, ")
+    assert read[0] == first[0]  # ring kept as it ran
+    assert read[1].output == ["At N = 4,900: peak 360 MB"] and read[1].status == 0
+    assert "again: scale" in page.read_text(encoding="utf-8")
+
+
 def test_compare_paired_takes_each_runs_ratio_with_itself(quiet_cpu: ModuleType) -> None:
     compare = quiet_cpu
     runs = iter([(10.0, 10.5), (20.0, 21.0), (10.0, 10.6)])  # the machine slowed down
@@ -140,6 +172,41 @@ def test_a_baseline_far_slower_than_its_calibration_predicts_is_noisy_never_met(
     assert "goal ≤ 1.5×: noisy (the baseline took 8.13 s, 2.14× what its calibration" in said
     assert "baseline predicted 3.8 s" in said
     assert result.as_dict()["verdict"] == "noisy"
+
+
+def _ring_against_record(
+    compare: ModuleType, bare: list[float], ours: list[float], short: float
+) -> object:
+    """The ring's comparison, its calibration's short run taking ``short`` s against a
+    quiet record of 0.176 s."""
+    bare_runs, our_runs = iter(bare), iter(ours)
+    sides = [
+        compare.Side("bare", lambda: next(bare_runs)),
+        compare.Side("ringleader", lambda: next(our_runs)),
+    ]
+    record = compare.Calibration("bare, 1/20 of the hops", lambda: short, 20, quiet=0.176)
+    return compare.compare("CR N=1000 inproc", sides, goal=1.5, calibration=record, echo=None)
+
+
+def test_a_baseline_slow_all_through_the_run_is_noisy_against_the_quiet_record(
+    quiet_cpu: ModuleType,
+) -> None:
+    # benchmarks/all.py of 2026-11-28: the bare ring took 9.0 s and its calibration
+    # (0.44 s for a twentieth of the hops) predicted it, so the ratio 0.81x looked met;
+    # a quiet run of the same kind of machine does the short run in 0.18 s.
+    result: Any = _ring_against_record(quiet_cpu, [9.37, 8.94, 9.03], [6.01, 7.25, 7.38], 0.44)
+    assert max(result.ratios) <= 1.5  # the ratio alone would say "met"
+    assert result.verdict == "noisy" and result.met is False
+    said = "\n".join(result.lines())
+    assert (
+        "noisy (the baseline ran slower than on a quiet run: its calibration took 0.44 s, 2.50×"
+        in said
+    )
+    assert "takes 0.176 s on a quiet run of this kind of machine" in said
+    assert result.as_dict()["calibration"]["quiet"] == 0.176
+    # Near the record, the record says nothing.
+    result = _ring_against_record(quiet_cpu, [3.53, 3.76, 3.79], [5.72, 6.20, 6.14], 0.185)
+    assert result.noise is None and result.verdict == "not met"
 
 
 def test_a_calibrated_quiet_run_says_met_or_not_met(quiet_cpu: ModuleType) -> None:

@@ -9,8 +9,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from ringleader.cluster import explore_config, explore_options
-from ringleader.lab import Lab, start
+from ringleader.actors.exploration.service import ServiceOptions, search
+from ringleader.cluster import explore_config, explore_options, service_model
+from ringleader.lab import Lab, ServiceLab, start
 from ringleader.topologies import Overrides, load_config
 from tests.paths import ROOT
 
@@ -18,6 +19,8 @@ from tests.paths import ROOT
 RING = ROOT / "examples" / "ring.toml"
 #: A student's election (module:Class) that the explorer catches with two leaders.
 HASTY = ROOT / "examples" / "your_algorithm" / "ring.toml"
+#: A service: Bully on a full mesh of 3 under heartbeats and a majority's lease.
+SERVICE = ROOT / "examples" / "service" / "cluster.toml"
 
 
 def make_lab(example: Any, **options: Any) -> Lab:
@@ -26,8 +29,15 @@ def make_lab(example: Any, **options: Any) -> Lab:
     return Lab(config, exploration)
 
 
+def make_service_lab(example: Any, max_states: int = 3_000, **faults: int) -> ServiceLab:
+    """``example`` as a service runs it, with ``faults`` (``ServiceOptions``' counts)."""
+    config = load_config(example, Overrides())
+    model = service_model(config, ServiceOptions(**faults))
+    return ServiceLab(config, search(model, max_states=max_states))
+
+
 @contextmanager
-def serving(lab: Lab) -> Iterator[str]:
+def serving(lab: Lab | ServiceLab) -> Iterator[str]:
     """``lab`` served on a free loopback port, for the block: its URL."""
     server, thread = start(lab)
     try:

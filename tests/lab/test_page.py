@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from tests.lab.labs import HASTY, RING, make_lab, serving
+from tests.lab.labs import HASTY, RING, SERVICE, make_lab, make_service_lab, serving
+from tests.paths import ROOT
 
 
 @pytest.fixture(scope="module")
@@ -238,3 +239,100 @@ def test_a_restart_clicked_brings_the_node_back_marked(browser: Any) -> None:
         ]
         assert "✖crash" in marks and "▲restart" in marks  # (each with its words, for a title)
         assert "P5 recovers" in browser.find_element("id", "narration").text
+
+
+def test_keys_pressed_faster_than_the_page_draws_take_a_step_each(browser: Any, ring: str) -> None:
+    """Five presses of 1 in a row (far faster than a request and a redraw): five steps,
+    each the first move of the state the one before it drew."""
+    open_lab(browser, ring)
+    browser.find_element("tag name", "body").send_keys("11111")
+    wait(
+        browser,
+        "the fifth step",
+        lambda d: d.find_element("id", "step").get_attribute("data-step") == "5",
+    )
+    assert path_of(browser) == "0.0.0.0.0"
+
+
+def viewport(driver: Any, width: int, height: int) -> None:
+    """The page's viewport (not the window's): a 1080-pixel screen less the browser's bars
+    is 937 pixels high."""
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+    )
+
+
+def test_at_1920_by_937_nothing_needed_is_below_the_fold(browser: Any, ring: str) -> None:
+    """The projector's screen with the browser's bars: the network, the whole space-time
+    diagram (its last process's line too), the moves, the checks and the story all in
+    view, with no scrolling of the page or the diagram."""
+    viewport(browser, 1920, 937)
+    try:
+        open_lab(browser, ring, ".".join(["0"] * 21))  # the whole run: every row busy
+        below = browser.execute_script(
+            """
+            const fold = window.innerHeight, out = [];
+            if (document.documentElement.scrollHeight > fold) out.push('the page scrolls');
+            const box = document.getElementById('diagram-box');
+            if (box.scrollHeight > box.clientHeight) out.push('the diagram scrolls');
+            const seen = box.getBoundingClientRect();
+            const lines = [...document.querySelectorAll('#diagram line.lifeline')];
+            for (const line of lines) {
+              const r = line.getBoundingClientRect();
+              if (r.bottom > seen.bottom || r.bottom > fold) out.push('a lifeline below');
+            }
+            for (const id of ['network', 'moves', 'checks', 'findings', 'narration', 'status']) {
+              const r = document.getElementById(id).getBoundingClientRect();
+              if (r.bottom > fold + 0.5) out.push(id + ' ends at ' + r.bottom);
+            }
+            return out;"""
+        )
+        assert below == []
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_in_a_tree_messages_in_flight_cover_no_nodes_words(browser: Any) -> None:
+    """The tree election on examples/tree.toml: in every state of its longest run, no
+    message box in flight overlaps a node's circle or words."""
+    lab = make_lab(ROOT / "examples" / "tree.toml")
+    run = next(f for f in lab.findings if f["name"] == "max")["path"].split(".")
+    with serving(lab) as url:
+        open_lab(browser, url)
+        covered = []
+        for k in range(1, len(run) + 1):
+            path = ".".join(run[:k])
+            browser.execute_script("location.hash = '#path=' + arguments[0]", path)
+            ready(browser, path)
+            covered += browser.execute_script(
+                """
+                const meet = (a, b) => a.left < b.right && b.left < a.right &&
+                                       a.top < b.bottom && b.top < a.bottom;
+                const words = [...document.querySelectorAll(
+                  '#network g.node text, #network g.node circle')];
+                const out = [];
+                for (const box of document.querySelectorAll('#network g.inflight')) {
+                  const r = box.getBoundingClientRect();
+                  for (const w of words)
+                    if (meet(r, w.getBoundingClientRect()))
+                      out.push(arguments[0] + ': ' + box.textContent + ' on ' + w.textContent);
+                }
+                return out;""",
+                path,
+            )
+        assert covered == []
+
+
+def test_a_service_config_says_its_rules_and_shows_each_lease(browser: Any) -> None:
+    """examples/service/cluster.toml: the page says it steps the service's rules, and each
+    node shows its lease and what its state file keeps."""
+    with serving(make_service_lab(SERVICE, crashes=1)) as url:
+        open_lab(browser, url)
+        rules = browser.find_element("id", "rules")
+        assert rules.is_displayed() and "as `ringleader node` runs it" in rules.text
+        words = browser.find_element("css selector", "#network g.node[data-node='3']").text
+        assert "lease = none" in words and "kept = " in words
+        buttons = browser.find_elements("css selector", "#moves button.move")
+        kinds = {b.get_attribute("data-kind") for b in buttons}
+        assert {"deliver", "crash"} <= kinds and "start" not in kinds

@@ -139,7 +139,12 @@ def test_readiness_follows_the_lease_as_nodes_go_down(tmp_path: Path) -> None:
         assert _get(nodes[3], "/readyz")[0] == 200 and _get(nodes[2], "/readyz")[0] == 200
         nodes[2].stop()  # two down: node 3 can hold no lease
         code, body = eventually(lambda: (r := _get(nodes[3], "/readyz"))[0] == 503 and r, 10)
-        assert code == 503 and "without a lease" in body, body
+        # Its lease lapsed: it names no leader until it holds one again (another may
+        # lead by then), and says why.
+        assert code == 503 and body == (
+            f"node 3 knows no leader holding a lease (epoch {nodes[3].epoch}): "
+            "none elected, none heard, or its own lease lapsed\n"
+        ), body
         assert _get(nodes[3], "/healthz")[0] == 200  # alive all the same
         assert _metric(nodes[3], "leader_election_master_status") == 0.0
     finally:
@@ -180,7 +185,8 @@ def test_the_verdicts_say_why_in_one_line() -> None:
     assert ready(view(2, math.inf), True, None)[0] is True  # no lease configured
     assert ready(view(None, 0.0), True, None) == (
         False,
-        "node 2 knows no leader (epoch 7): none elected, or none heard",
+        "node 2 knows no leader holding a lease (epoch 7): "
+        "none elected, none heard, or its own lease lapsed",
     )
     assert ready(view(3, 0.0), True, None) == (True, "node 2 follows node 3 (epoch 7)")
     assert ready(view(3, 0.0), True, None, {3}) == (

@@ -16,6 +16,7 @@ import pytest
 
 import ringleader
 from ringleader.cli import main
+from ringleader.service import StateFile
 from tests.conftest import eventually
 from tests.nodes import NodeProcess, write_config
 
@@ -306,3 +307,22 @@ def test_resign_hands_over_to_the_next(tmp_path: Path) -> None:
     finally:
         for node in nodes.values():
             node.stop()
+
+
+def test_the_configuration_is_the_config_files_until_one_changed_live_is_kept(
+    tmp_path: Path,
+) -> None:
+    path = _config(tmp_path, [1, 2, 3])
+    node = ringleader.Node(path, 1)
+    assert (node.configuration.version, node.configuration.voters) == (0, {1, 2, 3})
+    node.stop()
+    # A configuration changed live (version 1: node 4 a learner) kept in the state file
+    # outlives the config file's list: the node reports it once started.
+    config = ringleader.load_config(path)
+    state = StateFile.open(config, 1)
+    changed = state.configuration.add(4, "tcp://127.0.0.1:9", epoch=3)
+    state.keep(changed)
+    state.close()
+    with ringleader.Node(path, 1) as node:
+        assert node.configuration == changed
+        assert node.configuration.describe() == "version 1 (round 3): voters 1,2,3; learners 4"

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from ringleader.actors.crashes import Configuration
 from ringleader.errors import ConfigError, StateError
 from ringleader.service import StateFile, default_state_dir, state_path
 from ringleader.topologies import Config, load_config
@@ -96,7 +97,7 @@ def test_the_acknowledged_round_is_kept_and_an_old_file_reads_without_it(
     old = StateFile.open(config, 1, seed=_never)
     assert (old.epoch, old.acknowledged, old.incarnation) == (12, (12, None), 5)
     old.close()
-    assert json.loads(path.read_text())["format"] == 2  # written in the new format
+    assert json.loads(path.read_text())["format"] == 3  # written in the new format
     # An acknowledged round above the highest epoch seen cannot be.
     fields = {"format": 2, "node": 1, "epoch": 12, "acked": 15, "acked_leader": 3}
     fields["incarnation"] = 6
@@ -104,6 +105,60 @@ def test_the_acknowledged_round_is_kept_and_an_old_file_reads_without_it(
     path.write_text(json.dumps({**fields, "check": f"{zlib.crc32(text.encode()):08x}"}))
     with pytest.raises(StateError, match="corrupt: acked 15 or acked_leader 3"):
         StateFile.open(config, 1, seed=_never)
+
+
+def _write_fields(path: Path, fields: dict[str, object]) -> None:
+    text = json.dumps(fields, sort_keys=True, separators=(",", ":"))
+    path.write_text(json.dumps({**fields, "check": f"{zlib.crc32(text.encode()):08x}"}))
+
+
+def test_the_configuration_is_kept_and_an_older_file_reads_as_the_config_files(
+    tmp_path: Path,
+) -> None:
+    config = _config(tmp_path)
+    first = StateFile.open(config, 1, seed=lambda: 1000)
+    founding = first.configuration
+    assert (founding.version, founding.voters, founding.learners) == (0, {1, 2, 3}, set())
+    learner = founding.add(4, "tcp://127.0.0.1:7004", epoch=5)
+    assert first.keep(learner)
+    assert not first.keep(founding)  # never an older one
+    first.close()
+    again = StateFile.open(config, 1, seed=_never)
+    assert again.configuration == learner  # kept across lives, with its address
+    assert again.configuration.address(4) == "tcp://127.0.0.1:7004"
+    again.close()
+    path = state_path(config, 1)
+    data = json.loads(path.read_text())
+    assert (data["format"], data["configuration"]["learners"]) == (3, [4])
+    # A file of format 2 (before the configuration was kept) reads as the config file's
+    # list, version 0, and is written back in format 3.
+    fields = {"format": 2, "node": 1, "epoch": 12, "acked": 11, "acked_leader": 3}
+    _write_fields(path, {**fields, "incarnation": 6})
+    old = StateFile.open(config, 1, seed=_never)
+    assert (old.epoch, old.acknowledged, old.incarnation) == (12, (11, 3), 7)
+    assert old.configuration == Configuration.founding([1, 2, 3], config.addresses)
+    old.close()
+    assert json.loads(path.read_text())["format"] == 3
+    # Still at version 0, the configuration follows the config file: a rolling restart
+    # with a fourth node changes it, as before.
+    four = tmp_path / "four.toml"
+    four.write_text('topology = "full_mesh"\nnodes = 4\n', encoding="utf-8")
+    grown = StateFile.open(load_config(four), 1, seed=_never)
+    assert (grown.configuration.version, grown.configuration.voters) == (0, {1, 2, 3, 4})
+    grown.close()
+
+
+def test_a_configuration_that_is_not_one_is_corrupt(tmp_path: Path) -> None:
+    config = _config(tmp_path)
+    StateFile.open(config, 1).close()
+    path = state_path(config, 1)
+    fields = {"format": 3, "node": 1, "epoch": 2, "acked": 2, "acked_leader": 1}
+    bad = {"version": 1, "epoch": 2, "voters": [], "learners": [4]}
+    _write_fields(path, {**fields, "incarnation": 3, "configuration": bad})
+    with pytest.raises(StateError) as caught:
+        StateFile.open(config, 1)
+    text = _one_line(caught.value, path)
+    assert "corrupt: configuration: a configuration needs at least one voter" in text
 
 
 def test_a_second_process_with_the_same_state_is_refused(tmp_path: Path) -> None:
@@ -145,7 +200,7 @@ def test_a_missing_file_after_the_node_has_run_is_an_error(tmp_path: Path) -> No
         ("{", "not a state file"),
         ('{"format": 1}', "not a state file"),
         ('{"format": 1, "node": 1, "epoch": 9, "incarnation": 2, "check": "0"}', "check"),
-        ('{"format": 7, "node": 1, "check": "0"}', "format 7, not 2"),
+        ('{"format": 7, "node": 1, "check": "0"}', "format 7, not 3"),
     ],
 )
 def test_a_corrupt_file_is_an_error(tmp_path: Path, content: str, words: str) -> None:

@@ -13,6 +13,8 @@ service's guarantees in each (``_checks.py``).
 - ``_model.py``: :class:`ServiceModel`, the global state and every step;
 - ``_checks.py``: what is checked (:data:`CHECKS`), :class:`Finding`;
 - ``_search.py``: :func:`search`, breadth-first, then progress;
+- ``_lean.py``: the same search lean (``search(lean=True)``): fingerprints seen, the
+  frontier on disk, no graph (no progress check);
 - ``_walks.py``: :func:`walk`, seeded random runs, for what is too deep or wide;
 - ``_replay.py``: a path found, run again into a trace (:func:`service_records`);
 - ``_changes.py``: membership changes explored (:class:`ChangesModel`,
@@ -23,16 +25,19 @@ service's guarantees in each (``_checks.py``).
 
 from ._changes import ChangesExploration, ChangesModel, explore_changes
 from ._checks import CHECKS, GUARANTEES, Finding
-from ._model import ServiceModel, Unsettled
+from ._model import DOWN, FAULT_EVENTS, ServiceModel, Unsettled
 from ._options import FAULTS, ServiceOptions
 from ._replay import service_records
 from ._search import ServiceExploration, search
-from ._timing import Timing, default_drift, default_tick
+from ._timing import FOREVER, Timing, default_drift, default_tick
 from ._walks import WalkResult, walk
 
 __all__ = [
     "CHECKS",
+    "DOWN",
     "FAULTS",
+    "FAULT_EVENTS",
+    "FOREVER",
     "GUARANTEES",
     "ChangesExploration",
     "ChangesModel",

@@ -5,7 +5,9 @@ Safety, on every step (``_model.py`` finds them as it makes each step):
 - ``token_back`` — every lease is in an epoch at least that of every lease before it:
   the fencing token never goes back;
 - ``two_leases`` — no two nodes hold a lease at the same true instant (a lease counted
-  as long as drift may stretch it: its shadow, ``_timing.py``);
+  as long as drift may stretch it: its shadow, ``_timing.py``; but a lease begun by a
+  node that heard from the other leader after that one's own count ended begins after
+  it: ``_model.py``);
 - ``two_leaders`` — one leader per epoch: no two nodes ever hold a lease in one epoch;
 - ``two_acks`` — a node acknowledges at most one leader per round (a ``pong`` in the
   leader's epoch, or its own lease), across its restarts with its state kept.

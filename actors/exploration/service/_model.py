@@ -13,7 +13,15 @@ A global state is one flat tuple of small integers::
      the highest epoch a lease was held in, its holder + 1,
      what is left of each fault (``FAULTS``' order),
      the nodes whose state was lost, a mask; the split under way (0: none);
-     the nodes paused, a mask; the refused links not yet told, a mask)
+     the nodes paused, a mask; the refused links not yet told, a mask,
+     what each node heard of leases ended, a mask)
+
+Each frame in flight carries a *tag*, the same kind of mask: the nodes whose lease had
+ended on their own clock, while its shadow still runs, that its sender had heard of (or
+was) when it sent it.  A lease that begins at a node that heard so of another's end
+begins after that end in true time, however the two clocks drift: it does not overlap
+that other's shadow (a leader whose lease ran out acknowledges the next one; the next
+one is elected at its word).
 
 :meth:`ServiceModel.expand` lists the steps enabled in a state — a message delivered,
 a due timer fired, a refused link told, a tick of true time (only once no node that can
@@ -139,6 +147,7 @@ class ServiceModel:
         self.B = self.T + 2
         self.W = self.B + len(FAULTS)
         self.X, self.Z, self.Q = self.W + 1, self.W + 2, self.W + 3
+        self.H = self.Q + 1
         self.minority = (n - 1) // 2
         self.majority = n // 2 + 1
         lease = LeaseSettings.of(self.views[0].settings)
@@ -211,6 +220,7 @@ class ServiceModel:
             0,
             0,
             0,
+            *([0] * n),  # no lease ended, nor heard of
         ]
         broken: list[tuple[str, str]] = []
         moves = [node.start() for node in self.nodes]
@@ -375,7 +385,7 @@ class ServiceModel:
     def _lose(self, state: tuple[int, ...], k: int) -> Step:
         head = self.flights.head(state[self.n + k])
         assert head is not None
-        message, rest = head
+        message, _, rest = head
         successor = list(state)
         successor[self.n + k] = rest
         successor[self.B + _LOSSES] -= 1
@@ -402,11 +412,11 @@ class ServiceModel:
         return self.event(choice), tuple(successor), ()
 
     def _deliver(
-        self, state: tuple[int, ...], k: int, head: tuple[int, int], *, keep: bool
+        self, state: tuple[int, ...], k: int, head: tuple[int, int, int], *, keep: bool
     ) -> Step:
-        """The first frame on link ``k`` (``head``: it and what is left) delivered, and
-        gone from the link unless ``keep`` (a copy delivered)."""
-        message, rest = head
+        """The first frame on link ``k`` (``head``: it, its tag and what is left)
+        delivered, and gone from the link unless ``keep`` (a copy delivered)."""
+        message, tag, rest = head
         sender, to = self.links[k]
         move = self.nodes[to].move(state[to], (sender, message))
         successor = list(state)
@@ -415,7 +425,7 @@ class ServiceModel:
         else:
             successor[self.n + k] = rest
         broken: list[tuple[str, str]] = []
-        self._apply(successor, to, move, broken)
+        self._apply(successor, to, move, broken, tag)
         what = "duplicate" if keep else "deliver"
         return self.event((what, k, message)), tuple(successor), tuple(broken)
 
@@ -428,21 +438,36 @@ class ServiceModel:
         self._apply(successor, i, move, broken)
         return self.event(event), tuple(successor), tuple(broken)
 
-    def _apply(self, state: list[int], i: int, move: Move, broken: list[tuple[str, str]]) -> None:
-        """Node ``i``'s move, into ``state``: its sends on their links, its numbers moved
-        on in flight, what it kept, published and acknowledged; and the checks."""
+    def _apply(
+        self, state: list[int], i: int, move: Move, broken: list[tuple[str, str]], heard: int = 0
+    ) -> None:
+        """Node ``i``'s move, into ``state`` (``heard``: the tag of the frame it got): its
+        numbers moved on in flight, what it kept, published and acknowledged, and its
+        sends on their links; and the checks."""
         local, sends, publish, persist, acks, shift = move
         n, flights = self.n, self.flights
         state[i] = local
+        if heard:
+            state[self.H + i] |= heard
         if shift != (0, 0):
             heartbeats, attempts = shift
             for k in self.outgoing[i]:  # its pings and pre-votes
                 state[n + k] = self._moved(state[n + k], 1, heartbeats, attempts)
             for k in self.incoming[i]:  # the answers to them
                 state[n + k] = self._moved(state[n + k], -1, heartbeats, attempts)
+        if persist is not None:
+            state[self.K + i] = self._keep(persist)
+        if publish is not None:
+            self._published(state, i, publish, broken)
+        for epoch, leader in acks:
+            self._acknowledged(state, i, epoch, leader, broken)
+        if not sends:
+            return
         cut = state[self.X]
         apart = self.apart[cut - 1] if cut else None
         capacity = self.options.capacity
+        # (Sent after its own lease ended on its clock, if it did: its bit.)
+        tag = state[self.H + i] | (1 << i if state[self.S + i] < 0 else 0)
         for to, message in sends:
             if state[to] == DOWN:
                 continue  # lost: nobody is there
@@ -451,13 +476,7 @@ class ServiceModel:
             k = n + self.link_of[i][to]
             if capacity is not None and flights.length(state[k]) >= capacity:
                 continue  # lost: the link is full
-            state[k] = flights.push(state[k], message)
-        if persist is not None:
-            state[self.K + i] = self._keep(persist)
-        if publish is not None:
-            self._published(state, i, publish, broken)
-        for epoch, leader in acks:
-            self._acknowledged(state, i, epoch, leader, broken)
+            state[k] = flights.push(state[k], message, tag)
 
     def _published(
         self, state: list[int], i: int, publish: tuple[int, int, int], broken: list[Any]
@@ -472,12 +491,19 @@ class ServiceModel:
             # runs on (a lease given up before its end, ends now: shadow 0).
             state[self.S + i] = -abs(held)
             return
+        if held < 0:
+            self._shadow_over(state, i)
         state[self.S + i] = shadow
         if not shadow:
             return
         if not (held and was_epoch == epoch):
             self._lease_begins(state, i, epoch, broken)
-        holders = [j for j in range(self.n) if state[self.S + j]]
+        S, heard = self.S, state[self.H + i]
+        holders = [
+            j
+            for j in range(self.n)
+            if state[S + j] > 0 or (state[S + j] < 0 and not heard >> j & 1)
+        ]
         if len(holders) > 1:
             who = " and ".join(f"P{self.ids[j]}" for j in holders)
             broken.append(("two_leases", f"{who} hold a lease at the same instant"))
@@ -534,11 +560,23 @@ class ServiceModel:
                 successor[S + i] = shadow - 1
             elif shadow < 0:
                 successor[S + i] = shadow + 1
+                if shadow == -1:
+                    self._shadow_over(successor, i)
         if flights.delay is not None:  # (what waits for a paused node has arrived)
             for k, (_, to) in enumerate(self.links):
-                if state[n + k] and not paused >> to & 1:
-                    successor[n + k] = flights.aged(state[n + k])
+                if successor[n + k] and not paused >> to & 1:
+                    successor[n + k] = flights.aged(successor[n + k])
         return self.event(("tick",)), tuple(successor), ()
+
+    def _shadow_over(self, state: list[int], i: int) -> None:
+        """Node ``i``'s shadow is over: what was heard of its lease's end matters no more."""
+        bit, n, H = 1 << i, self.n, self.H
+        for j in range(n):
+            state[H + j] &= ~bit
+        untagged = self.flights.untagged
+        for k in range(n, n + self.L):
+            if state[k]:
+                state[k] = untagged(state[k], bit)
 
     def _may_wipe(self, state: tuple[int, ...], i: int) -> bool:
         """Whether node ``i`` may lose its state, as the guarantee allows it: the other
@@ -560,7 +598,10 @@ class ServiceModel:
         for k in self.incoming[i]:
             successor[n + k] = EMPTY  # lost with it
         successor[self.P + i] = 0
+        if successor[self.S + i] < 0:
+            self._shadow_over(successor, i)
         successor[self.S + i] = 0  # a dead process holds nothing
+        successor[self.H + i] = 0  # nor knows anything
         told = successor[self.Q] & ~sum(1 << (i * n + j) for j in range(n))
         if self.options.proof_of_death and self.fast_failover:
             for j in range(n):

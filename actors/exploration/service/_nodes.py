@@ -224,7 +224,7 @@ def _immutable(member: Member) -> dict[int, Any]:
     parts: list[Any] = [member.view, member.policy, member.settings, member.view.settings]
     lease, steady = member.lease, member.steady
     if lease is not None:
-        parts += [lease.settings, lease.peers]
+        parts += [lease.settings, lease.peers, lease.voting]
     if steady is not None:
         parts.append(steady.settings)
     return {id(part): part for part in parts if part is not None}

@@ -39,10 +39,14 @@ class _Run:
         self.cause: tuple[Any, ...] = ()  # the split or cut under way
         self.now = 0.0
         self.ticks = 0
+        #: When a record is stamped: ``None``, at the true time; else at this instant
+        #: (the step's place in the path, for a page that draws one column a step).
+        self.stamp: float | None = None
 
     def record(self, i: int, event: str, *details: object) -> None:
         node = self.model.ids[i]
-        self.records.append((round(self.now, 9), next(self.order), node, event, *details))
+        at = self.now if self.stamp is None else self.stamp
+        self.records.append((round(at, 9), next(self.order), node, event, *details))
 
     def start(self, i: int) -> None:
         floor, acknowledged = self.kept[i]
@@ -168,10 +172,16 @@ class _Run:
             self.record(event[1], what)
 
 
-def service_records(model: ServiceModel, events: Sequence[int]) -> list[Record]:
+def service_records(
+    model: ServiceModel, events: Sequence[int], *, step: float | None = None
+) -> list[Record]:
     """The run of ``events`` (numbers of ``model.events``, from every node's start) as
-    trace records."""
+    trace records, each at the true time it happened; with ``step``, event k's records at
+    ``k × step`` instead (as the notes' :func:`~ringleader.actors.exploration.records`
+    stamps them: one step, one instant; the members are still given the true time)."""
     run = _Run(model)
+    if step is not None:
+        run.stamp = 0.0
     for i in range(model.n):  # as the model starts them: every node up, then the frames
         floor, acknowledged = run.kept[i]
         run.members[i] = model.nodes[i].make(floor, acknowledged)
@@ -179,6 +189,8 @@ def service_records(model: ServiceModel, events: Sequence[int]) -> list[Record]:
         member = run.members[i]
         assert member is not None
         run.act(i, member.handle_boot(now=0.0))
-    for number in events:
+    for k, number in enumerate(events, 1):
+        if step is not None:
+            run.stamp = k * step
         run.do(model.events[number])
     return run.records

@@ -4,6 +4,9 @@ then, over the graph found, whether a leader can always come back.
 Breadth-first, so the path that first reaches a state is a shortest one, and so is every
 counterexample.  The edges are kept (in flat arrays) for the progress check, which walks
 them backwards from the states where a leader holds its lease and every node names it.
+
+Or, ``lean``, the same search keeping a fingerprint of each state, its frontier spilled
+to disk and no graph (``_lean.py``): every safety check, no progress check.
 """
 
 from __future__ import annotations
@@ -15,7 +18,9 @@ from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from .._frontier import BOUND
 from ._checks import CHECKS, Finding
+from ._lean import LeanSearch
 from ._model import FAULT_EVENTS, ServiceModel
 
 __all__ = ["ServiceExploration", "search"]
@@ -30,12 +35,17 @@ class ServiceExploration:
 
     ``states``: states found; ``explored``: of which expanded; ``complete``: every
     reachable state was explored (else ``stopped`` says which limit stopped it);
-    ``depth``: the longest shortest path; ``edges``: steps kept; ``findings``: the first
+    ``depth``: the longest shortest path; ``edges``: steps taken (kept, unless lean);
+    ``findings``: the first
     violation of each check (``_checks.py``), with ``paths`` to each (event numbers);
     ``progress_checked``: whether the progress check could be made (the search is
     complete); ``memory``: how far the search grew the process's peak resident memory,
     in bytes (at least the size of its own tables: a process that peaked higher before
-    the search, or a platform that cannot say, gives that size).
+    the search, or a platform that cannot say, gives that size; a lean search gives the
+    size of its tables: the seen-set, the frontier and the records' buffer).  ``lean``: the lean
+    search ran (no graph: ``progress_checked`` is false); ``exact``: states were kept
+    whole, else as fingerprints, two of which are the same at ``collision_odds``;
+    ``spilled``: bytes of the frontier written to disk.
     """
 
     model: ServiceModel
@@ -50,6 +60,10 @@ class ServiceExploration:
     findings: list[Finding] = field(default_factory=list)
     paths: dict[str, list[int]] = field(default_factory=dict)
     progress_checked: bool = False
+    lean: bool = False
+    exact: bool = True
+    collision_odds: float | None = None
+    spilled: int = 0
 
     @property
     def ok(self) -> bool:
@@ -73,25 +87,73 @@ def search(
     max_depth: int | None = None,
     max_seconds: float | None = None,
     progress: Progress | None = None,
+    lean: bool = False,
+    exact: bool = False,
+    bound: int = BOUND,
 ) -> ServiceExploration:
     """Explore every state of ``model`` reachable from its start (up to ``max_states``
     states, paths of ``max_depth`` steps and ``max_seconds`` seconds), checking each
-    step; then progress."""
+    step; then progress.  ``lean``: keep a fingerprint of each state (whole states if
+    ``exact``), the frontier on disk past ``bound`` bytes and no graph: no progress
+    check."""
     collecting = gc.isenabled()
-    gc.disable()  # millions of tuples, none in a cycle: the collector would walk them all
+    if not lean:  # millions of tuples, none in a cycle: the collector would walk them all
+        # (A lean search holds few objects: the collector stays on, and frees the
+        # cycles each step's copies of members leave, hundreds of bytes a state.)
+        gc.disable()
     began = time.perf_counter()
     peak = _peak_resident()
     try:
-        search = _Search(model, max_states, max_depth, progress)
-        search.deadline = None if max_seconds is None else began + max_seconds
-        exploration = search.run(began, settled=settled)
+        deadline = None if max_seconds is None else began + max_seconds
+        if lean:
+            engine = LeanSearch(model, max_states, max_depth, progress, exact=exact, bound=bound)
+            engine.deadline = deadline
+            exploration = _lean(engine, began, settled=settled)
+        else:
+            search = _Search(model, max_states, max_depth, progress)
+            search.deadline = deadline
+            exploration = search.run(began, settled=settled)
         grown = _peak_resident()
-        if peak is not None and grown is not None:
+        if not lean and peak is not None and grown is not None:
             exploration.memory = max(exploration.memory, grown - peak)
         return exploration
     finally:
         if collecting:
             gc.enable()
+
+
+def _lean(engine: LeanSearch, began: float, *, settled: bool) -> ServiceExploration:
+    """Run the lean search ``engine``; what it found, its paths read back."""
+    model = engine.model
+    initial, broken = model.initial()
+    prefix: list[int] = []
+    if settled:
+        initial, prefix = model.settle(initial)
+    try:
+        stopped = engine.run(initial, broken)
+        exploration = ServiceExploration(
+            model=model,
+            states=engine.count,
+            explored=engine.explored,
+            edges=engine.edges,
+            complete=stopped is None,
+            stopped=stopped,
+            depth=engine.depth,
+            elapsed=time.perf_counter() - began,
+            memory=engine.memory(),
+            progress_checked=False,
+            lean=True,
+            exact=engine.exact,
+            collision_odds=engine.collision_odds,
+            spilled=engine.spilled,
+        )
+        exploration.findings = engine.ordered()
+        exploration.paths = {
+            f.kind: prefix + engine.finding_path(f.kind) for f in exploration.findings
+        }
+    finally:
+        engine.close()
+    return exploration
 
 
 def _peak_resident() -> int | None:

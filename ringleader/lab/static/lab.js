@@ -12,6 +12,14 @@ let future = [];         // undone choices, the last undone last (redo pops it)
 let focus = null;        // {node} or {link, position}: the moves shown first
 let playing = null;      // the auto-play timer
 let asked = 0;           // the number of the latest request (older answers are dropped)
+let queued = Promise.resolve();  // the keys pressed, each applied once the last is drawn
+
+// Apply ``act`` once every key pressed before it has taken effect: five presses of 1,
+// faster than the page redraws, take five steps (each on the state the last one drew).
+function enqueue(act) {
+  queued = queued.then(act).catch(error => status('that key could not be applied: ' + error.message));
+  return queued;
+}
 
 function mk(parent, name, attrs, text) {
   const e = document.createElementNS(svgNS, name);
@@ -135,6 +143,19 @@ function play() {
 // -- drawing ----------------------------------------------------------------------------
 
 const where = id => LAB.nodes.find(n => n.id === id);
+// How wide ``text`` is drawn in a message box in flight (its font, measured).
+function textWidth(svg, text) {
+  const probe = mk(svg, 'g', {class: 'inflight', visibility: 'hidden'});
+  const width = mk(probe, 'text', {}, text).getComputedTextLength();
+  probe.remove();
+  return width;
+}
+// The area two boxes share (0: apart).
+function overlap(a, b) {
+  const w = Math.min(a.x + a.width, b.x + b.width) - Math.max(a.x, b.x);
+  const h = Math.min(a.y + a.height, b.y + b.height) - Math.max(a.y, b.y);
+  return w > 0 && h > 0 ? w * h : 0;
+}
 function colourOf(kind) { return (VIEW.kinds[kind] || {}).colour || '#444'; }
 function dashOf(kind, width) {
   const dash = (VIEW.kinds[kind] || {}).dash || [];
@@ -154,6 +175,7 @@ function renderNetwork() {
   const R = 42;
   const geometry = new Map();
   for (const link of LAB.links) {
+    if (link.from === link.to) continue;  // (a service's node to itself: no line to draw)
     const a = where(link.from), b = where(link.to);
     const dx = b.x - a.x, dy = b.y - a.y, d = Math.hypot(dx, dy) || 1;
     const ux = dx / d, uy = dy / d;
@@ -184,8 +206,17 @@ function renderNetwork() {
     const tree = LAB.topology === 'spanning_tree';
     const side = tree ? 0 : Math.abs(at.x - cx) < 60 ? 1 : Math.sign(at.x - cx);
     const anchor = side === 0 ? 'middle' : side > 0 ? 'start' : 'end';
-    const vars = Object.entries(node.variables || {});
+    let vars = Object.entries(node.variables || {});
     if (node.timers && node.timers.length) vars.push(['timers', node.timers.join(', ')]);
+    if (node.lease !== undefined) {
+      // A service's node: its lease (the token is its epoch) and its state file first,
+      // then its timers (heartbeats, suspicion), then the election's variables.
+      const timers = vars.filter(([name]) => name === 'timers');
+      vars = [['lease', node.lease], ['kept', node.kept], ...timers,
+              ...vars.filter(([name]) => name !== 'timers')];
+    } else if (node.kept !== undefined) {
+      vars = [['kept', node.kept]];  // crashed: its state file outlives it
+    }
     if (node.asleep) vars.unshift(['asleep', 'not woken yet']);
     if (node.paused) vars.unshift(['paused', 'handles nothing']);
     const shownVars = vars.slice(0, 4);
@@ -204,20 +235,41 @@ function renderNetwork() {
     g.addEventListener('click', () => setFocus({node: node.id}));
     g.addEventListener('keydown', e => { if (e.key === 'Enter') setFocus({node: node.id}); });
   }
-  // Messages in flight, on their link, the next to be delivered nearest its receiver.
+  // Messages in flight, on their link, the next to be delivered nearest its receiver;
+  // each queue where it covers no node (its circle, its words) and no other queue.
+  const taken = [...svg.querySelectorAll('g.node')].map(n => n.getBBox())
+    .map(b => ({x: b.x - 4, y: b.y - 4, width: b.width + 8, height: b.height + 8}));
   for (const link of VIEW.links) {
     const g = geometry.get(link.index);
-    const len = Math.hypot(g.x2 - g.x1, g.y2 - g.y1);
-    // A queue beside its link: across it, the next to be delivered nearest the link.
+    if (!g) continue;  // (a service's node to itself)
     const across = Math.abs(g.nx) > Math.abs(g.ny);  // a link that runs up or down
-    let edge = 8;  // how far from the link the next box begins
+    const widths = link.messages.map(message => 14 + textWidth(svg, message.text));
+    // The boxes of the queue with its first box ``gap`` from the link, ``t`` of the way
+    // along it, on ``side`` of it.
+    const queue = (t, side, gap) => {
+      let edge = gap;
+      return widths.map(w => {
+        const size = across ? w : 36;
+        const offset = side * (edge + size / 2);
+        edge += size + 6;
+        const x = g.x1 + (g.x2 - g.x1) * t + g.nx * offset, y = g.y1 + (g.y2 - g.y1) * t + g.ny * offset;
+        return {x: x - w / 2, y: y - 18, width: w, height: 36, cx: x, cy: y};
+      });
+    };
+    let best = null, least = Infinity;
+    search:
+    for (const gap of [8, 50, 100, 160, 230])
+      for (const t of [0.6, 0.5, 0.7, 0.4, 0.8, 0.3, 0.9, 0.2])
+        for (const side of [1, -1]) {
+          const boxes = queue(t, side, gap);
+          const covered = boxes.reduce((sum, box) => sum + taken.reduce((s, o) => s + overlap(box, o), 0), 0);
+          if (covered < least) { least = covered; best = boxes; }
+          if (covered === 0) break search;
+        }
+    taken.push(...best);
     link.messages.forEach((message, position) => {
       const text = message.text;
-      const w = 14 + text.length * 11.5;
-      const size = across ? w : 36;
-      const offset = edge + size / 2;
-      edge += size + 6;
-      const x = g.x1 + (g.x2 - g.x1) * 0.6 + g.nx * offset, y = g.y1 + (g.y2 - g.y1) * 0.6 + g.ny * offset;
+      const w = widths[position], x = best[position].cx, y = best[position].cy;
       const deliver = VIEW.moves.find(m => m.kind === 'deliver' && m.link === link.index && m.position === position);
       const box = mk($('network'), 'g', {class: 'inflight' + (deliver ? ' deliverable' : ' stuck'),
         'data-link': link.index, 'data-position': position, 'data-kind': message.kind,
@@ -265,8 +317,10 @@ function renderDiagram() {
   const svg = $('diagram');
   svg.innerHTML = '';
   const rows = new Map(LAB.nodes.map((n, i) => [n.id, i]));
-  const room = $('diagram-box').clientHeight - 30 - 24;  // the box, less the step numbers and a scroll bar
-  const left = 70, top = 30, dx = 46, dy = Math.max(22, Math.min(48, room / LAB.nodes.length));
+  // Every process's line in the box (its scroll bar across is always there): the rows
+  // as tall as the box allows, the box as tall as rows of 26 need (main() sets it).
+  const room = $('diagram-box').clientHeight - 30 - 12;  // the box, less the step numbers
+  const left = 70, top = 30, dx = 46, dy = Math.max(14, Math.min(48, room / LAB.nodes.length));
   const steps = VIEW.step;
   const width = left + (steps + 2) * dx + 40, height = top + LAB.nodes.length * dy + 10;
   svg.setAttribute('width', width);
@@ -458,9 +512,9 @@ function setFocus(what) {
 document.addEventListener('keydown', event => {
   if (event.target.tagName === 'INPUT' || event.target.tagName === 'SELECT' || event.ctrlKey || event.metaKey || event.altKey) return;
   const key = event.key;
-  if (key === 'ArrowLeft' || key === 'Backspace') { stop(); back(); }
-  else if (key === 'ArrowRight') { stop(); forward(); }
-  else if (key === 'Home') { stop(); restart(); }
+  if (key === 'ArrowLeft' || key === 'Backspace') { stop(); enqueue(back); }
+  else if (key === 'ArrowRight') { stop(); enqueue(forward); }
+  else if (key === 'Home') { stop(); enqueue(restart); }
   else if (key === ' ') { play(); }
   else if (key === 'Escape') { setFocus(null); }
   else if (key === '+' || key === '-') {
@@ -468,9 +522,10 @@ document.addEventListener('keydown', event => {
     speed.selectedIndex = Math.max(0, Math.min(speed.options.length - 1, at));
   } else {
     const at = KEYS.indexOf(key.toLowerCase());
-    if (at < 0 || !VIEW || at >= VIEW.moves.length) return;
+    if (at < 0) return;
     stop();
-    take(VIEW.moves[at].choice);
+    // The move with that key in the state on screen once the keys before it are applied.
+    enqueue(() => (VIEW && at < VIEW.moves.length) ? take(VIEW.moves[at].choice) : undefined);
   }
   event.preventDefault();
 });
@@ -480,6 +535,19 @@ async function main() {
   document.title = 'ringleader lab: ' + LAB.title;
   $('title').textContent = LAB.title;
   $('source').textContent = LAB.source;
+  if (LAB.about) {  // a service's rules, not the notes' election: say which
+    $('rules').textContent = LAB.about;
+    $('rules').hidden = false;
+    document.body.dataset.rules = LAB.rules;
+  }
+  // The diagram's box holds a row of 26 for each process (and its scroll bar across):
+  // the network above it gives up the height that takes on a short screen.
+  const box = $('diagram-box'), bar = box.offsetHeight - box.clientHeight;
+  box.style.minHeight = `${30 + LAB.nodes.length * 26 + 12 + bar}px`;
+  let drawnFor = box.clientHeight;  // (a box resized, by the window or the page: drawn anew)
+  new ResizeObserver(() => {
+    if (VIEW && box.clientHeight !== drawnFor) { drawnFor = box.clientHeight; renderDiagram(); }
+  }).observe(box);
   for (const policy of LAB.policies) {
     const option = document.createElement('option');
     option.value = policy.name;

@@ -29,6 +29,27 @@ def test_a_heartbeat_pings_in_id_order_and_sets_the_next() -> None:
     assert detector.due == pytest.approx(10.05)
 
 
+def test_heartbeats_run_late_keep_their_schedule() -> None:
+    """A busy machine runs each timer a little late: the heartbeats keep to the clock,
+    so that twenty of them still take a second (issue 30: each was counted from the
+    moment the last one ran, the lateness added up, and the lease, counted in
+    heartbeats but ending on the clock, lapsed under load)."""
+    detector, out = _detector()
+    detector.tick(set(), epoch=1, now=10.0)
+    now = 10.0
+    for _ in range(20):
+        now = detector.due + 0.01  # type: ignore[operator]  # each one 10 ms late
+        detector.tick(set(), epoch=1, now=now)
+    assert detector.due == pytest.approx(11.05)
+    assert out[-1] == SetTimer(HEARTBEAT, pytest.approx(0.04))
+    # A heartbeat off its schedule (more than a heartbeat late, or early: a take-over's
+    # at once) starts it afresh from its moment.
+    detector.tick(set(), epoch=1, now=11.12)
+    assert detector.due == pytest.approx(11.17) and out[-1] == SetTimer(HEARTBEAT, 0.05)
+    detector.tick(set(), epoch=1, now=11.15)
+    assert detector.due == pytest.approx(11.20) and out[-1] == SetTimer(HEARTBEAT, 0.05)
+
+
 def test_watching_arms_a_timer_per_new_peer_and_disarms_the_dropped() -> None:
     detector, out = _detector()
     detector.watch({1, 2})

@@ -115,3 +115,46 @@ def test_answers_beyond_the_horizon_are_ignored() -> None:
         lease.beat(now=beat * 0.05)
     assert lease.answer(2, first, 1, now=9.0) is False
     assert lease.answer(2, lease.seq + 1, 1, now=9.0) is False  # not sent yet
+
+
+def test_learners_hold_the_lease_back_but_count_in_no_majority() -> None:
+    quorum = LeaseSettings(0.2, 0.05, 0.3, quorum=True)
+    down = {2, 3}  # the failure detector's suspects, read live
+    # Voters 1,2,3 (this leader is 1); 4 and 5 are learners.
+    lease = Lease(quorum, peers=[2, 3, 4, 5], dead=down, voters={1, 2, 3})
+    assert lease.majority == 2 and lease.voting == (2, 3)
+    lease.begin(epoch=1, absent=down)
+    seq = lease.beat(now=0.0)
+    assert lease.answer(4, seq, 1, now=0.01) is False
+    assert lease.answer(5, seq, 1, now=0.01) is False  # 1, 4 and 5: no voter but itself
+    assert not lease.held
+    down.discard(2)
+    assert lease.answer(2, seq, 1, now=0.02) is True  # 1 and 2: a majority of 1,2,3
+    assert lease.until == pytest.approx(0.2)
+
+
+def test_a_change_of_configuration_starts_the_lease_over() -> None:
+    lease = Lease(SETTINGS, peers=[2, 3])
+    lease.begin(epoch=1)
+    old = lease.beat(now=0.0)
+    lease.answer(2, old, 1, now=0.01)
+    lease.answer(3, old, 1, now=0.01)
+    assert lease.held
+    # Node 4 joins as a voter (after its time as a learner): the lease starts over.
+    lease.reconfigure([2, 3, 4], voters={1, 2, 3, 4})
+    assert not lease.held and lease.until == 0.0 and lease.granted
+    assert lease.majority == 3
+    assert lease.answer(2, old, 1, now=0.02) is False  # a heartbeat of the old one
+    new = lease.beat(now=0.05)
+    for peer in (2, 3):
+        assert lease.answer(peer, new, 1, now=0.06) is False  # 4 answers still, in time
+    assert lease.answer(4, new, 1, now=0.07) is True
+    assert lease.until == pytest.approx(0.25)
+    # A member removed is forgotten: it holds nothing back.
+    lease.reconfigure([2, 3], voters={1, 2, 3})
+    assert lease.peers == (2, 3) and not lease.live(4)
+    # A leadership never granted a lease stays one that never was.
+    fresh = Lease(SETTINGS, peers=[2])
+    fresh.begin(epoch=2)
+    fresh.reconfigure([2, 3], voters={1, 2, 3})
+    assert not fresh.granted

@@ -94,6 +94,9 @@ class Seat:
     def emit(self, action: Action) -> None:
         self.emitted.append(action)
 
+    def counts(self, peer: int) -> bool:
+        return peer in MEMBERS  # (every member votes here)
+
     def new_round(self, why: str, subject: int | None = None) -> None:
         self.moves.append(("new_round", why, subject))
 

@@ -209,12 +209,19 @@ def test_explore_keeps_fingerprints_unless_asked_for_exact_states(
     assert "whole states (a state is reached by runs of different lengths" in told
 
 
-def test_exact_is_for_the_notes_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """A service's exploration keeps its states its own way: --exact says so, in a line."""
+def test_exact_with_service_keeps_whole_states(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--exact means whole states with --service too: the full search (whole states and
+    the graph, its default), or with --lean the lean search's seen-set of whole states."""
     cluster = str(EXAMPLES / "service" / "cluster.toml")
-    code = main(["explore", cluster, "--service", "--exact", "--out", str(tmp_path)])
-    err = capsys.readouterr().err
-    assert code == 2
-    assert err.strip() == (
-        "ringleader explore: error: --exact is for the notes' runs: leave it out with --service"
-    )
+    common = ["explore", cluster, "--service", "--loss", "1", "--json"]
+    assert main([*common, "--exact", "--out", str(tmp_path / "a")]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["states_kept"] == "exact" and summary["lean"] is False
+    assert summary["checks"]["no_progress"] == "held"
+    assert main([*common, "--exact", "--lean", "--out", str(tmp_path / "b")]) == 3
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["states_kept"] == "exact" and summary["lean"] is True
+    assert summary["collision_odds"] is None
+    assert summary["checks"]["no_progress"] == "not checked"
