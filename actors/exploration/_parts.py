@@ -1,19 +1,25 @@
 """One worker's part of a lean search shared by several: the states of its hash.
 
-A search on several workers (``_workers.py``) shares the states out by their
-fingerprint: a :class:`Part` owns the states whose fingerprint falls in its part (its
-share of the seen-set, ``_fingerprints.py``), keeps them packed in its own frontier
-(``_frontier.py``) and expands them, a breadth-first level at a time, as the lean search
-does (``_lean.py``).  Each level:
+A search on several workers (``_workers.py``) shares the states out by a hash of their
+nodes' states (:func:`owner`): a :class:`Part` owns the states of its share, keeps their
+fingerprints (its share of the seen-set, ``_fingerprints.py``), keeps them packed in
+its own frontier (``_frontier.py``) and expands them, a breadth-first level at a time,
+as the lean search does (``_lean.py``).  A step changes one node's state, or two, and
+leaves the rest alone — the links' contents change with nearly every step — so most
+successors belong to the part that found them: on Chang–Roberts n = 9, 90 % of the
+steps stay in their part, where a hash of the whole state would send half of them
+across (echo, whose nodes all change with every wave, gains nothing by it).  Each level:
 
 1. :meth:`Part.expand`: the part's states of the level, tables sealed (``_sealing.py``);
-   each successor, with its fingerprint, its *place* and the counts of the step to it,
-   goes into the batch of the part that owns it — the packed integers the frontier
-   stores, never a tuple pickled.  A state that needs a new table entry is set aside;
+   a successor the part owns is met at once, as the lean search meets it; another
+   part's goes into that part's batch, once however many steps lead to it, with the
+   least place and the fewest and most messages of the steps to it, and the state
+   packed as the frontier stores it (never a tuple pickled).  A state that needs a new
+   table entry is set aside;
 2. :meth:`Part.finish` (if any part set states aside): every part's, in number order;
-3. :meth:`Part.merge`: the batches for this part (its own, and the other parts'): which
-   successors are new (the seen-set), and, for each new one, the fewest and most messages
-   of the runs to it and the steps they come through — as the lean search carries them;
+3. :meth:`Part.merge`: the batches the other parts sent: which of their successors are
+   new (the seen-set), and, for each new one, the fewest and most messages of the runs
+   to it and the steps they come through — as the lean search carries them;
 4. :meth:`Part.commit`: the new states numbered as one search numbers them, and the level's
    end states and new states checked.
 
@@ -34,6 +40,7 @@ back by number.
 
 from __future__ import annotations
 
+import struct
 import tempfile
 from array import array
 from bisect import bisect_left, bisect_right
@@ -71,19 +78,18 @@ SHIFT = 20
 #: (place, event); the most's (place, event).
 FEWEST, MOST, PLACE, EVENT, SENT, LOW_PLACE, LOW_EVENT, HIGH_PLACE, HIGH_EVENT = range(9)
 _FIELDS = 9
-#: A successor in a batch, besides its packed state (``array('q')``): its hash (its
-#: fingerprint, signed), place, fewest and most messages, event, messages sent, the
-#: node that came to lead (or -1), and the rank of its state among the batch's states.
-_META = 8
+#: A state in a batch: its hash (its fingerprint, signed) and the ten integers of its
+#: entry (``Part.out``), before the state itself.
+_OUT = 11
 _MASK = (1 << 64) - 1
-#: Per part: ``(packed states, their _META integers)``, as bytes (``None``: nothing).
-Batches = list[tuple[bytes, bytes] | None]
+#: Per part: its batch, as bytes (``None``: nothing).
+Batches = list[bytes | None]
 
 
-def owner(fp: int, parts: int) -> int:
-    """The part that owns the state of fingerprint ``fp``: by its high bits (its low
-    bits pick the slot of each part's seen-set, which must not all share them)."""
-    return (fp >> 40) % parts
+def owner(state: tuple[int, ...], n: int, parts: int) -> int:
+    """The part that owns ``state``, of a model of ``n`` nodes: by a hash of its first
+    ``n`` numbers, the nodes' states (``_model.py``)."""
+    return hash(state[:n]) % parts
 
 
 class Part:
@@ -114,6 +120,8 @@ class Part:
         self.seal = seal(model)
         initial = model.initial()
         self.width = len(initial)
+        #: A state in a batch (``_batches``): its entry's integers, then the state.
+        self.entry = struct.Struct(f"={_OUT}q{self.width}i")
         self.seen = Seen()
         self.frontier = Frontier(self.width, bound)
         self.records: IO[bytes] = tempfile.TemporaryFile(prefix="ringleader-paths-")  # noqa: SIM115 (closed by close())
@@ -125,7 +133,7 @@ class Part:
         #: The level to expand: its states' fewest and most messages, in the order queued.
         self.fewests, self.mosts = array("q"), array("q")
         fp = hash(initial) & _MASK or 1
-        if owner(fp, parts) == index:
+        if owner(initial, model.n, parts) == index:
             self.seen.add(fp)
             self.frontier.push(initial)
             self.level_numbers[0].append(0)
@@ -147,14 +155,12 @@ class Part:
     def _level(self) -> None:
         """Empty the next level's tables."""
         parts = self.parts
-        #: This part's own successors: (hash, place, fewest, most, event, messages,
-        #: lead, state); the others', per part: their states packed, each once a
-        #: batch (by hash: its rank), and their _META integers and that rank.
-        self.own: list[tuple[Any, ...]] = []
-        self.out_states: list[list[int]] = [[] for _ in range(parts)]
-        self.out_meta: list[list[int]] = [[] for _ in range(parts)]
-        self.packed: list[dict[int, int]] = [{} for _ in range(parts)]
-        self.set_aside: dict[int, tuple[int, int, int]] = {}  # number → its fewest, most
+        #: The successors each other part owns, by hash: the least place of a step to
+        #: it, that step's event, messages and the node it made lead (or -1); the fewest
+        #: messages of a run to it, and that run's last step (place, event; the least
+        #: place of equals); the most, likewise; and the state.
+        self.out: list[dict[int, list[Any]]] = [{} for _ in range(parts)]
+        self.set_aside: dict[int, tuple[int, int]] = {}  # number → its fewest, most
         self.level_ends: list[tuple[int, tuple[int, ...], int, int]] = []
         #: The next level, as the lean search keeps it (with places instead of states).
         self.following = array("q")
@@ -170,21 +176,15 @@ class Part:
         (number, state), and the batch for each part so far."""
         frontier, numbers = self.frontier, self.level_numbers[-1]
         fewests, mosts = self.fewests, self.mosts
-        expand, route, aside = self.model.expand, self._route, []
         self.seal(True)
         try:
-            for at in range(len(numbers)):
-                state = frontier.pop()
-                number = numbers[at]
-                try:
-                    steps, end = expand(state)
-                except (Sealed, NewLink):  # NewLink: raised in number order, in finish()
-                    aside.append((number, state))
-                    self.set_aside[number] = (fewests[at], mosts[at], at)
-                    continue
-                if end:
-                    self.level_ends.append((number, state, fewests[at], mosts[at]))
-                route(number, fewests[at], mosts[at], steps)
+            aside = self._walk(
+                (
+                    (numbers[at], frontier.pop(), fewests[at], mosts[at])
+                    for at in range(len(numbers))
+                ),
+                sealed=True,
+            )
         finally:
             self.seal(False)
         return aside, self._batches()
@@ -192,95 +192,148 @@ class Part:
     def finish(self, aside: list[tuple[int, tuple[int, ...]]]) -> Batches:
         """Expand every part's states set aside (``aside``, in number order), tables
         open, keeping this part's steps: the rest of the batch for each part."""
-        expand, mine = self.model.expand, self.set_aside
+        mine = self.set_aside
         for number, state in aside:
-            steps, end = expand(state)
             if number in mine:
-                fewest, most, _ = mine[number]
-                if end:
-                    self.level_ends.append((number, state, fewest, most))
-                self._route(number, fewest, most, steps)
+                fewest, most = mine[number]
+                self._walk([(number, state, fewest, most)], sealed=False)
+            else:  # another part's: expanded only to number the tables' entries alike
+                self.model.expand(state)
         return self._batches()
 
-    def _route(self, number: int, fewest: int, most: int, steps: list[Any]) -> None:
-        """Each step's successor: this part's kept as it is, another's to its batch
-        (its state packed once a batch, however many steps lead to it)."""
-        parts, me, own = self.parts, self.index, self.own.append
-        states, metas, packed = self.out_states, self.out_meta, self.packed
-        place = number << SHIFT
-        for event, successor, messages, lead in steps:
-            signed = hash(successor)  # fingerprint(successor) is this, as unsigned
-            o = ((signed & _MASK) >> 40) % parts  # owner(fingerprint, parts), inlined
-            low, high = fewest + messages, most + messages
-            if o == me:
-                own((signed, place, low, high, event, messages, lead, successor))
-            else:
-                ranks = packed[o]
-                rank = ranks.get(signed)
-                if rank is None:
-                    rank = ranks[signed] = len(ranks)
-                    states[o].extend(successor)
-                metas[o].extend((signed, place, low, high, event, messages, lead, rank))
-            place += 1
+    def _walk(  # noqa: PLR0912, PLR0915 — the search's inner loop, in one piece for speed
+        self, states: Iterable[tuple[int, tuple[int, ...], int, int]], *, sealed: bool
+    ) -> list[tuple[int, tuple[int, ...]]]:
+        """Expand ``states`` (number, state, fewest and most messages to it), and meet
+        each step: a successor this part owns at once, as the lean search meets it
+        (:meth:`_meet`; here inlined, for this is the search's inner loop); another
+        part's goes into that part's batch, to be met there — one entry a state, keeping
+        the least place and the fewest and most messages, so a batch carries each state
+        once however many steps lead to it.  The states that would add a table entry
+        while the tables are sealed are set aside, and returned (number, state)."""
+        parts, me, expand, n = self.parts, self.index, self.model.expand, self.model.n
+        where, following, leads, add = self.where, self.following, self.leads, self.seen.add
+        out, aside, level_ends = self.out, [], self.level_ends
+        for number, state, fewest, most in states:
+            try:
+                steps, end = expand(state)
+            except (Sealed, NewLink):
+                if not sealed:  # NewLink, tables open: raised in number order (finish)
+                    raise
+                aside.append((number, state))
+                self.set_aside[number] = (fewest, most)
+                continue
+            if end:
+                level_ends.append((number, state, fewest, most))
+            place = number << SHIFT
+            for event, successor, messages, lead in steps:
+                signed = hash(successor)  # fingerprint(successor) is this, as unsigned
+                fp = signed & _MASK or 1
+                o = hash(successor[:n]) % parts  # owner(successor, n, parts), inlined
+                low, high = fewest + messages, most + messages
+                if o == me:
+                    to = where.get(fp)
+                    if to >= 0:  # in the next level already: one more run to it
+                        k = to * _FIELDS
+                        if place < following[k + PLACE]:  # met first here
+                            following[k + PLACE] = place
+                            following[k + EVENT] = event
+                            following[k + SENT] = messages
+                            leads[to] = lead
+                            if lead >= 0 or to in self.clashes:
+                                self._clash(to, successor, lead)
+                        if low < following[k] or (
+                            low == following[k] and place < following[k + LOW_PLACE]
+                        ):
+                            following[k] = low
+                            following[k + LOW_PLACE] = place
+                            following[k + LOW_EVENT] = event
+                        if high > following[k + 1] or (
+                            high == following[k + 1] and place < following[k + HIGH_PLACE]
+                        ):
+                            following[k + 1] = high
+                            following[k + HIGH_PLACE] = place
+                            following[k + HIGH_EVENT] = event
+                    elif not add(fp):  # seen in a level before: the counts would not be every run's
+                        if self.uneven < 0 or place < self.uneven:
+                            self.uneven = place
+                    else:
+                        to = len(leads)
+                        where.put(fp, to)
+                        self.frontier.push(successor)
+                        following.extend(
+                            (low, high, place, event, messages, place, event, place, event)
+                        )
+                        leads.append(lead)
+                        if lead >= 0:
+                            self._clash(to, successor, lead)
+                else:  # met by its owner, from the batch: one entry a state
+                    entry = out[o].get(signed)
+                    if entry is None:
+                        out[o][signed] = [
+                            *(place, event, messages, lead),
+                            *(low, place, event, high, place, event, successor),
+                        ]
+                    else:
+                        if place < entry[0]:
+                            entry[0:4] = place, event, messages, lead
+                        if low < entry[4] or (low == entry[4] and place < entry[5]):
+                            entry[4:7] = low, place, event
+                        if high > entry[7] or (high == entry[7] and place < entry[8]):
+                            entry[7:10] = high, place, event
+                place += 1
+        return aside
 
     def _batches(self) -> Batches:
-        """The batches for each other part not handed out yet."""
+        """The batches for each other part not handed out yet: each state once, its
+        entry's ten integers and its hash (``_OUT``), then the state (``width`` of 4
+        bytes), packed back to back."""
         out: Batches = []
-        for p in range(self.parts):
-            if p == self.index or not self.out_meta[p]:
+        pack = self.entry.pack
+        for p, table in enumerate(self.out):
+            if p == self.index or not table:
                 out.append(None)
                 continue
-            states, meta = array("i", self.out_states[p]), array("q", self.out_meta[p])
-            out.append((states.tobytes(), meta.tobytes()))
-            self.out_states[p], self.out_meta[p], self.packed[p] = [], [], {}
+            out.append(b"".join([pack(signed, *e[:10], *e[10]) for signed, e in table.items()]))
+            self.out[p] = {}
         return out
 
     # -- 3: what is new --------------------------------------------------------------
 
-    def merge(self, batches: Sequence[tuple[bytes, bytes] | None]) -> tuple[bytes, int]:
-        """Meet this part's own successors and those the other parts sent it
-        (``batches``): the places where its new states were first met, in order (bytes
-        of ``array('q')``), and the least place of a step back to a level before (-1:
-        none; the search is then uneven, ``_lean.py``)."""
-        frontier, size = self.frontier, 4 * self.width
-        self._meet(self.own, frontier.push, _itself)
-        self.own = []
+    def merge(self, batches: Sequence[bytes | None]) -> tuple[bytes, int]:
+        """Meet the successors the other parts sent this part (``batches``; its own were
+        met as they were found): the places where its new states were first met, in
+        order (bytes of ``array('q')``), and the least place of a step back to a level
+        before (-1: none; the search is then uneven, ``_lean.py``)."""
         for batch in batches:
-            if batch is None:
-                continue
-            packed, meta_bytes = batch
-            meta, data = array("q"), memoryview(packed)
-            meta.frombytes(meta_bytes)
-
-            def push(rank: int, data: memoryview = data) -> None:
-                frontier.push_packed(data[rank * size : (rank + 1) * size])
-
-            def state_of(rank: int, data: memoryview = data) -> tuple[int, ...]:
-                values = array("i")
-                values.frombytes(data[rank * size : (rank + 1) * size])
-                return tuple(values)
-
-            it = iter(meta)
-            self._meet(zip(*[it] * _META, strict=True), push, state_of)
+            if batch is not None:
+                self._meet(batch)
         firsts = self.following[PLACE::_FIELDS]
         self.order = order = sorted(range(len(firsts)), key=firsts.__getitem__)
         return array("q", [firsts[i] for i in order]).tobytes(), self.uneven
 
-    def _meet(
-        self,
-        entries: Iterable[tuple[Any, ...]],
-        push: Callable[[Any], None],
-        state_of: Callable[[Any], tuple[int, ...]],
-    ) -> None:
-        """Successors, met as the lean search meets them — except that they come in any
-        order: where it keeps the first, keep the least place.  Each entry's last item
-        is the state, or what ``push`` queues and ``state_of`` reads it from."""
+    def _meet(self, batch: bytes) -> None:
+        """A batch's successors, met as the lean search meets them — except that they
+        come in any order: where it keeps the first, keep the least place."""
         seen, where, following, leads = self.seen, self.where, self.following, self.leads
-        place_of, add, clashes = where.get, seen.add, self.clashes
-        for signed, place, low, high, event, messages, lead, state in entries:
+        place_of, add, clashes, push = where.get, seen.add, self.clashes, self.frontier.push_packed
+        data, size = memoryview(batch), self.entry.size
+        head = _OUT * 8
+        unpack = struct.Struct(f"={_OUT}q").unpack_from
+
+        def state_of(at: int) -> tuple[int, ...]:
+            values = array("i")
+            values.frombytes(data[at + head : at + size])
+            return tuple(values)
+
+        for at in range(0, len(data), size):
+            signed, place, event, messages, lead, low, low_place, low_event, *highs = unpack(
+                data, at
+            )
+            high, high_place, high_event = highs
             fp = signed & _MASK or 1
             to = place_of(fp)
-            if to >= 0:  # in the next level already: one more run to it
+            if to >= 0:  # in the next level already: more runs to it
                 k = to * _FIELDS
                 if place < following[k + PLACE]:  # met first here
                     following[k + PLACE] = place
@@ -288,28 +341,42 @@ class Part:
                     following[k + SENT] = messages
                     leads[to] = lead
                     if lead >= 0 or to in clashes:
-                        self._clash(to, state_of(state), lead)
-                if low < following[k] or (low == following[k] and place < following[k + LOW_PLACE]):
+                        self._clash(to, state_of(at), lead)
+                if low < following[k] or (
+                    low == following[k] and low_place < following[k + LOW_PLACE]
+                ):
                     following[k] = low
-                    following[k + LOW_PLACE] = place
-                    following[k + LOW_EVENT] = event
+                    following[k + LOW_PLACE] = low_place
+                    following[k + LOW_EVENT] = low_event
                 if high > following[k + 1] or (
-                    high == following[k + 1] and place < following[k + HIGH_PLACE]
+                    high == following[k + 1] and high_place < following[k + HIGH_PLACE]
                 ):
                     following[k + 1] = high
-                    following[k + HIGH_PLACE] = place
-                    following[k + HIGH_EVENT] = event
+                    following[k + HIGH_PLACE] = high_place
+                    following[k + HIGH_EVENT] = high_event
             elif not add(fp):  # seen in a level before: the counts would not be every run's
                 if self.uneven < 0 or place < self.uneven:
                     self.uneven = place
             else:
                 to = len(leads)
                 where.put(fp, to)
-                push(state)
-                following.extend((low, high, place, event, messages, place, event, place, event))
+                push(data[at + head : at + size])
+                following.extend(
+                    (
+                        low,
+                        high,
+                        place,
+                        event,
+                        messages,
+                        low_place,
+                        low_event,
+                        high_place,
+                        high_event,
+                    )
+                )
                 leads.append(lead)
                 if lead >= 0:
-                    self._clash(to, state_of(state), lead)
+                    self._clash(to, state_of(at), lead)
 
     def _clash(self, to: int, state: tuple[int, ...], lead: int) -> None:
         """Whether new state ``to`` (``state``), met first by a step that made node
@@ -419,10 +486,6 @@ class Part:
     def close(self) -> None:
         self.frontier.close()
         self.records.close()
-
-
-def _itself(state: tuple[int, ...]) -> tuple[int, ...]:
-    return state
 
 
 def merged_places(parts: Sequence[bytes]) -> list[int]:

@@ -20,15 +20,17 @@ model again from ``build``, nothing of the driver's is copied) or anything that 
 the driver closes; the driver stops them all when the search ends, fails or is
 interrupted: no process is left behind.
 
-**Not yet faster.**  Sharing out costs work one search does not do: each step's
-successor is routed (its owner picked, its state packed into a batch once a batch), met
-again by its owner from the batch, and each new state numbered against the other parts'
-places; and every part (and the driver) expands the states set aside.  In CPython that
-bookkeeping weighs about as much as the step itself: on Chang–Roberts n = 9 (713,292
-states) two workers spend 1.52–1.65 times one worker's CPU seconds
-(``benchmarks/explore.py --workers-only``), so on two idle cores they could be at most
-about 1.2 times as fast, short of issue 31's 1.7.  ``ringleader explore`` does not offer
-it for that reason; what is here is the partitioned search itself, exact and tested.
+**Not as fast as two cores.**  Sharing out costs work one search does not do: the
+owner of each step's successor picked (a hash of its nodes' states), the successors of
+another part packed into its batch and met again by their owner, each new state
+numbered against the other parts' places, the states set aside expanded by every part,
+and each worker's start (a process importing the package and building its model).
+Owning states by their nodes' states keeps about 90 % of Chang–Roberts' steps in the
+part that took them (half, by a hash of the whole state), and that halved the extra:
+on Chang–Roberts n = 9 (713,292 states) two workers spend about 1.45 times one worker's
+CPU seconds (1.52–1.65 by a hash of the whole state; ``benchmarks/explore.py
+--workers-only`` gives the figures of the day), so on two idle cores they can be at
+most about 1.4 times as fast, short of issue 31's 1.7.
 """
 
 from __future__ import annotations
