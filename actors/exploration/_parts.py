@@ -178,13 +178,7 @@ class Part:
         fewests, mosts = self.fewests, self.mosts
         self.seal(True)
         try:
-            aside = self._walk(
-                (
-                    (numbers[at], frontier.pop(), fewests[at], mosts[at])
-                    for at in range(len(numbers))
-                ),
-                sealed=True,
-            )
+            aside = self._walk(zip(numbers, fewests, mosts, strict=True), frontier.pop, sealed=True)
         finally:
             self.seal(False)
         return aside, self._batches()
@@ -196,15 +190,20 @@ class Part:
         for number, state in aside:
             if number in mine:
                 fewest, most = mine[number]
-                self._walk([(number, state, fewest, most)], sealed=False)
+                self._walk([(number, fewest, most)], iter([state]).__next__, sealed=False)
             else:  # another part's: expanded only to number the tables' entries alike
                 self.model.expand(state)
         return self._batches()
 
     def _walk(  # noqa: PLR0912, PLR0915 — the search's inner loop, in one piece for speed
-        self, states: Iterable[tuple[int, tuple[int, ...], int, int]], *, sealed: bool
+        self,
+        states: Iterable[tuple[int, int, int]],
+        pop: Callable[[], tuple[int, ...]],
+        *,
+        sealed: bool,
     ) -> list[tuple[int, tuple[int, ...]]]:
-        """Expand ``states`` (number, state, fewest and most messages to it), and meet
+        """Expand the states ``pop()`` gives, one for each of ``states`` (its number, and
+        the fewest and most messages of the runs to it), and meet
         each step: a successor this part owns at once, as the lean search meets it
         (:meth:`_meet`; here inlined, for this is the search's inner loop); another
         part's goes into that part's batch, to be met there — one entry a state, keeping
@@ -214,7 +213,8 @@ class Part:
         parts, me, expand, n = self.parts, self.index, self.model.expand, self.model.n
         where, following, leads, add = self.where, self.following, self.leads, self.seen.add
         out, aside, level_ends = self.out, [], self.level_ends
-        for number, state, fewest, most in states:
+        for number, fewest, most in states:
+            state = pop()
             try:
                 steps, end = expand(state)
             except (Sealed, NewLink):
