@@ -81,6 +81,15 @@ def add_explore_command(commands: Any) -> argparse.ArgumentParser:
         "--service, which keeps them whole unless --lean: whole states in the lean search",
     )
     limits.add_argument(
+        "--workers",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="share the search out to N worker processes (default 1: this process), "
+        "each owning the states of its part, a breadth-first level at a time: the same "
+        "states, checks and runs as one; not with --exact or --service",
+    )
+    limits.add_argument(
         "--out",
         metavar="DIR",
         help="where to write the traces (default: CONFIG's name + '-explore', in the "
@@ -126,6 +135,14 @@ def _progress(console: Console) -> AbstractContextManager[Callable[..., None]]:
 
 
 def explore_command(args: argparse.Namespace, config: Config, out: Console, err: Console) -> int:
+    workers = args.workers or 1
+    if args.service and workers > 1:
+        raise UsageError("--workers shares out an election's search, not --service's")
+    if args.exact and workers > 1:
+        raise UsageError(
+            "--workers shares out the search by fingerprints: leave out --exact "
+            "(whole states are kept by one process only)"
+        )
     if args.service:
         return explore_service_command(args, config, out, err, _out_dir(args))
     for option in (
@@ -145,23 +162,28 @@ def explore_command(args: argparse.Namespace, config: Config, out: Console, err:
         if getattr(args, option) is not None:
             flag = option.replace("_", "-")
             raise UsageError(f"--{flag} needs --service (it explores a service's runs)")
+    from ringleader.actors.exploration import WorkerFailed  # noqa: PLC0415
     from ringleader.cluster import explore_config  # noqa: PLC0415
     from ringleader.traces import trace_header, write_runs  # noqa: PLC0415
 
     options = happenings(config, args)
     show = err.is_terminal and not args.verbose
     with _progress(err) if show else nullcontext(None) as progress:
-        exploration = explore_config(
-            config,
-            options,
-            max_states=args.max_states,
-            max_depth=args.max_depth,
-            progress=progress,
-            exact=args.exact,
-        )
+        try:
+            exploration = explore_config(
+                config,
+                options,
+                max_states=args.max_states,
+                max_depth=args.max_depth,
+                progress=progress,
+                exact=args.exact,
+                workers=workers,
+            )
+        except WorkerFailed as exc:  # one line, exit status 2
+            raise UsageError(str(exc)) from None
     header = trace_header(config, mode="explored")
     files = write_runs(exploration, _out_dir(args), header=header)
-    summary = exploration_summary(config, exploration, options, files)
+    summary = exploration_summary(config, exploration, options, files, workers=workers)
     if args.json:
         import json  # noqa: PLC0415
 
@@ -196,6 +218,8 @@ def exploration_summary(
     options: Options,
     files: dict[str, Path],
     page: Path | None = None,
+    *,
+    workers: int = 1,
 ) -> dict[str, Any]:
     """What ``explore --json`` prints (one object)."""
     messages = exploration.messages
@@ -223,6 +247,7 @@ def exploration_summary(
         "states_per_s": round(exploration.rate),
         "memory_per_state": round(exploration.memory / max(1, exploration.states)),
         "states_kept": "exact" if exploration.exact else "fingerprints",
+        "workers": workers,
         "exact_why": exploration.exact_why,
         "collision_odds": exploration.collision_odds,
         "spilled_bytes": exploration.spilled,
@@ -303,7 +328,9 @@ def _extent(summary: dict[str, Any]) -> str:
 def _kept(summary: dict[str, Any]) -> str:
     """How the states were kept: fingerprints (with the odds two shared one) or whole."""
     if summary["states_kept"] == "fingerprints":
-        return f"fingerprints (collision odds {summary['collision_odds']:.1g})"
+        kept = f"fingerprints (collision odds {summary['collision_odds']:.1g})"
+        workers = summary.get("workers", 1)
+        return kept if workers == 1 else f"{kept}, shared by {workers} worker processes"
     why = summary["exact_why"]
     return "whole states" if why is None else f"whole states ({why})"
 

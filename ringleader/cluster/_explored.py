@@ -12,6 +12,7 @@ but through the algorithm's own timers.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from functools import partial
 from typing import Any
 
 from ringleader.actors import Election, NodeView
@@ -114,13 +115,38 @@ def explore_config(
     max_depth: int | None = None,
     progress: Any = None,
     exact: bool = True,
+    workers: int = 1,
 ) -> Exploration:
     """Explore ``config`` under ``options`` (default: :func:`explore_options`);
     ``exact``: keep every state whole and the graph, else fingerprints (see
-    :func:`~ringleader.actors.exploration.explore`)."""
+    :func:`~ringleader.actors.exploration.explore`).
+
+    ``workers``: more than one shares the lean search (fingerprints: ``exact`` must be
+    false) out to that many worker processes, each owning the states of its part
+    (:func:`~ringleader.actors.exploration.explore_parts`): the same result as one,
+    state for state."""
     options = options or explore_options(config)
+    if workers > 1 and exact:
+        raise ValueError("workers share the lean search: exact must be false")
+    algorithm_given = algorithm
     algorithm = algorithm or config.algorithm_class
     bound = algorithm.bound(config.wiring, config.initiators)
+    if workers > 1:
+        from ringleader.actors.exploration import Processes, explore_parts  # noqa: PLC0415
+
+        # Each worker builds its model again from these: the config's algorithm is found
+        # again from the config (yours too, from its file); one given here goes by
+        # reference (so it must be importable).
+        build = partial(explore_inputs, config, options, algorithm_given)
+        return explore_parts(
+            build,
+            Processes,
+            workers,
+            bound=bound,
+            max_states=max_states,
+            max_depth=max_depth,
+            progress=progress,
+        )
     return explore(
         *explore_inputs(config, options, algorithm),
         bound=bound,

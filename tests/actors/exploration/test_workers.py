@@ -4,6 +4,7 @@ Ctrl-C)."""
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import signal
@@ -335,3 +336,53 @@ def _workers_of(pid: int) -> set[int]:
         except OSError:
             continue
     return found
+
+
+# -- the command ---------------------------------------------------------------------------
+
+
+def _command(tmp_path: Path, *argv: str) -> tuple[int, dict[str, Any], str]:
+    """``ringleader explore ... --json`` in a process of its own (workers are spawned)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "ringleader", "explore", *argv, "--json"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+        check=False,
+    )
+    lines = done.stdout.strip().splitlines()
+    return done.returncode, (json.loads(lines[-1]) if lines else {}), done.stderr
+
+
+def test_the_command_on_two_workers_says_what_it_says_on_one(tmp_path: Path) -> None:
+    config = str(EXAMPLES / "graph.toml")
+    common = [config, "--initiators", "1,6", "--out"]
+    code_one, one, _ = _command(tmp_path, *common, str(tmp_path / "one"))
+    code_two, two, err = _command(tmp_path, *common, str(tmp_path / "two"), "--workers", "2")
+    assert code_one == code_two == 0, err
+    assert (one["workers"], two["workers"]) == (1, 2)
+    ignore = {"elapsed_s", "states_per_s", "memory_per_state", "spilled_bytes", "workers"}
+    ignore |= {"traces"}
+    assert {k: v for k, v in two.items() if k not in ignore} == {
+        k: v for k, v in one.items() if k not in ignore
+    }
+    assert one["traces"] and sorted(two["traces"]) == sorted(one["traces"])
+    for name in one["traces"]:  # the same runs, written alike
+        assert Path(two["traces"][name]).read_text() == Path(one["traces"][name]).read_text()
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        (["--exact"], "--workers shares out the search by fingerprints: leave out --exact"),
+        (["--service"], "--workers shares out an election's search, not --service's"),
+    ],
+)
+def test_workers_with_what_they_cannot_share_is_one_line(
+    tmp_path: Path, extra: list[str], words: str
+) -> None:
+    config = str(EXAMPLES / ("service/cluster.toml" if "--service" in extra else "ring.toml"))
+    code, _, err = _command(tmp_path, config, "--workers", "2", "--out", str(tmp_path), *extra)
+    assert code == 2
+    assert err.strip().splitlines() == [f"ringleader explore: error: {words}"] or words in err
