@@ -90,6 +90,14 @@ def add_explore_command(commands: Any) -> argparse.ArgumentParser:
         "states, checks and runs as one; not with --exact or --service",
     )
     limits.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        help="share the search out to actors of the Ray cluster at ADDRESS instead (its "
+        "head's HOST:PORT, or auto: the cluster this machine is part of), N with "
+        "--workers (default: one per CPU of the cluster); needs pip install "
+        "'ringleader[ray]'; not with --exact or --service",
+    )
+    limits.add_argument(
         "--out",
         metavar="DIR",
         help="where to write the traces (default: CONFIG's name + '-explore', in the "
@@ -136,6 +144,11 @@ def _progress(console: Console) -> AbstractContextManager[Callable[..., None]]:
 
 def explore_command(args: argparse.Namespace, config: Config, out: Console, err: Console) -> int:
     workers = args.workers or 1
+    if args.ray is not None and (args.service or args.exact):
+        raise UsageError(
+            "--ray shares out an election's search by fingerprints, alone or with "
+            f"--workers; not with {'--service' if args.service else '--exact'}"
+        )
     if args.service and workers > 1:
         raise UsageError("--workers shares out an election's search, not --service's")
     if args.exact and workers > 1:
@@ -168,7 +181,8 @@ def explore_command(args: argparse.Namespace, config: Config, out: Console, err:
 
     options = happenings(config, args)
     show = err.is_terminal and not args.verbose
-    with _progress(err) if show else nullcontext(None) as progress:
+    with _ray(args.ray) as cpus, _progress(err) if show else nullcontext(None) as progress:
+        workers = args.workers or cpus
         try:
             exploration = explore_config(
                 config,
@@ -178,12 +192,15 @@ def explore_command(args: argparse.Namespace, config: Config, out: Console, err:
                 progress=progress,
                 exact=args.exact,
                 workers=workers,
+                ray=args.ray,
             )
         except WorkerFailed as exc:  # one line, exit status 2
             raise UsageError(str(exc)) from None
     header = trace_header(config, mode="explored")
     files = write_runs(exploration, _out_dir(args), header=header)
-    summary = exploration_summary(config, exploration, options, files, workers=workers)
+    summary = exploration_summary(
+        config, exploration, options, files, workers=workers, ray=args.ray
+    )
     if args.json:
         import json  # noqa: PLC0415
 
@@ -195,6 +212,16 @@ def explore_command(args: argparse.Namespace, config: Config, out: Console, err:
     if not exploration.ok:
         return 1
     return 0 if exploration.checked else INCOMPLETE
+
+
+def _ray(address: str | None) -> AbstractContextManager[int]:
+    """The Ray cluster at ``address`` joined for the search, and its CPUs (``None``: no
+    Ray, one worker unless --workers)."""
+    if address is None:
+        return nullcontext(1)
+    from ringleader.cluster import ray_cluster  # noqa: PLC0415
+
+    return ray_cluster(address)
 
 
 def _retired(args: argparse.Namespace) -> str:
@@ -220,6 +247,7 @@ def exploration_summary(
     page: Path | None = None,
     *,
     workers: int = 1,
+    ray: str | None = None,
 ) -> dict[str, Any]:
     """What ``explore --json`` prints (one object)."""
     messages = exploration.messages
@@ -248,6 +276,7 @@ def exploration_summary(
         "memory_per_state": round(exploration.memory / max(1, exploration.states)),
         "states_kept": "exact" if exploration.exact else "fingerprints",
         "workers": workers,
+        "ray": ray,
         "exact_why": exploration.exact_why,
         "collision_odds": exploration.collision_odds,
         "spilled_bytes": exploration.spilled,
@@ -329,7 +358,9 @@ def _kept(summary: dict[str, Any]) -> str:
     """How the states were kept: fingerprints (with the odds two shared one) or whole."""
     if summary["states_kept"] == "fingerprints":
         kept = f"fingerprints (collision odds {summary['collision_odds']:.1g})"
-        workers = summary.get("workers", 1)
+        workers, ray = summary.get("workers", 1), summary.get("ray")
+        if ray is not None:
+            return f"{kept}, shared by {workers} Ray workers ({ray})"
         return kept if workers == 1 else f"{kept}, shared by {workers} worker processes"
     why = summary["exact_why"]
     return "whole states" if why is None else f"whole states ({why})"

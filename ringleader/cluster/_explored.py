@@ -116,6 +116,7 @@ def explore_config(
     progress: Any = None,
     exact: bool = True,
     workers: int = 1,
+    ray: str | None = None,
 ) -> Exploration:
     """Explore ``config`` under ``options`` (default: :func:`explore_options`);
     ``exact``: keep every state whole and the graph, else fingerprints (see
@@ -124,29 +125,35 @@ def explore_config(
     ``workers``: more than one shares the lean search (fingerprints: ``exact`` must be
     false) out to that many worker processes, each owning the states of its part
     (:func:`~ringleader.actors.exploration.explore_parts`): the same result as one,
-    state for state."""
+    state for state.  ``ray``: to that many actors of the Ray cluster at that address
+    instead (``auto``, or its head's ``HOST:PORT``; ``workers`` 0: one per CPU of the
+    cluster), which needs ``pip install 'ringleader[ray]'``."""
     options = options or explore_options(config)
-    if workers > 1 and exact:
+    shared = workers > 1 or ray is not None
+    if shared and exact:
         raise ValueError("workers share the lean search: exact must be false")
     algorithm_given = algorithm
     algorithm = algorithm or config.algorithm_class
     bound = algorithm.bound(config.wiring, config.initiators)
-    if workers > 1:
+    if shared:
         from ringleader.actors.exploration import Processes, explore_parts  # noqa: PLC0415
 
         # Each worker builds its model again from these: the config's algorithm is found
         # again from the config (yours too, from its file); one given here goes by
         # reference (so it must be importable).
         build = partial(explore_inputs, config, options, algorithm_given)
-        return explore_parts(
-            build,
-            Processes,
-            workers,
-            bound=bound,
-            max_states=max_states,
-            max_depth=max_depth,
-            progress=progress,
-        )
+        limits: dict[str, Any] = {
+            "bound": bound,
+            "max_states": max_states,
+            "max_depth": max_depth,
+            "progress": progress,
+        }
+        if ray is None:
+            return explore_parts(build, Processes, workers, **limits)
+        from ._ray import RayPool, ray_cluster  # noqa: PLC0415
+
+        with ray_cluster(ray) as cpus:
+            return explore_parts(build, RayPool, workers or cpus, **limits)
     return explore(
         *explore_inputs(config, options, algorithm),
         bound=bound,
