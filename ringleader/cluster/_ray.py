@@ -82,7 +82,7 @@ def _told(exc: BaseException) -> str:
 
 
 class RayPool:
-    """``parts`` Ray actors of the cluster this process joined (:func:`connect`), each
+    """``parts`` Ray actors of the cluster this process joined (:func:`ray_cluster`), each
     holding a part: a :class:`~ringleader.actors.exploration.Pool`."""
 
     def __init__(
