@@ -183,7 +183,16 @@ def explore_command(args: argparse.Namespace, config: Config, out: Console, err:
             raise UsageError(str(exc)) from None
     header = trace_header(config, mode="explored")
     files = write_runs(exploration, _out_dir(args), header=header)
-    summary = exploration_summary(config, exploration, options, files, workers=workers)
+    summary = exploration_summary(config, exploration, options, files)
+    if workers > 1 and exploration.workers == 1:  # the lean search gave way to whole states
+        err.print(
+            "ringleader explore: searched by this process alone: --workers shares out the "
+            "search by fingerprints, and this one needs whole states "
+            f"({exploration.exact_why})",
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
     if args.json:
         import json  # noqa: PLC0415
 
@@ -218,8 +227,6 @@ def exploration_summary(
     options: Options,
     files: dict[str, Path],
     page: Path | None = None,
-    *,
-    workers: int = 1,
 ) -> dict[str, Any]:
     """What ``explore --json`` prints (one object)."""
     messages = exploration.messages
@@ -247,7 +254,7 @@ def exploration_summary(
         "states_per_s": round(exploration.rate),
         "memory_per_state": round(exploration.memory / max(1, exploration.states)),
         "states_kept": "exact" if exploration.exact else "fingerprints",
-        "workers": workers,
+        "workers": exploration.workers,
         "exact_why": exploration.exact_why,
         "collision_odds": exploration.collision_odds,
         "spilled_bytes": exploration.spilled,
