@@ -43,7 +43,7 @@ class Ping(Message):
     lease (``_lease.py``); 0 from anyone else.
 
     A leader's heartbeat carries its configuration's key (``made_in``, ``version``: see
-    :attr:`Configuration.key <ringleader.actors.crashes.Configuration.key>`), and the
+    :attr:`Configuration.key`), and the
     ``configuration`` itself when the follower's last answer showed an older key
     (docs/design/membership.md, rule 3); anyone else's carries 0, 0 and no
     configuration."""

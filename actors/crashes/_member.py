@@ -31,6 +31,13 @@ pre-vote's are counted among them, and a *learner* (a member that does not vote 
 starts no round, runs no election, is handed no leadership: it follows the leader it
 hears, and its answers hold the lease back as any follower's do.  :meth:`Member.configure`
 changes it while the node runs (the leader's lease starts over in the new one).
+The member runs the configuration's :class:`~ringleader.actors.crashes.Membership`
+(``_membership.py``) beside its election: a leader's heartbeat carries its configuration's
+key, and the configuration to a follower whose answer showed an older one; a follower
+that acknowledges the heartbeat learns it (kept durably first: it rides the
+:class:`Persist` the event's actions begin with), and its answer carries its key (and its
+configuration, if newer: the leader adopts it).  The lease counts only answers that
+carried the leader's key (``docs/design/membership.md``, rule L1).
 
 Timers have two name spaces: an algorithm's own (``answer``) and the parts' (with a
 colon: ``detector:heartbeat``, ``detector:suspect:7``, ``rounds:stall``,
@@ -279,20 +286,21 @@ class Member:
 
     def configure(self, configuration: Configuration, *, now: float) -> list[Action]:
         """The cluster's configuration is ``configuration`` from ``now`` on (a newer one
-        than this node's: its host made it durable first).  Majorities are counted in it
-        from now on; a leader's lease starts over (rule L2: it holds none until a majority
-        of the new voters acknowledge a heartbeat sent from now on); a leader that no
-        longer votes steps down ("removed")."""
+        than this node's: its host made it durable first; one not newer changes
+        nothing).  Majorities are counted in it from now on; a leader's lease starts over
+        (rule L2: it holds none until a majority of the new voters acknowledge a
+        heartbeat sent from now on); a leader that no longer votes steps down
+        ("removed"); a node that is no member any more retires."""
         self._at(now)
         membership = self.membership
         if membership is None:
             self.membership = Membership(self.id, configuration)
+            self._configure(configuration)
         else:
-            # (Its Keep: made durable by the host already; its Changed: below.)
-            self._retire(membership.learn(configuration))
-        self._configure(configuration)
-        if self._kept is not None:  # (durable already)
-            self._kept = (*self._kept[:2], configuration.key)
+            # (Its Keep: made durable by the host already.  One not newer: nothing.)
+            self._membership(membership.learn(configuration))
+        if self._kept is not None and self.configuration is configuration:
+            self._kept = (*self._kept[:2], configuration.key)  # (durable already)
         return self.flush()
 
     def _configure(self, configuration: Configuration) -> None:
@@ -324,11 +332,9 @@ class Member:
             if type(action) is Changed:
                 self._configure(action.configuration)
                 self._older = set(self._peers())  # (its answers show an older key now)
-        self._retire(actions)
-
-    def _retire(self, actions: list[MembershipAction]) -> None:
-        if any(type(action) is Retired for action in actions):
-            self.retired = True
+                self.retired = False
+            elif type(action) is Retired:
+                self.retired = True
 
     def answer_heartbeat(self, leader: int, ping: Ping, epoch: int, answer: int) -> None:
         """Answer heartbeat ``ping`` of ``leader`` of round ``epoch`` with a ``pong`` in
@@ -1102,16 +1108,13 @@ class Member:
         )
 
     def _membership_key(self) -> Hashable:
-        """The membership's part of :meth:`key`: the configuration, who is sent it, and
-        whether this node retired; the membership's own counts (who holds which key,
-        what is committed) only while a learner may be promoted by them.  Otherwise they
-        decide nothing a host can reach through this member: a change is made only at
-        an operator's request, which it does not take yet."""
+        """The membership's part of :meth:`key`: its own state (the configuration, who
+        answered with which key, what is committed), who is sent the configuration, and
+        whether this node retired."""
         membership = self.membership
         if membership is None:
             return None
-        counts = membership.key() if membership.configuration.learners else None
-        return (membership.configuration, frozenset(self._older), self.retired, counts)
+        return (membership.key(), frozenset(self._older), self.retired)
 
     def __repr__(self) -> str:
         return f"<Member {self.id} {self.election!r}>"

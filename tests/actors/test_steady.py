@@ -694,3 +694,20 @@ def test_the_lease_counts_only_acknowledgements_that_carried_the_leader_s_key() 
     assert later and all(
         s.message.configuration is None and s.message.configuration_key == newer.key for s in later
     )
+
+
+def test_a_follower_that_learns_a_configuration_without_itself_retires() -> None:
+    founding = Configuration.founding([1, 2, 3])
+    world = World(ids=(1, 2, 3), configuration=founding)
+    world.boot()
+    _, epoch = settled(world)
+    world.run(0.5)
+    one = world.members[1]
+    assert one.handle_message(2, PreVote(1), epoch, now=world.now)  # answered, until:
+    without = founding.remove(1, epoch)
+    one.handle_message(3, Ping(1_000, 1, epoch, without), epoch, now=world.now)
+    assert one.retired and one.configuration == without and not one.voter
+    # It answers no pre-vote any more, and starts no round of its own.
+    assert one.handle_message(2, PreVote(2), epoch, now=world.now) == []
+    one.new_round("asked to")
+    assert one.epoch == epoch
