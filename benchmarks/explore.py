@@ -34,14 +34,15 @@ wall clock and its peak resident memory (the ``ru_maxrss`` of the process, as
 ``/usr/bin/time -v`` reports it).  Goal: at most 32 bytes a state with fingerprints.
 
 Then the lean search on two worker processes against one (issue 31, item 3), each side
-a whole process (``--run``: ``explore_parts(..., Processes, N)``, start-up
-and the workers' start included), sides alternated, ``--repeat`` rounds (at least 3),
-medians and spread, the machine calibrated: Chang–Roberts n = 9, FIFO, every node
-initiating (``--quick``: n = 8); goal: two workers at least 1.7 times as fast as one
-(a time ratio of at most 1/1.7).  Wall times on a shared machine are noisy, so the total
-CPU seconds of every process of each side (``RUSAGE_CHILDREN``: the workers too) per
-state are printed as well: two workers that do about one's work can be twice as fast on
-two idle cores.  ``--workers-only`` runs only this.
+the user's command as a whole process (``ringleader explore CONFIG --json``, and with
+``--workers 2``: start-up and the workers' start included), sides alternated,
+``--repeat`` rounds (at least 3), medians and spread, the machine calibrated:
+Chang–Roberts n = 9, FIFO, every node initiating (``--quick``: n = 8); goal: two workers
+at least 1.7 times as fast as one (a time ratio of at most 1/1.7).  Wall times on a
+shared machine are noisy, so the total CPU seconds of every process of each side
+(``RUSAGE_CHILDREN``: the workers too) per state are printed as well: two workers that
+do about one's work can be twice as fast on two idle cores.  ``--workers-only`` runs
+only this.
 
 ``--table`` (issue 31, item 5): Chang–Roberts n = 9 and 10 (FIFO, any starts), echo on
 the 6-node graph of ``examples/graph.toml`` with initiators 1 and 6, and the service
@@ -64,21 +65,19 @@ import time
 import tracemalloc
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 
 from _compare import Side, compare, load, whole_command
 
-from ringleader.actors.exploration import Exploration, Options, Processes, explore_parts
-from ringleader.cluster import explore_config, explore_options
-from ringleader.cluster._explored import explore_inputs
+from ringleader.actors.exploration import Exploration, Options
+from ringleader.cluster import explore_config
 from ringleader.topologies import Config, load_config
 
 GOAL_SECONDS = 10.0
 GOAL_RATE = 50_000
 GOAL_BYTES = 32
 GOAL_SPEEDUP = 1.7
-#: ``--run``'s limit: Chang–Roberts n = 10 has more than the default million states.
+#: The searches' limit: Chang–Roberts n = 10 has more than the default million states.
 MAX_STATES = 20_000_000
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -269,12 +268,15 @@ class Run:
 
 
 def run_search(path: Path, workers: int, *, service: bool = False) -> Run:
-    """A search in a process of its own (``--run``; with ``service``, the command
-    ``ringleader explore --service --json``): its figures, CPU seconds and peak RSS."""
-    argv = [sys.executable, __file__, "--run", str(path), "--workers", str(workers)]
+    """The user's command in a process of its own — ``ringleader explore CONFIG
+    [--workers N] --json`` (with ``service``: ``--service``) — its figures, the CPU
+    seconds of it and of every process it started, and the peak RSS of the largest."""
+    argv = [sys.executable, "-m", "ringleader", "explore", str(path), "--json", "--force"]
+    argv += ["--max-states", str(MAX_STATES), "--out", str(path.parent / f"{path.stem}-explore")]
     if service:
-        argv = [sys.executable, "-m", "ringleader", "explore", str(path), "--service"]
-        argv += ["--json", "--out", str(path.parent / "service-explore"), "--force"]
+        argv.append("--service")
+    elif workers > 1:
+        argv += ["--workers", str(workers)]
     began = time.perf_counter()
     with tempfile.TemporaryFile() as errors:
         process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=errors, cwd=ROOT)
@@ -291,37 +293,15 @@ def run_search(path: Path, workers: int, *, service: bool = False) -> Run:
             raise RuntimeError(f"{' '.join(argv)}: {errors.read().decode().strip()}")
     cpu = usage.ru_utime + usage.ru_stime
     got = json.loads(stdout.strip().splitlines()[-1])
-    if service:
-        got["elapsed"] = got["elapsed_s"]
-        got["complete"] = got["stopped"] is None
-        got["memory"] = got["memory_per_state"] * got["states"]
     return Run(
         got["states"],
-        got["complete"],
-        got["elapsed"],
-        got["memory"],
+        got["stopped"] is None,
+        got["elapsed_s"],
+        got["memory_per_state"] * got["states"],
         wall,
         cpu,
         usage.ru_maxrss * 1024,
     )
-
-
-def one_run(path: Path, workers: int) -> None:
-    """Search ``path`` lean on ``workers`` (``--run``), print its figures as JSON."""
-    config = load_config(path)
-    options = explore_options(config)
-    if workers == 1:
-        found = explore_config(config, options, exact=False, max_states=MAX_STATES)
-    else:
-        found = explore_parts(
-            partial(explore_inputs, config, options, None),
-            Processes,
-            workers,
-            bound=config.algorithm_class.bound(config.wiring, config.initiators),
-            max_states=MAX_STATES,
-        )
-    figures = {"states": found.states, "complete": found.complete, "memory": found.memory}
-    print(json.dumps({**figures, "elapsed": found.elapsed}))
 
 
 def workers_against_one(folder: Path, n: int, runs: int) -> None:
@@ -399,12 +379,7 @@ def main() -> None:  # noqa: PLR0915
     )
     parser.add_argument("--workers-only", action="store_true", help="only one worker against two")
     parser.add_argument("--table", action="store_true", help="only issue 31's table")
-    parser.add_argument("--run", type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("--workers", type=int, default=1, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.run is not None:
-        one_run(args.run, args.workers)
-        return
     repeat = 1 if args.quick else args.repeat
     if args.workers_only or args.table:
         with tempfile.TemporaryDirectory() as tmp:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ringleader.actors import ALGORITHMS, Candidate
 from ringleader.actors.algorithms._chang_roberts import ElectionMessage
+from ringleader.actors.crashes import Ping
 from ringleader.topologies import TOPOLOGIES, NodeSpec
 from ringleader.topologies._keys import MIN_SECRET
 from ringleader.traces._diagram import MAX_MESSAGES, MAX_NODES
@@ -55,6 +56,8 @@ def main() -> None:
     payload = len(codec.dumps(election))
     sealed = codec.seal(frame.Header(1, 5, 4, 1, 0, 1, 1, "election"), election)
     empty = frame.Codec(bytes(MIN_SECRET), 1, {"nothing": Nothing})
+    pings = frame.Codec(bytes(MIN_SECRET), 1, {"ping": Ping})
+    ping = len(pings.dumps(Ping(1, 0, 0)))  # a leader's heartbeat, its key and no list
     figures = {
         "header": frame.HEAD_SIZE,
         "tag": frame.MAC_SIZE,
@@ -64,6 +67,8 @@ def main() -> None:
         "election_payload": payload,
         "election_frame": len(sealed),
         "election_pickled": len(pickle.dumps(election)),
+        "ping_payload": ping,
+        "ping_growth": ping - 8,  # (format 5's ping: its seq alone)
         "diagram_nodes": MAX_NODES,
         "diagram_messages": MAX_MESSAGES,
         "chang_roberts_1000": chang_roberts_worst(1000),

@@ -118,10 +118,11 @@ class Forger:
         return kind if isinstance(kind, int) else list(self.kinds).index(kind)
 
     def message(self, kind: str, *args: Any) -> bytes:
-        """The payload of a ``ping`` or ``pong`` (a 64-bit ``seq``, 0 unless given) or a
+        """The payload of a ``ping`` or ``pong`` (a 64-bit ``seq``, 0 unless given; the
+        founding configuration's key, 0 and 0, and no configuration) or a
         ``status_query`` (its reply address: a 32-bit length, then UTF-8)."""
         if kind in ("ping", "pong"):
-            return struct.pack("!q", *(args or (0,)))
+            return struct.pack("!qqq?", *(args or (0,)), 0, 0, False)
         if kind == "status_query":
             text = str(args[0]).encode()
             return struct.pack("!I", len(text)) + text
@@ -283,7 +284,7 @@ class _Operator:
         to |= {"incarnation": self.incarnation, "seq": self.seq}
         kind = rng.choice(["ping", "pong"])
         roll = rng.random()
-        if roll < 0.4:  # signed, but not a ping's or pong's layout: 8 bytes
+        if roll < 0.4:  # signed, but not a ping's or pong's layout: 25 bytes
             broken = rng.choice(
                 [
                     canary,

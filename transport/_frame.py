@@ -4,7 +4,7 @@
 
     offset  size  field
     0       2     magic  b"RL"
-    2       1     format version (4)
+    2       1     format version (6)
     3       1     kind                        (index into the cluster's table of kinds)
     4       8     cluster id                  (u64: frames of another cluster are dropped)
     12      8     sender node id              (i64)
@@ -78,8 +78,10 @@ OPERATOR = -(2**63)
 WATCHER = OPERATOR + 1
 #: 5: the watcher's two kinds (``watch_query``, ``leadership_notice``) joined the
 #: framework's, so every algorithm's kind byte moved: a node of format 4 would misread
-#: them, and is refused as ``bad_version`` instead.
-FORMAT_VERSION = 5
+#: them, and is refused as ``bad_version`` instead.  6: ``ping`` and ``pong`` carry the
+#: sender's configuration key (and the configuration itself when the other's is older):
+#: a node of format 5 would read neither, and is refused the same way.
+FORMAT_VERSION = 6
 MAC_SIZE = 32
 #: A kind is one byte.
 MAX_KINDS = 256

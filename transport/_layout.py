@@ -17,6 +17,7 @@ an ``enum.Enum``        2: the member's index in the class's definition order
 ``bytes``               4 (length n) + n
 ``X | None``            1 (0: ``None``, 1: a value) + X if there is one
 ``tuple[X, ...]``       4 (count n) + n × X
+``frozenset[X]``        4 (count n) + n × X, in ascending order (each item once)
 ``tuple[X, Y, …]``      X, then Y, …
 ``dict[K, V]``          4 (count n) + n × (K, V)
 a dataclass or a        its fields in order, each as its type says
@@ -208,7 +209,7 @@ def _part(hint: Any, where: str, seen: tuple[type, ...]) -> _Part:
 
 
 def _generic(hint: Any, origin: Any, where: str, seen: tuple[type, ...]) -> _Part:
-    """``X | None``, ``tuple[...]`` and ``dict[K, V]``."""
+    """``X | None``, ``tuple[...]``, ``frozenset[X]`` and ``dict[K, V]``."""
     args = typing.get_args(hint)
     if origin in (typing.Union, types.UnionType):
         options = [a for a in args if a is not type(None)]
@@ -221,6 +222,8 @@ def _generic(hint: Any, origin: Any, where: str, seen: tuple[type, ...]) -> _Par
         if not args or () in args:
             raise Unencodable(f"{where}: {hint} says nothing of its items")
         return _tuple([_part(a, where, seen) for a in args])
+    if origin is frozenset and len(args) == 1:
+        return _set(_part(args[0], where, seen))
     if origin is dict and len(args) == 2:
         return _mapping(_part(args[0], where, seen), _part(args[1], where, seen))
     raise Unencodable(f"{where}: {hint} has no layout")
@@ -491,6 +494,29 @@ def _sequence(item: _Part) -> _Part:
         return tuple(items), at
 
     return _Part(f"tuple[{item.shape}, ...]", write, read, min_size=_COUNT.size)
+
+
+def _set(item: _Part) -> _Part:
+    """A frozenset: its items in ascending order, so that one set has one payload; a
+    payload that names an item twice, or out of order, is not that layout."""
+    write_item, read_item, size = item.write, item.read, item.min_size
+
+    def write(value: Any, out: bytearray) -> None:
+        out += _COUNT.pack(len(value))
+        for one in sorted(value):
+            write_item(one, out)
+
+    def read(view: memoryview, at: int) -> tuple[Any, int]:
+        count, at = _length(view, at, size)
+        items: list[Any] = []
+        for _ in range(count):
+            one, at = read_item(view, at)
+            if items and not items[-1] < one:
+                raise ValueError("a set's items must come once each, in ascending order")
+            items.append(one)
+        return frozenset(items), at
+
+    return _Part(f"frozenset[{item.shape}]", write, read, min_size=_COUNT.size)
 
 
 def _tuple(items: list[_Part]) -> _Part:

@@ -84,10 +84,14 @@ class Persist:
     """Make ``epoch`` (the highest this node has seen) and ``acknowledged`` (the round it
     acknowledged last, and that round's leader) durable before carrying out anything
     after this action; if that fails, carry out nothing more and stop, as a crash would.
-    Only a member told that its host keeps its state asks for it."""
+    Only a member told that its host keeps its state asks for it.  ``configuration``:
+    a newer configuration of the cluster this node learned (a
+    ``ringleader.actors.crashes.Configuration``, the membership's ``Keep``), to keep
+    too; ``None``: the one kept is still this node's."""
 
     epoch: int
     acknowledged: tuple[int, int | None]
+    configuration: object | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -57,6 +57,11 @@ class Configuration:
         return cls(0, 0, ids, frozenset(), _addresses(addresses or {}, ids))
 
     def __post_init__(self) -> None:
+        # (Also what a configuration decoded from a heartbeat is checked against.)
+        if not self.voters:
+            raise ConfigurationError("a configuration needs at least one voter")
+        if self.version < 0 or self.epoch < 0:
+            raise ConfigurationError("a configuration's version and round are never negative")
         if self.voters & self.learners:
             both = ",".join(map(str, sorted(self.voters & self.learners)))
             raise ConfigurationError(f"node {both} both a voter and a learner")

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from ringleader.actors.core import Action, CancelTimer, Message, Send, SetTimer
 
+from ._configuration import Configuration
 from ._moments import after
 
 __all__ = [
@@ -39,18 +40,41 @@ __all__ = [
 class Ping(Message):
     """The failure detector's ``ping``: are you alive?  (The frame's epoch says which
     election round the sender is in.)  ``seq``: a leader's numbered heartbeat, for its
-    lease (``_lease.py``); 0 from anyone else."""
+    lease (``_lease.py``); 0 from anyone else.
+
+    A leader's heartbeat carries its configuration's key (``made_in``, ``version``: see
+    :attr:`Configuration.key`), and the
+    ``configuration`` itself when the follower's last answer showed an older key
+    (docs/design/membership.md, rule 3); anyone else's carries 0, 0 and no
+    configuration."""
 
     kind = "ping"
     seq: int = 0
+    version: int = 0
+    made_in: int = 0
+    configuration: Configuration | None = None
+
+    @property
+    def configuration_key(self) -> tuple[int, int]:
+        """The sender's configuration's key, ``(made_in, version)``."""
+        return (self.made_in, self.version)
 
 
 @dataclass(frozen=True, slots=True)
 class Pong(Message):
-    """The answer to a ``ping``, with its ``seq``."""
+    """The answer to a ``ping``, with its ``seq``; the answering node's configuration's
+    key, and its ``configuration`` when that is newer than the one the ping carried."""
 
     kind = "pong"
     seq: int = 0
+    version: int = 0
+    made_in: int = 0
+    configuration: Configuration | None = None
+
+    @property
+    def configuration_key(self) -> tuple[int, int]:
+        """The sender's configuration's key, ``(made_in, version)``."""
+        return (self.made_in, self.version)
 
 
 PING, PONG = Ping(), Pong()

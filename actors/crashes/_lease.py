@@ -279,9 +279,11 @@ class Lease:
         for n in [n for n in self._sent if n < keep]:
             del self._sent[n]
 
-    def answer(self, peer: int, seq: int, epoch: int, now: float) -> bool:
+    def answer(self, peer: int, seq: int, epoch: int, now: float, *, current: bool = True) -> bool:
         """``peer`` answered heartbeat ``seq`` from round ``epoch`` (it arrived ``now``):
-        True if the basis moved."""
+        True if the basis moved.  ``current``: the answer carried this leader's
+        configuration key; one that did not acknowledges nothing (rule L1: a lease is
+        counted in one configuration), though its sender is still answering."""
         if seq > self.seq or seq <= self.seq - self.horizon:
             return False  # not one of ours, or beyond the horizon
         last = self._answered.get(peer)
@@ -292,7 +294,7 @@ class Lease:
             self._from[peer] = epoch
         if self.epoch is None or seq <= self._start:
             return False
-        if epoch == self.epoch and seq > self._acked.get(peer, 0):
+        if epoch == self.epoch and current and seq > self._acked.get(peer, 0):
             self._acked[peer] = seq
         return self._move(now)
 

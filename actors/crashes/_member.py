@@ -31,6 +31,13 @@ pre-vote's are counted among them, and a *learner* (a member that does not vote 
 starts no round, runs no election, is handed no leadership: it follows the leader it
 hears, and its answers hold the lease back as any follower's do.  :meth:`Member.configure`
 changes it while the node runs (the leader's lease starts over in the new one).
+The member runs the configuration's :class:`~ringleader.actors.crashes.Membership`
+(``_membership.py``) beside its election: a leader's heartbeat carries its configuration's
+key, and the configuration to a follower whose answer showed an older one; a follower
+that acknowledges the heartbeat learns it (kept durably first: it rides the
+:class:`Persist` the event's actions begin with), and its answer carries its key (and its
+configuration, if newer: the leader adopts it).  The lease counts only answers that
+carried the leader's key (``docs/design/membership.md``, rule L1).
 
 Timers have two name spaces: an algorithm's own (``answer``) and the parts' (with a
 colon: ``detector:heartbeat``, ``detector:suspect:7``, ``rounds:stall``,
@@ -70,6 +77,16 @@ from ._detector import (
     Pong,
 )
 from ._lease import Lease, LeaseSettings
+from ._membership import (
+    Acknowledged,
+    Changed,
+    Follow,
+    Heard,
+    Lead,
+    Membership,
+    MembershipAction,
+    Retired,
+)
 from ._moments import reached
 from ._recovery import REJOIN, Recovery
 from ._rounds import BEHIND, STALL, Rounds
@@ -116,6 +133,7 @@ class Member:
         "_below",
         "_kept",
         "_now",
+        "_older",
         "_out",
         "_plain",
         "_promise_due",
@@ -131,8 +149,10 @@ class Member:
         "floor",
         "id",
         "lease",
+        "membership",
         "policy",
         "recovery",
+        "retired",
         "rounds",
         "settings",
         "steady",
@@ -158,6 +178,14 @@ class Member:
         self.algorithm = algorithm
         #: The cluster's configuration (``None``: every member of the view votes).
         self.configuration = configuration
+        #: The part that keeps the configuration and changes it (``_membership.py``):
+        #: fed the configurations the heartbeats and their answers carry.
+        self.membership = None if configuration is None else Membership(view.id, configuration)
+        #: Peers whose last answer to this node's heartbeat showed an older configuration
+        #: key: its next heartbeat to them carries the configuration itself.
+        self._older: set[int] = set()
+        #: This node learned a configuration without itself: it takes no part in rounds.
+        self.retired = False
         self.view = view
         self.id = view.id
         self._voting_view = self._voters_view()
@@ -181,7 +209,11 @@ class Member:
         self.durable = durable
         # What is durable so far (only a durable member keeps it: a simulated run holds
         # 100,000 members that keep nothing).
-        self._kept = (rounds.seen, (rounds.acked, rounds.acked_leader)) if durable else None
+        self._kept = (
+            (rounds.seen, (rounds.acked, rounds.acked_leader), self.configuration_key)
+            if durable
+            else None
+        )
         self.recovery = Recovery(floor) if recovering else None
         self._stall = 0.0 if self.settings is None else self.settings.reelect_after
         self._stalling = False  # a "rounds:stall" timer is pending
@@ -254,11 +286,25 @@ class Member:
 
     def configure(self, configuration: Configuration, *, now: float) -> list[Action]:
         """The cluster's configuration is ``configuration`` from ``now`` on (a newer one
-        than this node's: its host made it durable first).  Majorities are counted in it
-        from now on; a leader's lease starts over (rule L2: it holds none until a majority
-        of the new voters acknowledge a heartbeat sent from now on); a leader that no
-        longer votes steps down ("removed")."""
+        than this node's: its host made it durable first; one not newer changes
+        nothing).  Majorities are counted in it from now on; a leader's lease starts over
+        (rule L2: it holds none until a majority of the new voters acknowledge a
+        heartbeat sent from now on); a leader that no longer votes steps down
+        ("removed"); a node that is no member any more retires."""
         self._at(now)
+        membership = self.membership
+        if membership is None:
+            self.membership = Membership(self.id, configuration)
+            self._configure(configuration)
+        else:
+            # (Its Keep: made durable by the host already.  One not newer: nothing.)
+            self._membership(membership.learn(configuration))
+        if self._kept is not None and self.configuration is configuration:
+            self._kept = (*self._kept[:2], configuration.key)  # (durable already)
+        return self.flush()
+
+    def _configure(self, configuration: Configuration) -> None:
+        """Count majorities in ``configuration`` from now on (see :meth:`configure`)."""
         self.configuration = configuration
         self._voting_view = self._voters_view()  # (the next round's election runs in it)
         self._above = None
@@ -271,7 +317,43 @@ class Member:
             self.demote("removed", rejoin=False)
         if self.detector is not None:
             self.rewatch()
-        return self.flush()
+
+    @property
+    def configuration_key(self) -> tuple[int, int]:
+        """The key of this node's configuration (the founding one's, ``(0, 0)``, without
+        one): what its heartbeats and its answers to them carry."""
+        configuration = self.configuration
+        return (0, 0) if configuration is None else configuration.key
+
+    def _membership(self, actions: list[MembershipAction]) -> None:
+        """Carry out what the membership asks (``Keep``: the :class:`Persist` this
+        event's actions begin with, see :meth:`_reports`)."""
+        for action in actions:
+            if type(action) is Changed:
+                self._configure(action.configuration)
+                self._older = set(self._peers())  # (its answers show an older key now)
+                self.retired = False
+            elif type(action) is Retired:
+                self.retired = True
+
+    def answer_heartbeat(self, leader: int, ping: Ping, epoch: int, answer: int) -> None:
+        """Answer heartbeat ``ping`` of ``leader`` of round ``epoch`` with a ``pong`` in
+        round ``answer``.  An acknowledgement (``answer`` is ``epoch``) first learns the
+        configuration the ping carries, if it is newer (kept durably before the pong
+        leaves: the :class:`Persist` comes first); the pong carries this node's key,
+        and its configuration if that is newer than the ping's."""
+        membership = self.membership
+        if membership is not None and answer == epoch and ping.configuration is not None:
+            self._membership(membership.handle(Heard(leader, epoch, ping.configuration), self._now))
+        self._out.append(Send(leader, self._pong(ping.seq, ping.configuration_key), answer))
+
+    def _pong(self, seq: int, theirs: tuple[int, int]) -> Pong:
+        configuration = self.configuration
+        if configuration is None:
+            return Pong(seq)
+        made_in, version = configuration.key
+        newer = configuration if configuration.key > theirs else None
+        return Pong(seq, version, made_in, newer)
 
     def _election(self, epoch: int, initiator: bool) -> Election:
         return self.algorithm(
@@ -465,7 +547,7 @@ class Member:
             self._detector_message(sender, message, epoch)
             return self.flush()
         if message.kind in STEADY_KINDS:
-            if self.steady is not None:
+            if self.steady is not None and not self.retired:  # (a retired node: none)
                 self.steady.message(sender, message, epoch)
             return self.flush()
         if (
@@ -649,6 +731,13 @@ class Member:
                         self.tick()
             elif lease.epoch is not None:
                 lease.end()
+        membership = self.membership
+        if membership is not None:
+            election = self.election
+            leads = election.epoch if election.state is NodeState.LEADER else None
+            if membership.epoch != leads:
+                event = Follow() if leads is None else Lead(leads)
+                self._membership(membership.handle(event, self._now))
         out = self._out[:]
         self._out.clear()
         return self._reports(out)
@@ -673,11 +762,14 @@ class Member:
         front: list[Action] = []
         if self._kept is not None:  # durable
             rounds = self.rounds
-            kept_epoch, kept_acked = self._kept
+            kept_epoch, kept_acked, kept_key = self._kept
             acked = (rounds.acked, rounds.acked_leader)
-            if rounds.seen > kept_epoch or acked != kept_acked:
-                self._kept = (rounds.seen, acked)
-                front.append(Persist(rounds.seen, acked))
+            key = self.configuration_key
+            if rounds.seen > kept_epoch or acked != kept_acked or key != kept_key:
+                self._kept = (rounds.seen, acked, key)
+                # (A newer configuration is kept with them: the membership's Keep.)
+                configuration = self.configuration if key != kept_key else None
+                front.append(Persist(rounds.seen, acked, configuration))
         if publish is not None:
             front.append(publish)
         if changed is not None:
@@ -818,9 +910,15 @@ class Member:
     def _beat(self, lease: Lease) -> set[int]:
         """A leader's numbered heartbeat to every other member; returns them."""
         seq, epoch = lease.beat(self._now), self.epoch
-        ping = Ping(seq)
+        configuration, older = self.configuration, self._older
+        if configuration is None:
+            ping = full = Ping(seq)
+        else:
+            made_in, version = configuration.key
+            ping = Ping(seq, version, made_in)
+            full = Ping(seq, version, made_in, configuration) if older else ping
         for peer in lease.peers:
-            self._out.append(Send(peer, ping, epoch))
+            self._out.append(Send(peer, full if peer in older else ping, epoch))
         return set(lease.peers)
 
     def demote(self, reason: str, *, rejoin: bool = True) -> None:
@@ -899,18 +997,21 @@ class Member:
     def _detector_message(self, sender: int, message: Message, epoch: int) -> None:
         kind = message.kind
         seq = message.seq if isinstance(message, Ping | Pong) else 0
-        if seq > 0 and kind == "ping" and self.steady is not None:  # a leader's heartbeat
-            self.steady.heartbeat(sender, epoch, seq)
-            return
-        if seq > 0 and kind == "ping" and self.recovery is None:  # a leader's heartbeat
-            if epoch > self.epoch:
-                self.adopt(sender, epoch)
-            if not self._sitting_out:
-                self._out.append(Send(sender, Pong(seq), self._answering_epoch()))
-            return
+        if seq > 0 and isinstance(message, Ping):  # a leader's heartbeat
+            if self.steady is not None:
+                self.steady.heartbeat(sender, epoch, message)
+                return
+            if self.recovery is None:
+                if epoch > self.epoch:
+                    self.adopt(sender, epoch)
+                if not self._sitting_out:
+                    self.answer_heartbeat(sender, message, epoch, self._answering_epoch())
+                return
         lease = self.lease
-        if seq > 0 and lease is not None and lease.answer(sender, seq, epoch, self._now):
-            self._leads_with(lease)
+        if seq > 0 and isinstance(message, Pong):  # an answer to this node's heartbeat
+            current = self._answered(sender, message, epoch)
+            if lease is not None and lease.answer(sender, seq, epoch, self._now, current=current):
+                self._leads_with(lease)
         if self._sitting_out:
             return
         if kind == "ping":
@@ -929,6 +1030,24 @@ class Member:
             assert self.settings is not None
             self._behind = True
             self._out.append(SetTimer(BEHIND, self.settings.suspect_after))
+
+    def _answered(self, peer: int, pong: Pong, epoch: int) -> bool:
+        """``peer`` answered this node's heartbeat in round ``epoch`` with ``pong``:
+        the membership hears the configuration it holds (a leader adopts a newer one);
+        True if that is this node's own (then it may count for the lease: rule L1)."""
+        membership = self.membership
+        if membership is None:
+            return pong.configuration_key == (0, 0)
+        theirs, mine = pong.configuration_key, self.configuration_key
+        if theirs < mine:
+            self._older.add(peer)
+            return False
+        configuration = pong.configuration if theirs > mine else self.configuration
+        if configuration is not None and configuration.key == theirs:
+            event = Acknowledged(peer, epoch, configuration)
+            self._membership(membership.handle(event, self._now))
+        self._older.discard(peer)
+        return theirs == self.configuration_key
 
     def _answering_epoch(self) -> int:
         """The epoch a ``pong`` carries in the teaching runs' rules: a pong in the
@@ -985,7 +1104,17 @@ class Member:
             ),
             None if lease is None else lease.key(now),
             None if steady is None else steady.key(),
+            self._membership_key(),
         )
+
+    def _membership_key(self) -> Hashable:
+        """The membership's part of :meth:`key`: its own state (the configuration, who
+        answered with which key, what is committed), who is sent the configuration, and
+        whether this node retired."""
+        membership = self.membership
+        if membership is None:
+            return None
+        return (membership.key(), frozenset(self._older), self.retired)
 
     def __repr__(self) -> str:
         return f"<Member {self.id} {self.election!r}>"

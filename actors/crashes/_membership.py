@@ -240,7 +240,7 @@ class Membership:
         if isinstance(event, Heard):
             if self.epoch is not None and event.epoch <= self.epoch:
                 return []  # a leader hears no older (or its own) round's leader
-            return self._learn(event.configuration)
+            return self.learn(event.configuration)
         if isinstance(event, Acknowledged):
             return self._acknowledged(event, now)
         return self._request(event, now)
@@ -255,8 +255,9 @@ class Membership:
         self._caught_up.clear()
         return self._count(now)
 
-    def _learn(self, configuration: Configuration) -> list[MembershipAction]:
-        """Adopt ``configuration`` if it is newer than this node's."""
+    def learn(self, configuration: Configuration) -> list[MembershipAction]:
+        """Adopt ``configuration`` if it is newer than this node's (a heartbeat's, an
+        answer's, or one its host made durable and applies itself)."""
         previous = self.configuration
         if configuration.key <= previous.key:
             return []
@@ -276,7 +277,7 @@ class Membership:
         if self.epoch is None or event.epoch != self.epoch:
             return []
         theirs = event.configuration
-        actions = self._learn(theirs)
+        actions = self.learn(theirs)
         current = self.configuration
         if theirs.key != current.key:
             return actions  # (an older one: its next heartbeat brings it this one)

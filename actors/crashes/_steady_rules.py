@@ -21,7 +21,7 @@ from typing import Protocol
 from ringleader.actors.core import Action, Election, Message, NodeState, Notice, Send
 
 from ._crash_policy import CrashPolicy, Intent, NewRound, Situation
-from ._detector import FailureDetector, Pong
+from ._detector import FailureDetector, Ping
 from ._handover import HandOver, HandOverRequest, refusal, successor
 from ._lease import Lease
 from ._moments import reached
@@ -69,6 +69,11 @@ class Seat(Situation, Protocol):
 
     def emit(self, action: Action) -> None:
         """Add ``action`` to what the event being handled asks of the host."""
+
+    def answer_heartbeat(self, leader: int, ping: Ping, epoch: int, answer: int) -> None:
+        """Answer heartbeat ``ping`` of ``leader`` of round ``epoch`` with a ``pong`` in
+        round ``answer`` (an acknowledgement if that is ``epoch``: it first learns the
+        configuration the ping carries, if newer)."""
 
     def counts(self, peer: int) -> bool:
         """Whether ``peer``'s answers count in a majority (a learner's do not)."""
@@ -398,8 +403,8 @@ class SteadyRules:
 
     # -- a leader's heartbeat --------------------------------------------------------
 
-    def heartbeat(self, sender: int, epoch: int, seq: int) -> None:
-        """A leader's numbered heartbeat ``seq`` of round ``epoch``, and this node's
+    def heartbeat(self, sender: int, epoch: int, ping: Ping) -> None:
+        """A leader's numbered heartbeat ``ping`` of round ``epoch``, and this node's
         answer to it (rules 2, 3)."""
         member = self.member
         if self.beyond_floor(epoch):
@@ -410,7 +415,7 @@ class SteadyRules:
         # of an older round learns that it will not be acknowledged here.)
         answer = self.answer(sender, epoch)
         if answer is not None:
-            member.emit(Send(sender, Pong(seq), answer))
+            member.answer_heartbeat(sender, ping, epoch, answer)
 
     def _heartbeat(self, sender: int, epoch: int) -> None:
         member = self.member

@@ -115,7 +115,9 @@ def explore_parts(
         workers = pool(build, parts, list(links))
         try:
             driver = _Driver(model, workers, max_states, max_depth, progress)
-            return _conclude(driver, bound)
+            found = _conclude(driver, bound)
+            found.workers = parts
+            return found
         except NewLink as new:  # an election sent outside its wiring: again, with that link
             links.append(new.link)
         except Uneven:

@@ -46,7 +46,7 @@ from ringleader.actors.core import (
     SetTimer,
     StateChanged,
 )
-from ringleader.actors.crashes import DetectorSettings, Member
+from ringleader.actors.crashes import Configuration, DetectorSettings, Member
 from ringleader.actors.faults import Misbehaving
 from ringleader.actors.tracing import NodeTrace
 from ringleader.transport import (
@@ -495,13 +495,18 @@ class NodeActor(pykka.ThreadingActor):
         )
 
     def _keep(self, persist: Persist) -> bool:
-        """Make the member's newest epoch and acknowledged round durable; if they cannot
+        """Make the member's newest epoch and acknowledged round (and a newer
+        configuration, if it learned one) durable; if they cannot
         be, the node must not act on them: report ``failed`` and stop as a crash would,
         and return False."""
         durable = self._durable
         if durable is None:
             return True
         try:
+            configuration = persist.configuration
+            if configuration is not None:
+                assert isinstance(configuration, Configuration)
+                durable.keep(configuration)
             durable.save(persist.epoch, persist.acknowledged)
         except Exception as exc:  # noqa: BLE001 -- whatever it is, the node cannot go on
             log.error("%s stops: it cannot keep its state: %s", self, exc)

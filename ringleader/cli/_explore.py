@@ -198,9 +198,20 @@ def explore_command(args: argparse.Namespace, config: Config, out: Console, err:
             raise UsageError(str(exc)) from None
     header = trace_header(config, mode="explored")
     files = write_runs(exploration, _out_dir(args), header=header)
-    summary = exploration_summary(
-        config, exploration, options, files, workers=workers, ray=args.ray
-    )
+    shared = workers > 1 or args.ray is not None
+    gave_way = shared and exploration.exact  # the lean search gave way to whole states
+    ray = None if gave_way else args.ray
+    summary = exploration_summary(config, exploration, options, files, ray=ray)
+    if gave_way:
+        flag = "--workers" if args.ray is None else "--ray"
+        err.print(
+            f"ringleader explore: searched by this process alone: {flag} shares out the "
+            "search by fingerprints, and this one needs whole states "
+            f"({exploration.exact_why})",
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
     if args.json:
         import json  # noqa: PLC0415
 
@@ -246,7 +257,6 @@ def exploration_summary(
     files: dict[str, Path],
     page: Path | None = None,
     *,
-    workers: int = 1,
     ray: str | None = None,
 ) -> dict[str, Any]:
     """What ``explore --json`` prints (one object)."""
@@ -275,7 +285,7 @@ def exploration_summary(
         "states_per_s": round(exploration.rate),
         "memory_per_state": round(exploration.memory / max(1, exploration.states)),
         "states_kept": "exact" if exploration.exact else "fingerprints",
-        "workers": workers,
+        "workers": exploration.workers,
         "ray": ray,
         "exact_why": exploration.exact_why,
         "collision_odds": exploration.collision_odds,

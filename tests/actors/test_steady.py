@@ -12,12 +12,13 @@ import pytest
 
 from ringleader.actors import ALGORITHMS, Member, NewRound, NodeState, crash_policy
 from ringleader.actors.algorithms._bully import Coordinator
-from ringleader.actors.core import Action, Send
+from ringleader.actors.core import Action, Persist, Send
 from ringleader.actors.crashes import (
     Configuration,
     Lease,
     LeaseSettings,
     Ping,
+    Pong,
     PreVote,
     PreVoteReply,
     SteadySettings,
@@ -399,33 +400,33 @@ def test_a_hand_over_to_a_chosen_node_and_its_refusals() -> None:
     assert [(c.node, c.kind) for c in world.since(t0)] == [(5, "lost"), (2, "led")]
 
 
-def test_learners_follow_and_never_lead_until_they_vote() -> None:
+def test_learners_follow_never_lead_and_are_promoted_by_the_leader_once_caught_up() -> None:
     # Voters 1,2,3; 4 and 5 are learners (docs/design/membership.md): the notes' Bully
-    # would elect 5, but a learner starts no round and runs no election.
+    # would elect 5, but a learner starts no round and runs no election.  The leader
+    # promotes a learner once it acknowledged CATCH_UP heartbeats carrying the
+    # configuration (rule 6), and its heartbeat carries each new version to every member.
     learners = Configuration(1, 1, frozenset({1, 2, 3}), frozenset({4, 5}))
     world = World(configuration=learners)
     world.boot()
     leader, epoch = settled(world)
     assert leader == 3  # the largest voter
-    world.run(1.0)
-    assert world.holds_lease(3) and world.agreed() == (3, epoch)
-    assert {c.node for c in world.changes if c.kind == "led"} == {3}
     three = world.members[3]
     assert three.refuse_hand_over(5) == (
         "node 5 is a learner: it votes in no round yet, so it may not lead"
     )
-    # Killing a learner changes nothing: the voters keep their majority and lease.
+    # Killing a learner changes nothing: the voters keep their majority and lease; 4 is
+    # promoted, 5 (silent) is not.
     world.crash(5)
-    world.run(1.0)
-    assert world.holds_lease(3) and not world.since(world.now - 1.0, "lost")
-    # 4 is promoted: its answers count from now on, and it may be handed leadership.
-    promoted = learners.promote(4, epoch)
     t0 = world.now
-    for node in (1, 2, 3, 4):
-        world.call(node, "configure", promoted)
-    assert not world.holds_lease(3)  # the lease starts over in the new configuration
-    world.run(2 * HEARTBEAT)
-    assert world.holds_lease(3) and not world.since(t0, "lost")
+    world.run(1.0)
+    promoted = learners.promote(4, epoch)
+    assert promoted.key == (epoch, 2)
+    assert {world.members[n].configuration for n in (1, 2, 3, 4)} == {promoted}
+    assert world.holds_lease(3) and world.agreed() == (3, epoch)
+    assert not world.since(t0, "lost")
+    assert {c.node for c in world.changes if c.kind == "led"} == {3}
+    assert three.lease.majority == 3  # type: ignore[union-attr]
+    # 4 votes now: it may be handed leadership.
     assert three.refuse_hand_over(4) is None
     world.call(3, "resign", to=4)
     world.run(HEARTBEAT)
@@ -584,3 +585,129 @@ def test_preempt_is_a_config_key_off_by_default(tmp_path: Path) -> None:
         load_config(path)
     message = str(caught.value)
     assert "\n" not in message and "p.toml" in message and "preempt" in message
+
+
+# -- the configuration on the heartbeat (docs/design/membership.md, rule 3) ---------------
+
+
+def test_a_follower_keeps_a_newer_configuration_from_its_leader_before_it_answers() -> None:
+    founding = Configuration.founding([1, 2, 3])
+    world = World(ids=(1, 2, 3), durable=True, configuration=founding)
+    world.boot()
+    leader, epoch = settled(world)
+    world.run(0.5)
+    assert leader == 3
+    newer = founding.remove(2, epoch)  # made by the leader, in its round
+    one = world.members[1]
+    ping = Ping(1_000, newer.version, newer.epoch, newer)
+    actions = one.handle_message(3, ping, epoch, now=world.now)
+    # Kept first, with the round and the acknowledgement; then the pong: an
+    # acknowledgement (in the leader's epoch) carrying the new key and no configuration
+    # (the leader's is not older).
+    assert type(actions[0]) is Persist and actions[0].configuration == newer
+    assert [a for a in actions[1:] if type(a) is Persist] == []
+    pongs = [a for a in actions if type(a) is Send and type(a.message) is Pong]
+    assert pongs == [Send(3, Pong(1_000, newer.version, newer.epoch), epoch)]
+    assert one.configuration == newer and one.configuration_key == (epoch, 1)
+    # An older configuration (or the same again) changes nothing and is not kept again.
+    again = one.handle_message(3, Ping(1_001, 0, 0, founding), epoch, now=world.now)
+    assert one.configuration == newer
+    assert [a for a in again if type(a) is Persist] == []
+    assert [a.message for a in again if type(a) is Send] == [Pong(1_001, 1, epoch, newer)]
+
+
+def test_a_newer_configuration_from_another_leader_s_heartbeat_is_not_learned() -> None:
+    # Only an acknowledged heartbeat teaches a configuration: a node never learns one
+    # from a leader it does not follow (the proof's "never learns its sibling").
+    founding = Configuration.founding([1, 2, 3])
+    world = World(ids=(1, 2, 3), configuration=founding)
+    world.boot()
+    _, epoch = settled(world)
+    world.run(0.5)
+    other = Configuration(1, epoch - 1, frozenset({1, 2}))
+    one = world.members[1]
+    actions = one.handle_message(2, Ping(7, 1, epoch - 1, other), epoch - 1, now=world.now)
+    assert one.configuration == founding
+    ((pong,),) = [[a for a in actions if type(a) is Send]]
+    assert pong.epoch != epoch - 1 and pong.message == Pong(7, 0, 0)  # refused, old key
+
+
+def test_a_leader_adopts_the_newer_configuration_a_follower_answers_with() -> None:
+    founding = Configuration.founding([1, 2, 3])
+    world = World(ids=(1, 2, 3), durable=True, configuration=founding)
+    world.boot()
+    leader, epoch = settled(world)
+    world.run(0.5)
+    three = world.members[3]
+    assert leader == 3 and world.holds_lease(3)
+    # Version 1, made by the leader of round 1, reached node 1 alone.
+    newer = Configuration(1, 1, frozenset({1, 2, 3}))
+    seq = three.numbering[0]
+    actions = three.handle_message(1, Pong(seq, 1, 1, newer), epoch, now=world.now)
+    assert type(actions[0]) is Persist and actions[0].configuration == newer
+    assert three.configuration == newer and three.lease is not None
+    assert not three.lease.held  # its lease starts over in it (L2)
+    t0 = world.now
+    world.run(0.5)
+    assert {m.configuration for m in world.members.values()} == {newer}
+    assert world.holds_lease(3) and world.agreed() == (3, epoch)
+    assert not world.since(t0, "lost")
+
+
+def test_the_lease_counts_only_acknowledgements_that_carried_the_leader_s_key() -> None:
+    founding = Configuration.founding([1, 2, 3])
+    world = World(ids=(1, 2, 3), configuration=founding)
+    world.boot()
+    _, epoch = settled(world)
+    world.run(0.5)
+    sent = len(world.sent)
+    assert not [
+        s
+        for _, _, s in world.sent
+        if isinstance(s.message, Ping | Pong) and s.message.configuration
+    ]
+    newer = founding.remove(1, epoch)  # voters 2, 3: a majority is both
+    world.call(3, "configure", newer)
+    assert not world.holds_lease(3)  # it starts over in the new configuration (L2)
+    for _ in range(100):  # (a second at most)
+        world.run(HEARTBEAT / 10)
+        # Node 2 answered with the old key until it learned the new one from a heartbeat:
+        # only then is the lease back.
+        if world.holds_lease(3):
+            assert world.members[2].configuration == newer
+            break
+    assert world.holds_lease(3)
+    # The configuration itself went to 2 only until its answers showed the new key (and
+    # never to 1, which is no member any more).
+    full = [
+        (t, s.to)
+        for t, n, s in world.sent[sent:]
+        if n == 3 and type(s.message) is Ping and s.message.configuration
+    ]
+    assert 1 <= len(full) <= 2 and {to for _, to in full} == {2}
+    world.run(0.5)
+    later = [
+        s
+        for t, n, s in world.sent[sent:]
+        if n == 3 and type(s.message) is Ping and t > world.now - 0.4
+    ]
+    assert later and all(
+        s.message.configuration is None and s.message.configuration_key == newer.key for s in later
+    )
+
+
+def test_a_follower_that_learns_a_configuration_without_itself_retires() -> None:
+    founding = Configuration.founding([1, 2, 3])
+    world = World(ids=(1, 2, 3), configuration=founding)
+    world.boot()
+    _, epoch = settled(world)
+    world.run(0.5)
+    one = world.members[1]
+    assert one.handle_message(2, PreVote(1), epoch, now=world.now)  # answered, until:
+    without = founding.remove(1, epoch)
+    one.handle_message(3, Ping(1_000, 1, epoch, without), epoch, now=world.now)
+    assert one.retired and one.configuration == without and not one.voter
+    # It answers no pre-vote any more, and starts no round of its own.
+    assert one.handle_message(2, PreVote(2), epoch, now=world.now) == []
+    one.new_round("asked to")
+    assert one.epoch == epoch

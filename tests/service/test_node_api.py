@@ -15,6 +15,7 @@ import pykka
 import pytest
 
 import ringleader
+from ringleader.actors.crashes import Configuration
 from ringleader.cli import main
 from ringleader.service import StateFile
 from tests.conftest import eventually
@@ -326,3 +327,35 @@ def test_the_configuration_is_the_config_files_until_one_changed_live_is_kept(
     with ringleader.Node(path, 1) as node:
         assert node.configuration == changed
         assert node.configuration.describe() == "version 1 (round 3): voters 1,2,3; learners 4"
+
+
+def test_two_nodes_elect_as_before_and_the_heartbeat_carries_a_newer_configuration(
+    tmp_path: Path,
+) -> None:
+    # Two in-process nodes of one config file: a leader holding its lease, as ever.
+    # Node 2's state file keeps version 1 of the configuration (made in round 1, the same
+    # voters); the heartbeat and its answer carry it to node 1, which keeps it in its
+    # state file before it acknowledges anything in it (docs/design/membership.md).
+    path = _config(tmp_path, [1, 2])
+    config = ringleader.load_config(path)
+    state = StateFile.open(config, 2)
+    founding = state.configuration
+    newer = Configuration(1, 1, founding.voters, founding.learners, founding.addresses)
+    state.keep(newer)
+    state.close()
+    nodes = {i: ringleader.Node(path, i) for i in (1, 2)}
+    try:
+        for node in nodes.values():
+            node.start()
+        leader = nodes[1].wait_for_leader(20)
+        assert eventually(lambda: nodes[leader].is_leader, 20)
+        assert eventually(lambda: all(n.configuration == newer for n in nodes.values()), 20)
+        assert eventually(lambda: nodes[leader].leadership().is_leader, 20)
+    finally:
+        for node in nodes.values():
+            node.stop()
+    kept = StateFile.open(config, 1)
+    try:
+        assert kept.configuration == newer
+    finally:
+        kept.close()

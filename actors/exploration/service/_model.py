@@ -36,7 +36,13 @@ from typing import Any
 
 from ringleader.actors.algorithms import crash_policy
 from ringleader.actors.core import Election, NodeView
-from ringleader.actors.crashes import DetectorSettings, LeaseSettings, Member, SteadySettings
+from ringleader.actors.crashes import (
+    Configuration,
+    DetectorSettings,
+    LeaseSettings,
+    Member,
+    SteadySettings,
+)
 
 from ._flights import EMPTY, Flights
 from ._nodes import ENDED, Move, ServiceNode
@@ -163,6 +169,9 @@ class ServiceModel:
         self, view: NodeView, policy: Any
     ) -> Callable[[int, tuple[int, int | None] | None], Member]:
         algorithm = self.algorithm
+        # (As ``ringleader node`` builds it: the founding configuration, which no
+        # explored event changes yet.)
+        configuration = Configuration.founding(view.members)
 
         def make(floor: int, acknowledged: tuple[int, int | None] | None) -> Member:
             return Member(
@@ -174,6 +183,7 @@ class ServiceModel:
                 policy=policy,
                 steady=True,
                 durable=True,
+                configuration=configuration,
             )
 
         return make

@@ -221,7 +221,13 @@ class ServiceNode:
 def _immutable(member: Member) -> dict[int, Any]:
     """The parts of ``member`` that never change, by id: a copy shares them (a memo for
     :func:`copy.deepcopy`)."""
-    parts: list[Any] = [member.view, member.policy, member.settings, member.view.settings]
+    parts: list[Any] = [
+        member.view,
+        member.policy,
+        member.settings,
+        member.view.settings,
+        member.configuration,  # (a value: a change makes a new one)
+    ]
     lease, steady = member.lease, member.steady
     if lease is not None:
         parts += [lease.settings, lease.peers, lease.voting]

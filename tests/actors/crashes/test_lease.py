@@ -40,6 +40,23 @@ def test_an_answer_from_another_round_is_no_acknowledgement() -> None:
     assert lease.elsewhere(2) and not lease.live(2)
 
 
+def test_an_answer_with_another_configuration_key_is_no_acknowledgement() -> None:
+    # Rule L1 (docs/design/membership.md): a lease is counted in one configuration; an
+    # answer in the leader's round but holding another configuration acknowledges
+    # nothing, though its sender is still answering (it holds the lease back).
+    quorum = LeaseSettings(0.2, 0.05, 0.3, quorum=True)
+    lease = Lease(quorum, peers=[2, 3])
+    lease.begin(epoch=3)
+    seq = lease.beat(now=0.0)
+    assert lease.answer(2, seq, epoch=3, now=0.01, current=False) is False
+    assert lease.answer(3, seq, epoch=3, now=0.01, current=False) is False
+    assert not lease.held and not lease.live(2)
+    seq = lease.beat(now=0.05)
+    assert lease.answer(2, seq, epoch=3, now=0.06, current=True) is False  # 3 still answers
+    assert lease.answer(3, seq, epoch=3, now=0.06, current=True) is True
+    assert lease.until == pytest.approx(0.25)  # from the heartbeat both acknowledged
+
+
 def test_every_answering_follower_must_acknowledge() -> None:
     lease = Lease(SETTINGS, peers=[2, 3])
     lease.begin(epoch=1)

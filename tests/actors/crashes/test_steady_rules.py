@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from ringleader.actors.core import Action, NodeState, NodeView, Notice, Send
-from ringleader.actors.crashes import Lease, LeaseSettings, SteadySettings
+from ringleader.actors.crashes import Lease, LeaseSettings, Ping, Pong, SteadySettings
 from ringleader.actors.crashes._crash_policy import NewRound
 from ringleader.actors.crashes._handover import HandOver
 from ringleader.actors.crashes._prevote import ANY_ATTEMPT, PreVote, PreVoteReply
@@ -93,6 +93,9 @@ class Seat:
 
     def emit(self, action: Action) -> None:
         self.emitted.append(action)
+
+    def answer_heartbeat(self, leader: int, ping: Ping, epoch: int, answer: int) -> None:
+        self.emitted.append(Send(leader, Pong(ping.seq), answer))
 
     def counts(self, peer: int) -> bool:
         return peer in MEMBERS  # (every member votes here)
@@ -237,7 +240,7 @@ def test_a_restarted_node_answers_in_its_floor_and_follows_nobody_below_it() -> 
     assert seat.rules.answer(3, 5) == 7
     assert not seat.rules.beyond_floor(6) and seat.rules.beyond_floor(7)
     seat.now = 1.0
-    seat.rules.heartbeat(3, epoch=5, seq=1)
+    seat.rules.heartbeat(3, epoch=5, ping=Ping(1))
     assert seat.moves == [] and seat.election.elected is None  # not followed
     (pong,) = [a for a in seat.emitted if isinstance(a, Send)]
     assert (pong.to, pong.epoch) == (3, 7)
@@ -258,10 +261,10 @@ def test_a_newer_leaders_heartbeat_waits_while_the_old_leader_is_live() -> None:
     seat = Seat(id=1)
     seat.follows(leader=3, epoch=5, at=10.0)
     seat.now = 10.05
-    seat.rules.heartbeat(2, epoch=6, seq=1)
+    seat.rules.heartbeat(2, epoch=6, ping=Ping(1))
     assert seat.rules.waiting == (2, 6) and seat.election.elected == 3
     seat.now = 10.0 + SETTINGS.vouch  # the old leader silent for the lease
-    seat.rules.heartbeat(2, epoch=6, seq=2)
+    seat.rules.heartbeat(2, epoch=6, ping=Ping(2))
     assert ("adopt", 2, 6) in seat.moves and seat.election.elected == 2
 
 

@@ -356,12 +356,11 @@ def _command(tmp_path: Path, *argv: str) -> tuple[int, dict[str, Any], str]:
 
 
 def test_the_command_on_two_workers_says_what_it_says_on_one(tmp_path: Path) -> None:
-    config = str(EXAMPLES / "graph.toml")
-    common = [config, "--initiators", "1,6", "--out"]
+    common = [str(EXAMPLES / "graph.toml"), "--out"]
     code_one, one, _ = _command(tmp_path, *common, str(tmp_path / "one"))
     code_two, two, err = _command(tmp_path, *common, str(tmp_path / "two"), "--workers", "2")
     assert code_one == code_two == 0, err
-    assert (one["workers"], two["workers"]) == (1, 2)
+    assert (one["workers"], two["workers"]) == (1, 2) and one["states"] == 5_262
     ignore = {"elapsed_s", "states_per_s", "memory_per_state", "spilled_bytes", "workers"}
     ignore |= {"traces"}
     assert {k: v for k, v in two.items() if k not in ignore} == {
@@ -370,6 +369,16 @@ def test_the_command_on_two_workers_says_what_it_says_on_one(tmp_path: Path) -> 
     assert one["traces"] and sorted(two["traces"]) == sorted(one["traces"])
     for name in one["traces"]:  # the same runs, written alike
         assert Path(two["traces"][name]).read_text() == Path(one["traces"][name]).read_text()
+
+
+def test_a_search_that_needs_whole_states_says_one_process_searched(tmp_path: Path) -> None:
+    """A crash makes runs of different lengths meet: the lean search gives way to whole
+    states, which one process keeps — and the command says so, on stderr."""
+    argv = [str(EXAMPLES / "ring.toml"), "--nodes", "4", "--crashes", "1", "--workers", "2"]
+    code, got, err = _command(tmp_path, *argv, "--out", str(tmp_path))
+    assert code == 1  # the ring without a failure detector: a crash breaks it (the notes)
+    assert got["workers"] == 1 and got["states_kept"] == "exact"
+    assert err.startswith("ringleader explore: searched by this process alone: --workers ")
 
 
 @pytest.mark.parametrize(
