@@ -154,9 +154,9 @@ def _same(summary: dict[str, Any]) -> dict[str, Any]:
     "argv",
     [
         [str(EXAMPLES / "chang_roberts_table.toml")],  # 1,352 states, 1 leader, no finding
-        [str(EXAMPLES / "graph.toml"), "--initiators", "1,6"],  # echo, two waves
+        [str(EXAMPLES / "graph.toml")],  # echo: 5,262 states
     ],
-    ids=["chang_roberts", "echo two initiators"],
+    ids=["chang_roberts", "echo"],
 )
 def test_a_ray_cluster_of_two_finds_what_one_worker_finds(
     cluster: tuple[str, dict[str, str]], tmp_path: Path, argv: list[str]
@@ -168,6 +168,7 @@ def test_a_ray_cluster_of_two_finds_what_one_worker_finds(
     )
     assert code == one_code == 0, err
     assert (ray["workers"], ray["ray"]) == (2, address)  # one actor a CPU of the cluster
+    assert ray["states_kept"] == "fingerprints"
     assert (one["workers"], one["ray"]) == (1, None)
     assert _same(ray) == _same(one)
     assert ray["states"] > 1000 and ray["messages"] == one["messages"]
@@ -180,16 +181,33 @@ def test_a_violation_found_on_ray_is_the_one_worker_finds(
     cluster: tuple[str, dict[str, str]], tmp_path: Path
 ) -> None:
     address, env = cluster
-    argv = [str(EXAMPLES / "ring.toml"), "--nodes", "5", "--crashes", "1", "--json"]
+    argv = [str(EXAMPLES / "lelann.toml"), "--unordered", "--json"]  # two leaders
     one_code, one, _ = _explore(env, *argv, "--out", str(tmp_path / "one"))
     code, ray, err = _explore(
         env, *argv, "--ray", address, "--workers", "2", "--out", str(tmp_path / "ray")
     )
     assert code == one_code == 1, err
+    assert (ray["workers"], ray["states_kept"]) == (2, "fingerprints")  # not given way
     assert one["violations"] and _same(ray) == _same(one)
     assert sorted(ray["traces"]) == sorted(one["traces"])
     for name in one["traces"]:  # the same shortest counterexamples
         assert Path(ray["traces"][name]).read_text() == Path(one["traces"][name]).read_text()
+
+
+def test_a_search_that_needs_whole_states_says_it_searched_alone(
+    cluster: tuple[str, dict[str, str]], tmp_path: Path
+) -> None:
+    address, env = cluster  # echo's two waves: runs of different lengths meet
+    argv = [str(EXAMPLES / "graph.toml"), "--initiators", "1,6", "--json"]
+    one_code, one, _ = _explore(env, *argv, "--out", str(tmp_path / "one"))
+    code, ray, err = _explore(env, *argv, "--ray", address, "--out", str(tmp_path / "ray"))
+    assert code == one_code == 0, err
+    assert (ray["workers"], ray["ray"], ray["states_kept"]) == (1, None, "exact")
+    assert _same(ray) == _same(one)
+    assert err.strip().splitlines() == [
+        "ringleader explore: searched by this process alone: --ray shares out the search "
+        f"by fingerprints, and this one needs whole states ({one['exact_why']})"
+    ]
 
 
 def test_an_address_where_no_cluster_answers_is_one_line(tmp_path: Path) -> None:
