@@ -90,16 +90,22 @@ class RayPool:
     ) -> None:
         ray = self.ray = _ray()
         self.parts = parts
+        self.actors: list[Any] = []
+        cpus = ray.cluster_resources().get("CPU", 0)
+        if parts > cpus:  # an actor takes a CPU: the others would wait for one forever
+            raise WorkerFailed(
+                f"--workers {parts}: the Ray cluster has {cpus:g} CPUs (an explore worker "
+                "takes one)"
+            )
         holder = ray.remote(num_cpus=1, max_restarts=0, max_concurrency=1)(_Holder)
         self.actors = [holder.remote(build, index, parts, list(links)) for index in range(parts)]
         try:
             starts = [actor.start.remote() for actor in self.actors]
             ready, _ = ray.wait(starts, num_returns=parts, timeout=START_TIMEOUT)
-            if len(ready) < parts:
-                cpus = ray.cluster_resources().get("CPU", 0)
+            if len(ready) < parts:  # its CPUs busy with other work
                 raise WorkerFailed(
                     f"the Ray cluster did not start {parts} explore workers in "
-                    f"{START_TIMEOUT:.0f} s (each takes a CPU; the cluster has {cpus:g}): "
+                    f"{START_TIMEOUT:.0f} s (each takes a CPU, and its {cpus:g} are busy): "
                     "ask for fewer with --workers"
                 )
             self._answers(starts)

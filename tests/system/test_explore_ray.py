@@ -210,6 +210,19 @@ def test_a_search_that_needs_whole_states_says_it_searched_alone(
     ]
 
 
+def test_more_workers_than_the_cluster_has_cpus_is_one_line(
+    cluster: tuple[str, dict[str, str]], tmp_path: Path
+) -> None:
+    address, env = cluster
+    argv = [str(EXAMPLES / "ring.toml"), "--ray", address, "--workers", "3"]
+    code, _, err = _explore(env, *argv, "--out", str(tmp_path))
+    assert code == 2
+    assert err.strip().splitlines() == [
+        "ringleader explore: error: --workers 3: the Ray cluster has 2 CPUs "
+        "(an explore worker takes one)"
+    ]
+
+
 def test_an_address_where_no_cluster_answers_is_one_line(tmp_path: Path) -> None:
     config = str(EXAMPLES / "ring.toml")
     address = f"127.0.0.1:{_free_port()}"
