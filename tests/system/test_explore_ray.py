@@ -311,3 +311,51 @@ def test_a_part_that_fails_on_ray_is_one_line(
         done.stdout
     )
     assert len(done.stdout.strip().splitlines()) == 1
+
+
+_DIES = """
+import sys
+from functools import partial
+import ray
+from ringleader.actors.exploration import WorkerFailed, explore_parts
+from ringleader.cluster import RayPool, explore_options, ray_cluster
+from ringleader.cluster._explored import explore_inputs
+from ringleader.topologies import load_config
+
+config = load_config("examples/graph.toml")
+build = partial(explore_inputs, config, explore_options(config), None)
+made = []
+
+def pool(*args):
+    made.append(RayPool(*args))
+    return made[-1]
+
+def kill(*_):  # after the first level: actor 1 dies
+    ray.kill(made[0].actors[1], no_restart=True)
+
+with ray_cluster(sys.argv[1]) as cpus:
+    try:
+        explore_parts(build, pool, 2, progress=kill)
+    except WorkerFailed as failed:
+        print(failed)
+        print(len(made[0].actors))  # closed: every actor killed
+"""
+
+
+def test_an_actor_that_dies_stops_the_search_in_one_line(
+    cluster: tuple[str, dict[str, str]],
+) -> None:
+    address, env = cluster
+    done = subprocess.run(
+        [sys.executable, "-c", _DIES, address],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    said = done.stdout.strip().splitlines()
+    assert said[0].startswith("explore worker 1 (Ray) stopped: "), said
+    assert said[1:] == ["0"]
