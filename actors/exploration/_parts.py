@@ -26,8 +26,8 @@ across (echo, whose nodes all change with every wave, gains nothing by it).  Eac
 A step's *place* is ``the number of the state it leaves << SHIFT | its rank among that
 state's steps``: the order in which one search meets the steps.  One search numbers the
 new states of a level in the order it first meets them, so a new state's number is the
-rank of the place it was first met at among every part's new states (:meth:`commit` is
-given the others' places); wherever one search keeps the first of several equal counts,
+rank of the place it was first met at among every part's new states
+(:meth:`Part.commit` is given the others' places); wherever one search keeps the first of several equal counts,
 a part keeps the one at the least place.  So the states, their numbers, the checks'
 verdicts, the first violation of each kind, the fewest and most messages and every path
 are those of one worker, state for state.
