@@ -27,10 +27,10 @@ A step's *place* is ``the number of the state it leaves << SHIFT | its rank amon
 state's steps``: the order in which one search meets the steps.  One search numbers the
 new states of a level in the order it first meets them, so a new state's number is the
 rank of the place it was first met at among every part's new states
-(:meth:`Part.commit` is given the others' places); wherever one search keeps the first of several equal counts,
-a part keeps the one at the least place.  So the states, their numbers, the checks'
-verdicts, the first violation of each kind, the fewest and most messages and every path
-are those of one worker, state for state.
+(:meth:`Part.commit` is given the others' places); wherever one search keeps the first
+of several equal counts, a part keeps the one at the least place.  So the states, their
+numbers, the checks' verdicts, the first violation of each kind, the fewest and most
+messages and every path are those of one worker, state for state.
 
 Each part writes, for its new states, the lean search's record (the fewest and most
 messages, and the place and event of the step of a shortest run, of the run with the
