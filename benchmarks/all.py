@@ -9,7 +9,7 @@
 
 Each benchmark runs as a child process of its own (``python benchmarks/NAME.py …``), its
 output shown as it comes and kept, in this order: hop, ring, processes, command,
-simulator, explore (when the script exists), explore_service, scale, failover, trace,
+simulator, explore (when the script exists), explore_ray, explore_service, scale, failover, trace,
 sweep, scale_nodes, fencing (``steady.py`` is not among them: it needs root, for network
 namespaces).  Nothing
 else should run on the machine meanwhile: every benchmark prints the load before and
@@ -84,6 +84,10 @@ BENCHMARKS = (
         what="ringleader run --simulate, the whole command, 10,000 to 1,000,000 nodes",
     ),
     Benchmark("explore", what="the explorer's states per second"),
+    Benchmark(
+        "explore_ray",
+        what="explore --ray on a local Ray cluster against --workers and one worker",
+    ),
     Benchmark(
         "explore_service",
         what="the service's rules explored: states, every state or not, states per second",

@@ -3,6 +3,8 @@
     python benchmarks/explore.py            # the figures (a minute or two)
     python benchmarks/explore.py --quick    # a smoke run (seconds)
     python benchmarks/explore.py --lean     # only fingerprints against whole states
+    python benchmarks/explore.py --workers-only   # one worker against two: the verdict
+    python benchmarks/explore.py --table    # issue 31's table: states, states/s, bytes
 
 Three explorations the issue names, each exhausted (every reachable state), ``--repeat``
 times (3 by default), with the median and min–max of the wall clock and of the
@@ -30,12 +32,31 @@ whole states (``exact=True``) and with fingerprints; and the whole command as a 
 types it (``ringleader explore --nodes 8 --json``, with and without ``--exact``): its
 wall clock and its peak resident memory (the ``ru_maxrss`` of the process, as
 ``/usr/bin/time -v`` reports it).  Goal: at most 32 bytes a state with fingerprints.
+
+Then the lean search on two worker processes against one (issue 31, item 3), each side
+the user's command as a whole process (``ringleader explore CONFIG --json``, and with
+``--workers 2``: start-up and the workers' start included), sides alternated,
+``--repeat`` rounds (at least 3), medians and spread, the machine calibrated:
+Chang–Roberts n = 9, FIFO, every node initiating (``--quick``: n = 8); goal: two workers
+at least 1.7 times as fast as one (a time ratio of at most 1/1.7).  Wall times on a
+shared machine are noisy, so the total CPU seconds of every process of each side
+(``RUSAGE_CHILDREN``: the workers too) per state are printed as well: two workers that
+do about one's work can be twice as fast on two idle cores.  ``--workers-only`` runs
+only this.
+
+``--table`` (issue 31, item 5): Chang–Roberts n = 9 and 10 (FIFO, any starts), echo on
+the 6-node graph of ``examples/graph.toml`` with initiators 1 and 6, and the service
+model of ``examples/service/cluster.toml`` (``ringleader explore --service``): states,
+states/s with one worker and with two (the search's own clock), bytes a state the search
+holds, and the peak resident memory of the largest process.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import json
+import os
 import statistics
 import subprocess
 import sys
@@ -55,6 +76,10 @@ from ringleader.topologies import Config, load_config
 GOAL_SECONDS = 10.0
 GOAL_RATE = 50_000
 GOAL_BYTES = 32
+GOAL_SPEEDUP = 1.7
+#: The searches' limit: Chang–Roberts n = 10 has more than the default million states.
+MAX_STATES = 20_000_000
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def config(folder: Path, name: str, text: str) -> tuple[Config, Path]:
@@ -225,15 +250,144 @@ def command_against_exact(folder: Path, n: int, runs: int) -> None:
         )
 
 
-def main() -> None:
+@dataclass
+class Run:
+    """One whole process's search: what it found, and what it cost."""
+
+    states: int
+    complete: bool
+    elapsed: float  # the search's own clock
+    memory: int  # bytes the search held (Exploration.memory)
+    wall: float  # the whole process
+    cpu: float  # CPU seconds of the process and of every process it started
+    peak: int  # peak resident bytes of the largest of them
+
+    @property
+    def rate(self) -> float:
+        return self.states / self.elapsed
+
+
+def run_search(path: Path, workers: int, *, service: bool = False) -> Run:
+    """The user's command in a process of its own — ``ringleader explore CONFIG
+    [--workers N] --json`` (with ``service``: ``--service``) — its figures, the CPU
+    seconds of it and of every process it started, and the peak RSS of the largest."""
+    argv = [sys.executable, "-m", "ringleader", "explore", str(path), "--json", "--force"]
+    argv += ["--max-states", str(MAX_STATES), "--out", str(path.parent / f"{path.stem}-explore")]
+    if service:
+        argv.append("--service")
+    elif workers > 1:
+        argv += ["--workers", str(workers)]
+    began = time.perf_counter()
+    with tempfile.TemporaryFile() as errors:
+        process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=errors, cwd=ROOT)
+        assert process.stdout is not None
+        stdout = process.stdout.read().decode()
+        process.stdout.close()
+        # wait4: the times of the process and of every process it waited for (its
+        # workers), and the largest resident set among them.
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.perf_counter() - began
+        errors.seek(0)
+        if not stdout.strip():
+            raise RuntimeError(f"{' '.join(argv)}: {errors.read().decode().strip()}")
+    cpu = usage.ru_utime + usage.ru_stime
+    got = json.loads(stdout.strip().splitlines()[-1])
+    return Run(
+        got["states"],
+        got["stopped"] is None,
+        got["elapsed_s"],
+        got["memory_per_state"] * got["states"],
+        wall,
+        cpu,
+        usage.ru_maxrss * 1024,
+    )
+
+
+def workers_against_one(folder: Path, n: int, runs: int) -> None:
+    """One worker against two, each a whole process, alternated: the verdict."""
+    _, path = ring(folder, "chang_roberts", n)
+    got: dict[int, list[Run]] = {1: [], 2: []}
+
+    def side(workers: int) -> Callable[[], float]:
+        def measure() -> float:
+            got[workers].append(run_search(path, workers))
+            return got[workers][-1].wall
+
+        return measure
+
+    compare(
+        f"Chang–Roberts n={n}, lean: two worker processes over one (wall, whole process)",
+        [Side("one worker", side(1)), Side("two workers", side(2))],
+        runs=runs,
+        goal=1 / GOAL_SPEEDUP,
+    )
+    states = got[1][0].states
+    assert all(r.states == states and r.complete for rs in got.values() for r in rs)
+    for workers, name in ((1, "one worker"), (2, "two workers")):
+        rates = [states / r.wall for r in got[workers]]
+        own = [r.rate for r in got[workers]]
+        cpu = [r.cpu / states * 1e6 for r in got[workers]]
+        print(
+            f"  {name:<11} {states:,} states: {statistics.median(rates):,.0f} states/s whole "
+            f"process ({min(rates):,.0f}–{max(rates):,.0f}), {statistics.median(own):,.0f} "
+            f"the search's own ({min(own):,.0f}–{max(own):,.0f}); CPU of every process "
+            f"{statistics.median(cpu):.2f} µs/state ({min(cpu):.2f}–{max(cpu):.2f})"
+        )
+    work = [b.cpu / a.cpu for a, b in zip(got[1], got[2], strict=True)]
+    print(
+        f"  CPU seconds, two workers over one: {statistics.median(work):.2f} "
+        f"({min(work):.2f}–{max(work):.2f}): on two idle cores, two workers could be at "
+        f"most {2 / statistics.median(work):.2f} times as fast"
+    )
+
+
+def table(folder: Path, quick: bool) -> None:
+    """Issue 31's table (item 5), one run a cell."""
+    rows: list[tuple[str, Path, bool]] = [
+        (f"Chang–Roberts n={n}, FIFO, any starts", ring(folder, "chang_roberts", n)[1], False)
+        for n in ((7, 8) if quick else (9, 10))
+    ]
+    echo = folder / "graph-1-6.toml"
+    text = (ROOT / "examples" / "graph.toml").read_text()
+    echo.write_text(text.replace("initiators = [3]", "initiators = [1, 6]"))
+    rows.append(("echo, examples/graph.toml, initiators 1 and 6", echo, False))
+    rows.append(
+        ("service, examples/service/cluster.toml", ROOT / "examples/service/cluster.toml", True)
+    )
+    print(
+        f"{'model':<48} {'states':>10} {'1 worker/s':>11} {'2 workers/s':>12} "
+        f"{'B/state':>8} {'peak RSS 1':>11} {'peak RSS 2':>11}"
+    )
+    for label, path, service in rows:
+        one = run_search(path, 1, service=service)
+        two = None if service else run_search(path, 2)
+        print(
+            f"{label:<48} {one.states:>10,} {one.rate:>11,.0f} "
+            f"{'—' if two is None else f'{two.rate:,.0f}':>12} "
+            f"{one.memory / one.states:>8,.1f} {one.peak / 2**20:>9,.0f}MB "
+            f"{'—' if two is None else f'{two.peak / 2**20:,.0f}MB':>11}"
+        )
+
+
+def main() -> None:  # noqa: PLR0915
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller runs, one repeat")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument(
         "--lean", action="store_true", help="only fingerprints against whole states"
     )
+    parser.add_argument("--workers-only", action="store_true", help="only one worker against two")
+    parser.add_argument("--table", action="store_true", help="only issue 31's table")
     args = parser.parse_args()
     repeat = 1 if args.quick else args.repeat
+    if args.workers_only or args.table:
+        with tempfile.TemporaryDirectory() as tmp:
+            if args.workers_only:
+                workers_against_one(Path(tmp), 8 if args.quick else 9, max(3, repeat))
+            if args.table:
+                table(Path(tmp), args.quick)
+        return
     print(f"load before: {' '.join(f'{v:.2f}' for v in load())}")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -293,6 +447,8 @@ def main() -> None:
         ):
             lean_against_exact(label, lambda exact, c=item: explore_config(c, exact=exact), runs)
         command_against_exact(folder, 7 if args.quick else 8, runs)
+        print("Two workers against one:")
+        workers_against_one(folder, 8 if args.quick else 9, runs)
     print(f"load after: {' '.join(f'{v:.2f}' for v in load())}")
 
 

@@ -23,6 +23,9 @@ lost and duplicated messages, partitions and pauses — and checks each state.
 - ``_lean.py``: the lean search (fingerprints, the counts carried level by level);
 - ``_search.py``: :func:`explore`, breadth-first, exact or lean, and its
   :class:`Exploration`;
+- ``_sealing.py``, ``_parts.py``, ``_workers.py``: the lean search shared out to
+  several workers by the states' fingerprints, a level at a time, the same result as
+  one (:func:`explore_parts`, :class:`Processes`);
 - ``_replay.py``: a path found, run again step by step into a trace (:func:`records`).
 
 Standard library only, like the rest of :mod:`ringleader.actors`.
@@ -42,11 +45,13 @@ from ._checks import (
     leaders_clash,
 )
 from ._graph import Graph
-from ._model import Model
+from ._model import Model, NewLink
 from ._nodes import CRASHED
 from ._options import START_RULES, TIMER_RULES, Options
+from ._parts import Part
 from ._replay import records
 from ._search import Exploration, Path, explore
+from ._workers import Pool, PoolMaker, Processes, WorkerFailed, explore_parts
 
 __all__ = [
     "CHECK_WORDS",
@@ -62,12 +67,19 @@ __all__ = [
     "Finding",
     "Graph",
     "Model",
+    "NewLink",
     "Options",
+    "Part",
     "Path",
+    "Pool",
+    "PoolMaker",
+    "Processes",
     "Verdict",
+    "WorkerFailed",
     "end_check",
     "end_verdicts",
     "explore",
+    "explore_parts",
     "leaders_clash",
     "records",
 ]

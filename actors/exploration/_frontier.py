@@ -54,6 +54,17 @@ class Frontier:
         if held >= self.bound:
             self._spill()
 
+    def push_packed(self, packed: bytes | memoryview) -> None:
+        """Queue a state given packed, as :meth:`push` stores it (``width`` integers of
+        4 bytes, in the machine's order): as another worker sent it."""
+        tail = self._tail
+        tail.frombytes(packed)
+        self._count += 1
+        held = (len(tail) + len(self._head)) * 4
+        self.peak = max(self.peak, held)
+        if held >= self.bound:
+            self._spill()
+
     def pop(self) -> tuple[int, ...]:
         """The state queued first (the queue must not be empty)."""
         width, head = self.width, self._head

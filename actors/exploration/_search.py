@@ -69,7 +69,8 @@ class Exploration:
     ``found`` hold every state), else fingerprints (``graph`` is ``None``, ``found``
     holds the states of the paths and findings only, ``collision_odds`` the odds that
     two states shared a fingerprint); ``exact_why``: why a lean search fell back on the
-    exact one.
+    exact one.  ``workers``: the processes that shared the search
+    (:func:`~ringleader.actors.exploration.explore_parts`; 1: one searched alone).
     """
 
     model: Model
@@ -97,6 +98,7 @@ class Exploration:
     exact_why: str | None = None
     collision_odds: float | None = None
     spilled: int = 0
+    workers: int = 1
 
     @property
     def ok(self) -> bool:

@@ -81,6 +81,23 @@ def add_explore_command(commands: Any) -> argparse.ArgumentParser:
         "--service, which keeps them whole unless --lean: whole states in the lean search",
     )
     limits.add_argument(
+        "--workers",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="share the search out to N worker processes (default 1: this process), "
+        "each owning the states of its part, a breadth-first level at a time: the same "
+        "states, checks and runs as one; not with --exact or --service",
+    )
+    limits.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        help="share the search out to actors of the Ray cluster at ADDRESS instead (its "
+        "head's HOST:PORT, or auto: the cluster this machine is part of), N with "
+        "--workers (default: one per CPU of the cluster); needs pip install "
+        "'ringleader[ray]'; not with --exact or --service",
+    )
+    limits.add_argument(
         "--out",
         metavar="DIR",
         help="where to write the traces (default: CONFIG's name + '-explore', in the "
@@ -126,6 +143,19 @@ def _progress(console: Console) -> AbstractContextManager[Callable[..., None]]:
 
 
 def explore_command(args: argparse.Namespace, config: Config, out: Console, err: Console) -> int:
+    workers = args.workers or 1
+    if args.ray is not None and (args.service or args.exact):
+        raise UsageError(
+            "--ray shares out an election's search by fingerprints, alone or with "
+            f"--workers; not with {'--service' if args.service else '--exact'}"
+        )
+    if args.service and workers > 1:
+        raise UsageError("--workers shares out an election's search, not --service's")
+    if args.exact and workers > 1:
+        raise UsageError(
+            "--workers shares out the search by fingerprints: leave out --exact "
+            "(whole states are kept by one process only)"
+        )
     if args.service:
         return explore_service_command(args, config, out, err, _out_dir(args))
     for option in (
@@ -145,23 +175,43 @@ def explore_command(args: argparse.Namespace, config: Config, out: Console, err:
         if getattr(args, option) is not None:
             flag = option.replace("_", "-")
             raise UsageError(f"--{flag} needs --service (it explores a service's runs)")
+    from ringleader.actors.exploration import WorkerFailed  # noqa: PLC0415
     from ringleader.cluster import explore_config  # noqa: PLC0415
     from ringleader.traces import trace_header, write_runs  # noqa: PLC0415
 
     options = happenings(config, args)
     show = err.is_terminal and not args.verbose
-    with _progress(err) if show else nullcontext(None) as progress:
-        exploration = explore_config(
-            config,
-            options,
-            max_states=args.max_states,
-            max_depth=args.max_depth,
-            progress=progress,
-            exact=args.exact,
-        )
+    with _ray(args.ray) as cpus, _progress(err) if show else nullcontext(None) as progress:
+        workers = args.workers or cpus
+        try:
+            exploration = explore_config(
+                config,
+                options,
+                max_states=args.max_states,
+                max_depth=args.max_depth,
+                progress=progress,
+                exact=args.exact,
+                workers=workers,
+                ray=args.ray,
+            )
+        except WorkerFailed as exc:  # one line, exit status 2
+            raise UsageError(str(exc)) from None
     header = trace_header(config, mode="explored")
     files = write_runs(exploration, _out_dir(args), header=header)
-    summary = exploration_summary(config, exploration, options, files)
+    shared = workers > 1 or args.ray is not None
+    gave_way = shared and exploration.exact  # the lean search gave way to whole states
+    ray = None if gave_way else args.ray
+    summary = exploration_summary(config, exploration, options, files, ray=ray)
+    if gave_way:
+        flag = "--workers" if args.ray is None else "--ray"
+        err.print(
+            f"ringleader explore: searched by this process alone: {flag} shares out the "
+            "search by fingerprints, and this one needs whole states "
+            f"({exploration.exact_why})",
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
     if args.json:
         import json  # noqa: PLC0415
 
@@ -173,6 +223,16 @@ def explore_command(args: argparse.Namespace, config: Config, out: Console, err:
     if not exploration.ok:
         return 1
     return 0 if exploration.checked else INCOMPLETE
+
+
+def _ray(address: str | None) -> AbstractContextManager[int]:
+    """The Ray cluster at ``address`` joined for the search, and its CPUs (``None``: no
+    Ray, one worker unless --workers)."""
+    if address is None:
+        return nullcontext(1)
+    from ringleader.cluster import ray_cluster  # noqa: PLC0415
+
+    return ray_cluster(address)
 
 
 def _retired(args: argparse.Namespace) -> str:
@@ -196,6 +256,8 @@ def exploration_summary(
     options: Options,
     files: dict[str, Path],
     page: Path | None = None,
+    *,
+    ray: str | None = None,
 ) -> dict[str, Any]:
     """What ``explore --json`` prints (one object)."""
     messages = exploration.messages
@@ -223,6 +285,8 @@ def exploration_summary(
         "states_per_s": round(exploration.rate),
         "memory_per_state": round(exploration.memory / max(1, exploration.states)),
         "states_kept": "exact" if exploration.exact else "fingerprints",
+        "workers": exploration.workers,
+        "ray": ray,
         "exact_why": exploration.exact_why,
         "collision_odds": exploration.collision_odds,
         "spilled_bytes": exploration.spilled,
@@ -303,7 +367,11 @@ def _extent(summary: dict[str, Any]) -> str:
 def _kept(summary: dict[str, Any]) -> str:
     """How the states were kept: fingerprints (with the odds two shared one) or whole."""
     if summary["states_kept"] == "fingerprints":
-        return f"fingerprints (collision odds {summary['collision_odds']:.1g})"
+        kept = f"fingerprints (collision odds {summary['collision_odds']:.1g})"
+        workers, ray = summary.get("workers", 1), summary.get("ray")
+        if ray is not None:
+            return f"{kept}, shared by {workers} Ray workers ({ray})"
+        return kept if workers == 1 else f"{kept}, shared by {workers} worker processes"
     why = summary["exact_why"]
     return "whole states" if why is None else f"whole states ({why})"
 

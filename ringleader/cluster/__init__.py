@@ -11,7 +11,8 @@
 - :func:`explore_config` explores every ordering of a config's run
   (``ringleader explore``), with :func:`explore_options` read from its ``[[faults]]``;
   :func:`explore_service_config` explores it as ``ringleader node`` runs it
-  (``ringleader explore --service``).
+  (``ringleader explore --service``); :class:`RayPool` and :func:`ray_cluster` share
+  its search out to a Ray cluster (``ringleader explore --ray``).
 
 Each name is imported when first asked for: a run in threads loads neither the node
 processes' machinery nor the supervisor unless it needs them.
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from ._fits import machine_limits, size_up
     from ._local import LocalCluster
     from ._processes import ProcessCluster
+    from ._ray import RayPool, ray_cluster
     from ._run import run
     from ._simulated import simulate_run
     from ._supervisor import Supervise, SupervisorActor
@@ -47,6 +49,8 @@ _HOMES = {
     "machine_limits": "._fits",
     "size_up": "._fits",
     "ProcessCluster": "._processes",
+    "RayPool": "._ray",
+    "ray_cluster": "._ray",
     "Progress": "._cluster",
     "SetUpOnEnter": "._cluster",
     "Supervise": "._supervisor",
@@ -62,6 +66,7 @@ __all__ = [
     "LocalCluster",
     "ProcessCluster",
     "Progress",
+    "RayPool",
     "SetUpOnEnter",
     "Supervise",
     "SupervisorActor",
@@ -70,6 +75,7 @@ __all__ = [
     "explore_service_config",
     "machine_limits",
     "no_progress",
+    "ray_cluster",
     "run",
     "service_model",
     "service_timing",

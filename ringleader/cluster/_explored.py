@@ -11,9 +11,11 @@ but through the algorithm's own timers.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
+from functools import partial
 from typing import Any
 
-from ringleader.actors import Election
+from ringleader.actors import Election, NodeView
 from ringleader.actors.exploration import Exploration, Options, explore
 from ringleader.actors.faults import (
     Delay,
@@ -25,7 +27,20 @@ from ringleader.actors.faults import (
 )
 from ringleader.topologies import Config
 
-__all__ = ["explore_config", "explore_options"]
+__all__ = ["explore_config", "explore_inputs", "explore_options"]
+
+
+def explore_inputs(
+    config: Config, options: Options, algorithm: type[Election] | None = None
+) -> tuple[type[Election], Sequence[NodeView], Collection[int], Options]:
+    """What an explored model of ``config`` is built from: its algorithm, its nodes'
+    views (with the algorithm's own settings, its tunables: the failure detector's and
+    the lease's are left out, see the module's docs), its initiators, and ``options``.
+    A worker process builds its own model from these (a model's members are not sent
+    between processes)."""
+    algorithm = algorithm or config.algorithm_class
+    settings = {k: v for k, v in config.settings.items() if k in algorithm.tunables}
+    return algorithm, config.wiring.views(settings), config.initiators, options
 
 
 def explore_options(
@@ -100,20 +115,48 @@ def explore_config(
     max_depth: int | None = None,
     progress: Any = None,
     exact: bool = True,
+    workers: int = 1,
+    ray: str | None = None,
 ) -> Exploration:
     """Explore ``config`` under ``options`` (default: :func:`explore_options`);
     ``exact``: keep every state whole and the graph, else fingerprints (see
-    :func:`~ringleader.actors.exploration.explore`)."""
+    :func:`~ringleader.actors.exploration.explore`).
+
+    ``workers``: more than one shares the lean search (fingerprints: ``exact`` must be
+    false) out to that many worker processes, each owning the states of its part
+    (:func:`~ringleader.actors.exploration.explore_parts`): the same result as one,
+    state for state.  ``ray``: to that many actors of the Ray cluster at that address
+    instead (``auto``, or its head's ``HOST:PORT``; ``workers`` 0: one per CPU of the
+    cluster), which needs ``pip install 'ringleader[ray]'``."""
+    options = options or explore_options(config)
+    shared = workers > 1 or ray is not None
+    if shared and exact:
+        raise ValueError("workers share the lean search: exact must be false")
+    algorithm_given = algorithm
     algorithm = algorithm or config.algorithm_class
-    # The algorithm's own settings (its tunables); the failure detector's and the
-    # lease's are left out (see the module's docs).
-    settings = {k: v for k, v in config.settings.items() if k in algorithm.tunables}
+    bound = algorithm.bound(config.wiring, config.initiators)
+    if shared:
+        from ringleader.actors.exploration import Processes, explore_parts  # noqa: PLC0415
+
+        # Each worker builds its model again from these: the config's algorithm is found
+        # again from the config (yours too, from its file); one given here goes by
+        # reference (so it must be importable).
+        build = partial(explore_inputs, config, options, algorithm_given)
+        limits: dict[str, Any] = {
+            "bound": bound,
+            "max_states": max_states,
+            "max_depth": max_depth,
+            "progress": progress,
+        }
+        if ray is None:
+            return explore_parts(build, Processes, workers, **limits)
+        from ._ray import RayPool, ray_cluster  # noqa: PLC0415
+
+        with ray_cluster(ray) as cpus:
+            return explore_parts(build, RayPool, workers or cpus, **limits)
     return explore(
-        algorithm,
-        config.wiring.views(settings),
-        config.initiators,
-        options or explore_options(config),
-        bound=algorithm.bound(config.wiring, config.initiators),
+        *explore_inputs(config, options, algorithm),
+        bound=bound,
         max_states=max_states,
         max_depth=max_depth,
         progress=progress,

@@ -1,0 +1,499 @@
+"""One worker's part of a lean search shared by several: the states of its hash.
+
+A search on several workers (``_workers.py``) shares the states out by a hash of their
+nodes' states (:func:`owner`): a :class:`Part` owns the states of its share, keeps their
+fingerprints (its share of the seen-set, ``_fingerprints.py``), keeps them packed in
+its own frontier (``_frontier.py``) and expands them, a breadth-first level at a time,
+as the lean search does (``_lean.py``).  A step changes one node's state, or two, and
+leaves the rest alone — the links' contents change with nearly every step — so most
+successors belong to the part that found them: on Chang–Roberts n = 9, 90 % of the
+steps stay in their part, where a hash of the whole state would send half of them
+across (echo, whose nodes all change with every wave, gains nothing by it).  Each level:
+
+1. :meth:`Part.expand`: the part's states of the level, tables sealed (``_sealing.py``);
+   a successor the part owns is met at once, as the lean search meets it; another
+   part's goes into that part's batch, once however many steps lead to it, with the
+   least place and the fewest and most messages of the steps to it, and the state
+   packed as the frontier stores it (never a tuple pickled).  A state that needs a new
+   table entry is set aside;
+2. :meth:`Part.finish` (if any part set states aside): every part's, in number order;
+3. :meth:`Part.merge`: the batches the other parts sent: which of their successors are
+   new (the seen-set), and, for each new one, the fewest and most messages of the runs
+   to it and the steps they come through — as the lean search carries them;
+4. :meth:`Part.commit`: the new states numbered as one search numbers them, and the level's
+   end states and new states checked.
+
+A step's *place* is ``the number of the state it leaves << SHIFT | its rank among that
+state's steps``: the order in which one search meets the steps.  One search numbers the
+new states of a level in the order it first meets them, so a new state's number is the
+rank of the place it was first met at among every part's new states
+(:meth:`Part.commit` is given the others' places); wherever one search keeps the first
+of several equal counts, a part keeps the one at the least place.  So the states, their
+numbers, the checks' verdicts, the first violation of each kind, the fewest and most
+messages and every path are those of one worker, state for state.
+
+Each part writes, for its new states, the lean search's record (the fewest and most
+messages, and the place and event of the step of a shortest run, of the run with the
+fewest and of the one with the most) to a temporary file; :meth:`Part.record` reads one
+back by number.
+"""
+
+from __future__ import annotations
+
+import struct
+import tempfile
+from array import array
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Collection, Iterable, Sequence
+from typing import IO, Any
+
+from ringleader.actors.checks import co_leaders
+from ringleader.actors.core import Election, NodeView
+
+from ._checks import Tally, end_verdicts, leaders_clash, stances
+from ._fingerprints import Places, Seen
+from ._frontier import BOUND, Frontier
+from ._model import Model, NewLink
+from ._options import Options
+from ._runs import Ends
+from ._sealing import Sealed, seal
+
+__all__ = [
+    "FEWEST",
+    "MOST",
+    "SHIFT",
+    "Batches",
+    "Inputs",
+    "Part",
+    "merged_places",
+    "owner",
+]
+
+#: What a model is built from: ``(algorithm, views, initiators, options)``.
+Inputs = tuple[type[Election], Sequence[NodeView], Collection[int], Options]
+#: A place is ``state number << SHIFT | rank of the step``: a state has fewer steps.
+SHIFT = 20
+#: One record a state (``array('q')``): the fewest and most messages to it; a shortest
+#: run's last step (place, event) and the messages it sent; the fewest's last step
+#: (place, event); the most's (place, event).
+FEWEST, MOST, PLACE, EVENT, SENT, LOW_PLACE, LOW_EVENT, HIGH_PLACE, HIGH_EVENT = range(9)
+_FIELDS = 9
+#: A state in a batch: its hash (its fingerprint, signed) and the ten integers of its
+#: entry (``Part.out``), before the state itself.
+_OUT = 11
+_MASK = (1 << 64) - 1
+#: Per part: its batch, as bytes (``None``: nothing).
+Batches = list[bytes | None]
+
+
+def owner(state: tuple[int, ...], n: int, parts: int) -> int:
+    """The part that owns ``state``, of a model of ``n`` nodes: by a hash of its first
+    ``n`` numbers, the nodes' states (``_model.py``)."""
+    return hash(state[:n]) % parts
+
+
+class Part:
+    """Part ``index`` of ``parts`` of a lean search: the states whose fingerprint
+    falls in its part.
+
+    ``build`` makes the model's inputs (in a worker process, the model is made again
+    from the config); ``links``: the links the search had to add (``NewLink``);
+    ``bound``: bytes its frontier keeps in memory before it spills to disk.  The driver
+    (:func:`~ringleader.actors.exploration.explore_parts`) calls, for each level,
+    :meth:`expand`, :meth:`finish` if any part set states aside, :meth:`merge` and
+    :meth:`commit`; once the search is over, :meth:`summary`, and :meth:`record` for
+    the paths.
+    """
+
+    def __init__(
+        self,
+        build: Callable[[], Inputs],
+        index: int,
+        parts: int,
+        links: Collection[tuple[int, int]] = (),
+        *,
+        bound: int = BOUND,
+    ) -> None:
+        algorithm, views, initiators, options = build()
+        self.model = model = Model(algorithm, views, initiators, options, links=links)
+        self.index, self.parts = index, parts
+        self.seal = seal(model)
+        initial = model.initial()
+        self.width = len(initial)
+        #: A state in a batch (``_batches``): its entry's integers, then the state.
+        self.entry = struct.Struct(f"={_OUT}q{self.width}i")
+        self.seen = Seen()
+        self.frontier = Frontier(self.width, bound)
+        self.records: IO[bytes] = tempfile.TemporaryFile(prefix="ringleader-paths-")  # noqa: SIM115 (closed by close())
+        #: Per level: the number of its first state, where its records begin in the
+        #: file, and the numbers of this part's states of it, in the order queued.
+        self.level_starts: list[int] = [0]
+        self.record_starts: list[int] = [0]
+        self.level_numbers: list[array[int]] = [array("q")]
+        #: The level to expand: its states' fewest and most messages, in the order queued.
+        self.fewests, self.mosts = array("q"), array("q")
+        fp = hash(initial) & _MASK or 1
+        if owner(initial, model.n, parts) == index:
+            self.seen.add(fp)
+            self.frontier.push(initial)
+            self.level_numbers[0].append(0)
+            self.fewests.append(0)
+            self.mosts.append(0)
+            array("q", [0, 0, -1, -1, 0, -1, -1, -1, -1]).tofile(self.records)
+        self.tally = Tally()
+        #: ``(table, kind)`` → the number of the end state the tally's first words are of.
+        self.firsts: dict[tuple[str, str], int] = {}
+        #: kind → ``[state, detail, count, order]``: the first (least-numbered) violation
+        #: of each kind, and when one search would have met it (``order``).
+        self.findings: dict[str, list[Any]] = {}
+        self.ends = Ends()
+        self.end_count = 0
+        self.kept: dict[int, tuple[int, ...]] = {}
+        self.levels_peak = 0
+        self._level()
+
+    def _level(self) -> None:
+        """Empty the next level's tables."""
+        parts = self.parts
+        #: The successors each other part owns, by hash: the least place of a step to
+        #: it, that step's event, messages and the node it made lead (or -1); the fewest
+        #: messages of a run to it, and that run's last step (place, event; the least
+        #: place of equals); the most, likewise; and the state.
+        self.out: list[dict[int, list[Any]]] = [{} for _ in range(parts)]
+        self.set_aside: dict[int, tuple[int, int]] = {}  # number → its fewest, most
+        self.level_ends: list[tuple[int, tuple[int, ...], int, int]] = []
+        #: The next level, as the lean search keeps it (with places instead of states).
+        self.following = array("q")
+        self.where = Places()
+        self.leads = array("i")
+        self.clashes: dict[int, tuple[int, ...]] = {}  # rank → a new state two lead
+        self.uneven = -1  # the least place of a step back to a state of a level before
+
+    # -- 1, 2: expanding -------------------------------------------------------------
+
+    def expand(self) -> tuple[list[tuple[int, tuple[int, ...]]], Batches]:
+        """Expand this part's states of the level, tables sealed: the states set aside
+        (number, state), and the batch for each part so far."""
+        frontier, numbers = self.frontier, self.level_numbers[-1]
+        fewests, mosts = self.fewests, self.mosts
+        self.seal(True)
+        try:
+            aside = self._walk(zip(numbers, fewests, mosts, strict=True), frontier.pop, sealed=True)
+        finally:
+            self.seal(False)
+        return aside, self._batches()
+
+    def finish(self, aside: list[tuple[int, tuple[int, ...]]]) -> Batches:
+        """Expand every part's states set aside (``aside``, in number order), tables
+        open, keeping this part's steps: the rest of the batch for each part."""
+        mine = self.set_aside
+        for number, state in aside:
+            if number in mine:
+                fewest, most = mine[number]
+                self._walk([(number, fewest, most)], iter([state]).__next__, sealed=False)
+            else:  # another part's: expanded only to number the tables' entries alike
+                self.model.expand(state)
+        return self._batches()
+
+    def _walk(  # noqa: PLR0912, PLR0915 — the search's inner loop, in one piece for speed
+        self,
+        states: Iterable[tuple[int, int, int]],
+        pop: Callable[[], tuple[int, ...]],
+        *,
+        sealed: bool,
+    ) -> list[tuple[int, tuple[int, ...]]]:
+        """Expand the states ``pop()`` gives, one for each of ``states`` (its number, and
+        the fewest and most messages of the runs to it), and meet
+        each step: a successor this part owns at once, as the lean search meets it
+        (:meth:`_meet`; here inlined, for this is the search's inner loop); another
+        part's goes into that part's batch, to be met there — one entry a state, keeping
+        the least place and the fewest and most messages, so a batch carries each state
+        once however many steps lead to it.  The states that would add a table entry
+        while the tables are sealed are set aside, and returned (number, state)."""
+        parts, me, expand, n = self.parts, self.index, self.model.expand, self.model.n
+        where, following, leads, add = self.where, self.following, self.leads, self.seen.add
+        out, aside, level_ends = self.out, [], self.level_ends
+        for number, fewest, most in states:
+            state = pop()
+            try:
+                steps, end = expand(state)
+            except (Sealed, NewLink):
+                if not sealed:  # NewLink, tables open: raised in number order (finish)
+                    raise
+                aside.append((number, state))
+                self.set_aside[number] = (fewest, most)
+                continue
+            if end:
+                level_ends.append((number, state, fewest, most))
+            place = number << SHIFT
+            for event, successor, messages, lead in steps:
+                signed = hash(successor)  # fingerprint(successor) is this, as unsigned
+                fp = signed & _MASK or 1
+                o = hash(successor[:n]) % parts  # owner(successor, n, parts), inlined
+                low, high = fewest + messages, most + messages
+                if o == me:
+                    to = where.get(fp)
+                    if to >= 0:  # in the next level already: one more run to it
+                        k = to * _FIELDS
+                        if place < following[k + PLACE]:  # met first here
+                            following[k + PLACE] = place
+                            following[k + EVENT] = event
+                            following[k + SENT] = messages
+                            leads[to] = lead
+                            if lead >= 0 or to in self.clashes:
+                                self._clash(to, successor, lead)
+                        if low < following[k] or (
+                            low == following[k] and place < following[k + LOW_PLACE]
+                        ):
+                            following[k] = low
+                            following[k + LOW_PLACE] = place
+                            following[k + LOW_EVENT] = event
+                        if high > following[k + 1] or (
+                            high == following[k + 1] and place < following[k + HIGH_PLACE]
+                        ):
+                            following[k + 1] = high
+                            following[k + HIGH_PLACE] = place
+                            following[k + HIGH_EVENT] = event
+                    elif not add(fp):  # seen in a level before: the counts would not be every run's
+                        if self.uneven < 0 or place < self.uneven:
+                            self.uneven = place
+                    else:
+                        to = len(leads)
+                        where.put(fp, to)
+                        self.frontier.push(successor)
+                        following.extend(
+                            (low, high, place, event, messages, place, event, place, event)
+                        )
+                        leads.append(lead)
+                        if lead >= 0:
+                            self._clash(to, successor, lead)
+                else:  # met by its owner, from the batch: one entry a state
+                    entry = out[o].get(signed)
+                    if entry is None:
+                        out[o][signed] = [
+                            *(place, event, messages, lead),
+                            *(low, place, event, high, place, event, successor),
+                        ]
+                    else:
+                        if place < entry[0]:
+                            entry[0:4] = place, event, messages, lead
+                        if low < entry[4] or (low == entry[4] and place < entry[5]):
+                            entry[4:7] = low, place, event
+                        if high > entry[7] or (high == entry[7] and place < entry[8]):
+                            entry[7:10] = high, place, event
+                place += 1
+        return aside
+
+    def _batches(self) -> Batches:
+        """The batches for each other part not handed out yet: each state once, its
+        entry's ten integers and its hash (``_OUT``), then the state (``width`` of 4
+        bytes), packed back to back."""
+        out: Batches = []
+        pack = self.entry.pack
+        for p, table in enumerate(self.out):
+            if p == self.index or not table:
+                out.append(None)
+                continue
+            out.append(b"".join([pack(signed, *e[:10], *e[10]) for signed, e in table.items()]))
+            self.out[p] = {}
+        return out
+
+    # -- 3: what is new --------------------------------------------------------------
+
+    def merge(self, batches: Sequence[bytes | None]) -> tuple[bytes, int]:
+        """Meet the successors the other parts sent this part (``batches``; its own were
+        met as they were found): the places where its new states were first met, in
+        order (bytes of ``array('q')``), and the least place of a step back to a level
+        before (-1: none; the search is then uneven, ``_lean.py``)."""
+        for batch in batches:
+            if batch is not None:
+                self._meet(batch)
+        firsts = self.following[PLACE::_FIELDS]
+        self.order = order = sorted(range(len(firsts)), key=firsts.__getitem__)
+        return array("q", [firsts[i] for i in order]).tobytes(), self.uneven
+
+    def _meet(self, batch: bytes) -> None:
+        """A batch's successors, met as the lean search meets them — except that they
+        come in any order: where it keeps the first, keep the least place."""
+        seen, where, following, leads = self.seen, self.where, self.following, self.leads
+        place_of, add, clashes, push = where.get, seen.add, self.clashes, self.frontier.push_packed
+        data, size = memoryview(batch), self.entry.size
+        head = _OUT * 8
+        unpack = struct.Struct(f"={_OUT}q").unpack_from
+
+        def state_of(at: int) -> tuple[int, ...]:
+            values = array("i")
+            values.frombytes(data[at + head : at + size])
+            return tuple(values)
+
+        for at in range(0, len(data), size):
+            signed, place, event, messages, lead, low, low_place, low_event, *highs = unpack(
+                data, at
+            )
+            high, high_place, high_event = highs
+            fp = signed & _MASK or 1
+            to = place_of(fp)
+            if to >= 0:  # in the next level already: more runs to it
+                k = to * _FIELDS
+                if place < following[k + PLACE]:  # met first here
+                    following[k + PLACE] = place
+                    following[k + EVENT] = event
+                    following[k + SENT] = messages
+                    leads[to] = lead
+                    if lead >= 0 or to in clashes:
+                        self._clash(to, state_of(at), lead)
+                if low < following[k] or (
+                    low == following[k] and low_place < following[k + LOW_PLACE]
+                ):
+                    following[k] = low
+                    following[k + LOW_PLACE] = low_place
+                    following[k + LOW_EVENT] = low_event
+                if high > following[k + 1] or (
+                    high == following[k + 1] and high_place < following[k + HIGH_PLACE]
+                ):
+                    following[k + 1] = high
+                    following[k + HIGH_PLACE] = high_place
+                    following[k + HIGH_EVENT] = high_event
+            elif not add(fp):  # seen in a level before: the counts would not be every run's
+                if self.uneven < 0 or place < self.uneven:
+                    self.uneven = place
+            else:
+                to = len(leads)
+                where.put(fp, to)
+                push(data[at + head : at + size])
+                following.extend(
+                    (
+                        low,
+                        high,
+                        place,
+                        event,
+                        messages,
+                        low_place,
+                        low_event,
+                        high_place,
+                        high_event,
+                    )
+                )
+                leads.append(lead)
+                if lead >= 0:
+                    self._clash(to, state_of(at), lead)
+
+    def _clash(self, to: int, state: tuple[int, ...], lead: int) -> None:
+        """Whether new state ``to`` (``state``), met first by a step that made node
+        ``lead`` lead, has two leaders in one epoch (only such a step can make them)."""
+        self.clashes.pop(to, None)
+        model = self.model
+        if lead >= 0 and co_leaders(stances(model, state), model.ids[lead]):
+            self.clashes[to] = state
+
+    # -- 4: numbered, checked --------------------------------------------------------
+
+    def commit(self, others: Sequence[bytes], base: int, max_states: int, last: int) -> None:
+        """Number the new states: ``base`` is the number of the level's first one,
+        ``others`` the other parts' first places (as :meth:`Part.merge` gives them), and none
+        is kept from ``max_states`` on.  Check the level's end states, up to state
+        ``last`` (-1: all; the search stops after it, at ``max_states``), and the new
+        states kept.  Then the next level is the one to expand."""
+        theirs: list[int] = []
+        for data in others:
+            got = array("q")
+            got.frombytes(data)
+            theirs.extend(got)
+        theirs.sort()  # sorted runs, merged
+        following, order = self.following, self.order
+        firsts = following[PLACE::_FIELDS]
+        numbers = array("q", bytes(8 * len(order)))
+        for j, i in enumerate(order):
+            number = base + j + bisect_left(theirs, firsts[i])
+            numbers[i] = number if number < max_states else -1
+        held = (len(following) + 3 * len(numbers)) * 8 + self.where.nbytes
+        self.levels_peak = max(self.levels_peak, held)
+        self._check_ends(last)
+        for to, state in sorted(self.clashes.items(), key=lambda item: numbers[item[0]]):
+            number = numbers[to]
+            if number >= 0:
+                words = "" if "two_leaders" in self.findings else leaders_clash(self.model, state)
+                self._found("two_leaders", words, number, (firsts[to] >> SHIFT, 1, 0))
+                self.kept[number] = state
+        self.record_starts.append(self.record_starts[-1] + len(self.level_numbers[-1]))
+        self.level_starts.append(base)
+        self.level_numbers.append(numbers)
+        self.records.seek(0, 2)
+        following.tofile(self.records)
+        self.fewests, self.mosts = following[FEWEST::_FIELDS], following[MOST::_FIELDS]
+        self._level()
+
+    def _check_ends(self, last: int) -> None:
+        """The level's end states, in number order, up to ``last`` (-1: all)."""
+        model, tally, ends, kept = self.model, self.tally, self.ends, self.kept
+        for number, state, fewest, most in sorted(self.level_ends, key=lambda end: end[0]):
+            if 0 <= last < number:
+                break
+            self.end_count += 1
+            before = {("missed", k) for k in tally.missed} | {("out", k) for k in tally.out}
+            for rank, (kind, detail) in enumerate(tally.add(end_verdicts(model, state))):
+                self._found(kind, detail, number, (number, 0, rank))
+                kept[number] = state
+            for table, entries in (("missed", tally.missed), ("out", tally.out)):
+                for kind in entries:
+                    if (table, kind) not in before:
+                        self.firsts[table, kind] = number
+            if ends.meet(number, fewest, most, model.faultless(state)):
+                kept[number] = state
+
+    def _found(self, kind: str, detail: str, number: int, order: tuple[int, int, int]) -> None:
+        first = self.findings.get(kind)
+        if first is None:
+            self.findings[kind] = [number, detail, 1, order]
+        else:
+            first[2] += 1
+
+    # -- what it found ---------------------------------------------------------------
+
+    def record(self, number: int) -> list[int] | None:
+        """State ``number``'s record, if it is this part's (else ``None``)."""
+        level = bisect_right(self.level_starts, number) - 1
+        if level < 0:
+            return None
+        try:
+            at = self.level_numbers[level].index(number)
+        except ValueError:
+            return None
+        got = array("q")
+        self.records.seek((self.record_starts[level] + at) * _FIELDS * 8)
+        got.fromfile(self.records, _FIELDS)
+        return list(got)
+
+    def summary(self) -> dict[str, Any]:
+        """What this part found: the end states' tally (with the number of the end state
+        each first reason is of), the first violation of each kind, the end states'
+        extremes, the states these are, and the bytes it held and spilled."""
+        tally = self.tally
+        wanted = {finding[0] for finding in self.findings.values()}
+        for extreme in (self.ends.every, self.ends.clean):
+            wanted |= {extreme.low, extreme.high}
+        return {
+            "tally": (tally.ends, tally.checked, tally.missed, tally.out, self.firsts),
+            "findings": self.findings,
+            "ends": self.ends,
+            "end_count": self.end_count,
+            "kept": {n: s for n, s in self.kept.items() if n in wanted},
+            "memory": self.seen.nbytes + self.frontier.peak + self.levels_peak,
+            "spilled": self.frontier.spilled,
+            "events": len(self.model.events),
+        }
+
+    def close(self) -> None:
+        self.frontier.close()
+        self.records.close()
+
+
+def merged_places(parts: Sequence[bytes]) -> list[int]:
+    """Every part's first places (as :meth:`Part.merge` gives them), in order."""
+    places: list[int] = []
+    for data in parts:
+        got = array("q")
+        got.frombytes(data)
+        places.extend(got)
+    places.sort()
+    return places

@@ -1,0 +1,397 @@
+"""The lean search shared out to several workers (issue 31, item 3) gives what one worker
+gives, state for state; and no worker process outlives it (an error, a worker that dies,
+Ctrl-C)."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ringleader.actors.exploration import (
+    Exploration,
+    Options,
+    Part,
+    Processes,
+    WorkerFailed,
+    explore_parts,
+)
+from ringleader.actors.exploration._parts import owner
+from ringleader.cluster import explore_config, explore_options
+from ringleader.cluster._explored import explore_inputs
+from ringleader.topologies import Config, Overrides, load_config
+
+ROOT = Path(__file__).resolve().parents[3]
+EXAMPLES = ROOT / "examples"
+
+
+def ring(tmp_path: Path, n: int) -> Config:
+    """Chang–Roberts on a ring of ``n``, ids descending (the notes' worst case)."""
+    nodes = "".join(f"[[nodes]]\nid = {i}\n" for i in range(n, 0, -1))
+    path = tmp_path / f"ring{n}.toml"
+    path.write_text(f'topology = "unidirectional_ring"\nalgorithm = "chang_roberts"\n{nodes}')
+    return load_config(path)
+
+
+def everything(exploration: Exploration, like: Exploration | None = None) -> dict[str, Any]:
+    """All an exploration says but its memory and timing: down to each path's steps, the
+    state each ends in, and the events' words (those ``like`` met: a search that
+    ``max_states`` stopped in the middle of a level met a few more on workers, which
+    expanded the whole level)."""
+    known = len((like or exploration).model.events)
+    wanted = {p.state for p in exploration.paths.values()}
+    found = exploration.found
+    return {
+        "states": exploration.states,
+        "explored": exploration.explored,
+        "end_states": exploration.end_states,
+        "complete": exploration.complete,
+        "stopped": exploration.stopped,
+        "depth": exploration.depth,
+        "messages": exploration.messages,
+        "faultless": exploration.faultless,
+        "bound_held": exploration.bound_held,
+        "cyclic": exploration.cyclic,
+        "exact": exploration.exact,
+        "exact_why": exploration.exact_why,
+        "findings": exploration.findings,
+        "checks": exploration.checks,
+        "paths": [(k, p.events, p.messages, p.state) for k, p in exploration.paths.items()],
+        "ends in": {n: found[n] for n in sorted(wanted) if n in found},
+        "events": [exploration.model.describe(e) for e in range(known)],
+    }
+
+
+class InProcess:
+    """Parts in this process, called one after the other: the protocol, without pipes."""
+
+    def __init__(self, build: Any, parts: int, links: Any) -> None:
+        self.parts = parts
+        self.held = [Part(build, index, parts, links) for index in range(parts)]
+
+    def call(self, method: str, args: Any) -> list[Any]:
+        return [getattr(part, method)(*a) for part, a in zip(self.held, args, strict=True)]
+
+    def close(self) -> None:
+        for part in self.held:
+            part.close()
+        self.held.clear()
+
+
+def shared(config: Config, options: Options, parts: int, **limits: Any) -> Exploration:
+    build = partial(explore_inputs, config, options, None)
+    bound = config.algorithm_class.bound(config.wiring, config.initiators)
+    return explore_parts(build, InProcess, parts, bound=bound, **limits)
+
+
+CASES = {
+    "chang_roberts n=6": (lambda p: ring(p, 6), {}),
+    "echo on graph.toml": (lambda p: load_config(EXAMPLES / "graph.toml"), {}),
+    "chang_roberts n=4 unordered": (lambda p: ring(p, 4), {"unordered": True}),
+    "bully n=4": (
+        lambda p: load_config(EXAMPLES / "mesh.toml", Overrides(algorithm="bully", nodes=4)),
+        {},
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_parts_find_what_one_worker_finds(tmp_path: Path, case: str) -> None:
+    make, what = CASES[case]
+    config = make(tmp_path)
+    options = explore_options(config, **what)
+    one = explore_config(config, options, exact=False)
+    assert one.states > 1000
+    assert everything(shared(config, options, 2)) == everything(one)
+
+
+@pytest.mark.parametrize("parts", [2, 3])
+@pytest.mark.parametrize(
+    ("example", "what", "depth"),
+    [("mesh.toml", {"timers": "any"}, 3), ("explore/bully_pause.toml", {}, 9)],
+    ids=["bully n=3, timers at any moment", "bully with a pause"],
+)
+def test_violations_are_the_first_and_counted_as_by_one_worker(
+    example: str, what: dict[str, Any], depth: int, parts: int
+) -> None:
+    """Two leaders, met when a state is first found (and only the first told in words):
+    the same first state, the same words, the same count, the same shortest run — where
+    the lean search holds (within ``depth`` steps)."""
+    config = load_config(EXAMPLES / example, Overrides(algorithm="bully", nodes=3))
+    options = explore_options(config, **what)
+    one = explore_config(config, options, exact=False, max_depth=depth)
+    assert not one.exact and [f.kind for f in one.findings] == ["two_leaders"]
+    assert one.findings[0].count > 1 and one.findings[0].detail
+    assert everything(shared(config, options, parts, max_depth=depth)) == everything(one)
+
+
+@pytest.mark.parametrize(
+    "limits",
+    [{"max_states": 700}, {"max_states": 1}, {"max_states": 1352}, {"max_depth": 5}],
+    ids=str,
+)
+@pytest.mark.parametrize("parts", [2, 3])
+def test_a_stopped_search_stops_where_one_worker_stops(
+    tmp_path: Path, limits: dict[str, int], parts: int
+) -> None:
+    config = ring(tmp_path, 5)
+    options = explore_options(config)
+    one = explore_config(config, options, exact=False, **limits)
+    assert one.complete == (limits == {"max_states": 1352})  # 1,352 states in all
+    assert everything(shared(config, options, parts, **limits), one) == everything(one)
+
+
+def test_where_runs_of_different_lengths_meet_one_worker_searches_again(tmp_path: Path) -> None:
+    """A crash loses what is sent to the crashed node whenever it was sent: the lean
+    search cannot carry the counts, and says so — on parts as on one worker."""
+    config = ring(tmp_path, 4)
+    options = Options(crashes=1, crashable=frozenset({4}))
+    one = explore_config(config, options, exact=False)
+    assert one.exact and one.exact_why is not None
+    assert everything(shared(config, options, 2)) == everything(one)
+
+
+class Counted(InProcess):
+    """In-process parts that count the states their batches carry to other parts."""
+
+    sent = 0
+
+    def call(self, method: str, args: Any) -> list[Any]:
+        if method == "merge":
+            size = self.held[0].entry.size
+            Counted.sent += sum(len(b) // size for a in args for b in a[0] if b is not None)
+        return super().call(method, args)
+
+
+def test_most_steps_of_a_ring_election_stay_with_the_part_that_took_them(tmp_path: Path) -> None:
+    """States are owned by a hash of their nodes' states, and a step changes one node or
+    two: on Chang–Roberts n = 7, 12 % of the 89,757 steps cross to another part, and the
+    batches carry 8,388 states, under a third of the 28,970 (a hash of the whole state
+    sends half the steps across, about 0.9 states a state in the batches)."""
+    config = ring(tmp_path, 7)
+    options = explore_options(config)
+    build = partial(explore_inputs, config, options, None)
+    Counted.sent = 0
+    two = explore_parts(build, Counted, 2, bound=config.bound)
+    assert two.states == 28_970
+    assert 0 < Counted.sent < two.states // 3
+    assert {owner(s, 7, 2) for s in [(1,) * 7, (2,) * 7, (3,) * 7, (4,) * 7]} == {0, 1}
+    assert owner((1, 2, 3, 4, 5, 6, 7, 0, 0), 7, 2) == owner((1, 2, 3, 4, 5, 6, 7, 5, 9), 7, 2)
+
+
+def test_two_worker_processes_find_what_one_finds(tmp_path: Path) -> None:
+    config = ring(tmp_path, 7)
+    options = explore_options(config)
+    one = explore_config(config, options, exact=False)
+    build = partial(explore_inputs, config, options, None)
+    two = explore_parts(build, Processes, 2, bound=config.bound)
+    assert everything(two) == everything(one)
+    assert two.states == one.states == 28_970 and not two.exact
+
+
+# -- no worker left behind -----------------------------------------------------------------
+
+
+def _gone(pids: set[int], deadline: float) -> bool:
+    while time.monotonic() < deadline:
+        if not any(Path(f"/proc/{pid}").exists() for pid in pids):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _pools() -> tuple[list[Processes], Any]:
+    made: list[Processes] = []
+
+    def pool(*args: Any) -> Processes:
+        made.append(Processes(*args))
+        return made[-1]
+
+    return made, pool
+
+
+def test_a_worker_that_dies_stops_the_search_and_the_others() -> None:
+    config = load_config(EXAMPLES / "graph.toml", Overrides(initiators=[1, 6]))
+    build = partial(explore_inputs, config, explore_options(config), None)
+    made, pool = _pools()
+    pids: set[int] = set()
+
+    def kill(*_: Any) -> None:  # after the first level: worker 1 dies
+        pids.update(p.pid for p in made[0].processes)
+        os.kill(made[0].processes[1].pid, signal.SIGKILL)
+
+    with pytest.raises(WorkerFailed, match=r"explore worker 1 stopped \(exit code -9\)"):
+        explore_parts(build, pool, 2, progress=kill)
+    assert not made[0].processes  # closed: none left behind
+    assert _gone(pids, time.monotonic() + 30), "a worker outlived the search"
+
+
+def test_an_error_in_the_driver_stops_every_worker() -> None:
+    config = load_config(EXAMPLES / "graph.toml", Overrides(initiators=[1, 6]))
+    build = partial(explore_inputs, config, explore_options(config), None)
+    made, pool = _pools()
+    pids: set[int] = set()
+
+    def fail(*_: Any) -> None:
+        pids.update(p.pid for p in made[0].processes)
+        raise RuntimeError("the driver fails")
+
+    with pytest.raises(RuntimeError, match="the driver fails"):
+        explore_parts(build, pool, 2, progress=fail)
+    assert len(pids) == 2
+    assert _gone(pids, time.monotonic() + 30), "a worker outlived the search"
+
+
+def test_an_error_in_a_worker_is_told_and_stops_the_others() -> None:
+    before = _workers_of(os.getpid())
+    made, pool = _pools()
+    with pytest.raises(WorkerFailed, match="explore worker 0 failed: ValueError: no model here"):
+        explore_parts(_fails_in_a_worker, pool, 2)
+    assert not made  # the pool stopped its workers as it failed to start
+    assert _gone(_workers_of(os.getpid()) - before, time.monotonic() + 30)
+
+
+def _fails_in_a_worker() -> Any:
+    """The inputs of examples/graph.toml's model in this process; an error in a worker."""
+    if multiprocessing.parent_process() is not None:
+        raise ValueError("no model here")
+    config = load_config(EXAMPLES / "graph.toml")
+    return explore_inputs(config, explore_options(config), None)
+
+
+_INTERRUPTED = """
+import sys
+from functools import partial
+from ringleader.actors.exploration import Processes, explore_parts
+from ringleader.cluster import explore_options
+from ringleader.cluster._explored import explore_inputs
+from ringleader.topologies import load_config
+
+if __name__ == "__main__":
+    def said(*_):
+        print("level", flush=True)
+    config = load_config(sys.argv[1])
+    build = partial(explore_inputs, config, explore_options(config), None)
+    explore_parts(build, Processes, 2, progress=said, max_states=50_000_000)
+"""
+
+
+def test_ctrl_c_leaves_no_worker_behind(tmp_path: Path) -> None:
+    nodes = "".join(f"[[nodes]]\nid = {i}\n" for i in range(12, 0, -1))
+    config = tmp_path / "ring.toml"
+    config.write_text(f'topology = "unidirectional_ring"\nalgorithm = "chang_roberts"\n{nodes}')
+    script = tmp_path / "interrupted.py"
+    script.write_text(textwrap.dedent(_INTERRUPTED))
+    process = subprocess.Popen(
+        [sys.executable, str(script), str(config)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+    )
+    try:
+        assert process.stdout is not None
+        for _ in range(3):  # a few levels searched: both workers at work
+            assert process.stdout.readline() == b"level\n"
+        workers = _workers_of(process.pid)
+        assert len(workers) == 2
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+        process.wait()
+    assert process.returncode != 0 and b"KeyboardInterrupt" in err
+    assert _gone(workers, time.monotonic() + 30), "a worker outlived the search"
+
+
+def _children(pid: int) -> set[int]:
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.add(int(entry.name))
+    return found
+
+
+def _workers_of(pid: int) -> set[int]:
+    """The worker processes ``pid`` started (spawned)."""
+    found = set()
+    for child in _children(pid):
+        try:
+            if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes():
+                found.add(child)
+        except OSError:
+            continue
+    return found
+
+
+# -- the command ---------------------------------------------------------------------------
+
+
+def _command(tmp_path: Path, *argv: str) -> tuple[int, dict[str, Any], str]:
+    """``ringleader explore ... --json`` in a process of its own (workers are spawned)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "ringleader", "explore", *argv, "--json"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+        check=False,
+    )
+    lines = done.stdout.strip().splitlines()
+    return done.returncode, (json.loads(lines[-1]) if lines else {}), done.stderr
+
+
+def test_the_command_on_two_workers_says_what_it_says_on_one(tmp_path: Path) -> None:
+    common = [str(EXAMPLES / "graph.toml"), "--out"]
+    code_one, one, _ = _command(tmp_path, *common, str(tmp_path / "one"))
+    code_two, two, err = _command(tmp_path, *common, str(tmp_path / "two"), "--workers", "2")
+    assert code_one == code_two == 0, err
+    assert (one["workers"], two["workers"]) == (1, 2) and one["states"] == 5_262
+    ignore = {"elapsed_s", "states_per_s", "memory_per_state", "spilled_bytes", "workers"}
+    ignore |= {"traces"}
+    assert {k: v for k, v in two.items() if k not in ignore} == {
+        k: v for k, v in one.items() if k not in ignore
+    }
+    assert one["traces"] and sorted(two["traces"]) == sorted(one["traces"])
+    for name in one["traces"]:  # the same runs, written alike
+        assert Path(two["traces"][name]).read_text() == Path(one["traces"][name]).read_text()
+
+
+def test_a_search_that_needs_whole_states_says_one_process_searched(tmp_path: Path) -> None:
+    """A crash makes runs of different lengths meet: the lean search gives way to whole
+    states, which one process keeps — and the command says so, on stderr."""
+    argv = [str(EXAMPLES / "ring.toml"), "--nodes", "4", "--crashes", "1", "--workers", "2"]
+    code, got, err = _command(tmp_path, *argv, "--out", str(tmp_path))
+    assert code == 1  # the ring without a failure detector: a crash breaks it (the notes)
+    assert got["workers"] == 1 and got["states_kept"] == "exact"
+    assert err.startswith("ringleader explore: searched by this process alone: --workers ")
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        (["--exact"], "--workers shares out the search by fingerprints: leave out --exact"),
+        (["--service"], "--workers shares out an election's search, not --service's"),
+    ],
+)
+def test_workers_with_what_they_cannot_share_is_one_line(
+    tmp_path: Path, extra: list[str], words: str
+) -> None:
+    config = str(EXAMPLES / ("service/cluster.toml" if "--service" in extra else "ring.toml"))
+    code, _, err = _command(tmp_path, config, "--workers", "2", "--out", str(tmp_path), *extra)
+    assert code == 2
+    assert err.strip().splitlines() == [f"ringleader explore: error: {words}"] or words in err
