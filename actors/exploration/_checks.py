@@ -52,6 +52,7 @@ __all__ = [
     "Tally",
     "Verdict",
     "bound_check",
+    "count_finding",
     "end_check",
     "end_verdicts",
     "leaders_clash",
@@ -92,6 +93,16 @@ class Finding:
 
     def as_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "detail": self.detail, "count": self.count}
+
+
+def count_finding(findings: dict[str, Finding], kind: str, detail: str, state: int) -> None:
+    """One more state that violates ``kind``: the first one found is kept, with its words
+    (what every search's ``found`` does)."""
+    first = findings.get(kind)
+    if first is None:
+        findings[kind] = Finding(kind, detail, state)
+    else:
+        findings[kind] = Finding(kind, first.detail, first.state, first.count + 1)
 
 
 def stances(model: Model, state: tuple[int, ...]) -> dict[int, Stance]:

@@ -36,7 +36,7 @@ from typing import IO
 
 from ringleader.actors.checks import co_leaders
 
-from ._checks import Finding, Tally, end_verdicts, leaders_clash, stances
+from ._checks import Finding, Tally, count_finding, end_verdicts, leaders_clash, stances
 from ._fingerprints import Places, Seen, fingerprint
 from ._frontier import BOUND, Frontier
 from ._model import Model
@@ -96,11 +96,7 @@ class Lean:
     # -- what it found ---------------------------------------------------------------
 
     def found(self, kind: str, detail: str, state: int) -> None:
-        first = self.findings.get(kind)
-        if first is None:
-            self.findings[kind] = Finding(kind, detail, state)
-        else:
-            self.findings[kind] = Finding(kind, first.detail, first.state, first.count + 1)
+        count_finding(self.findings, kind, detail, state)
 
     def counts(self) -> tuple[int, int, int]:
         return self._found_count, self._explored, self._end_count

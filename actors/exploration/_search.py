@@ -33,6 +33,7 @@ from ._checks import (
     Tally,
     Verdict,
     bound_check,
+    count_finding,
     end_verdicts,
     leaders_clash,
     stances,
@@ -285,11 +286,7 @@ class _Search:
         self.extremes: Extremes | None = None
 
     def found(self, kind: str, detail: str, state: int) -> None:
-        first = self.findings.get(kind)
-        if first is None:
-            self.findings[kind] = Finding(kind, detail, state)
-        else:
-            self.findings[kind] = Finding(kind, first.detail, first.state, first.count + 1)
+        count_finding(self.findings, kind, detail, state)
 
     def counts(self) -> tuple[int, int, int]:
         return len(self.states), self._graph.expanded, len(self.ends_found)

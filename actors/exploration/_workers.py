@@ -48,7 +48,7 @@ from typing import Any, Protocol
 
 from ringleader.actors.core import Bound
 
-from ._checks import Finding, Tally
+from ._checks import Finding, Tally, count_finding
 from ._lean import _UNEVEN, Uneven
 from ._model import Model, NewLink
 from ._parts import (
@@ -263,11 +263,7 @@ class _Driver:
     # -- what _conclude asks -----------------------------------------------------------
 
     def found(self, kind: str, detail: str, state: int) -> None:
-        first = self.findings.get(kind)
-        if first is None:
-            self.findings[kind] = Finding(kind, detail, state)
-        else:
-            self.findings[kind] = Finding(kind, first.detail, first.state, first.count + 1)
+        count_finding(self.findings, kind, detail, state)
 
     def counts(self) -> tuple[int, int, int]:
         return self._counts
