@@ -2,69 +2,29 @@
 finds what one worker finds; and what ``--ray`` cannot do is one line, exit status 2.
 
 The cluster is a real one, started as a user starts it: ``ray start --head`` with two
-CPUs (so two worker processes hold the parts), its own temporary directory and its own
-free ports, on loopback only — Ray turns ``--node-ip-address=127.0.0.1`` into this
-machine's address unless told that it is a cluster of one machine
-(``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``, Ray's own switch for that), and it takes a
-token of its own (``RAY_AUTH_MODE=token``).  It is stopped by killing its process
-group (``ray stop`` would stop every Ray cluster of this machine), and the test checks
-that none of its processes is left, pass or fail.
+CPUs (so two worker processes hold the parts), on loopback only, with its own temporary
+directory, ports and token (``tests/ray_cluster.py``); none of its processes is left,
+pass or fail.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import shutil
-import signal
-import socket
 import subprocess
 import sys
-import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.ray_cluster import RAY, free_port, local_ray_cluster
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
-RAY = Path(sys.executable).with_name("ray")
 
 pytestmark = pytest.mark.timeout(300)
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-def _session(sid: int) -> set[int]:
-    """The live processes of session ``sid`` (zombies are gone)."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(stat[3]) == sid and stat[0] != "Z":
-                found.add(int(entry.name))
-    return found
-
-
-def _stop(head: subprocess.Popen[str]) -> None:
-    """Kill the cluster's process group, and wait until none of it is left."""
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(head.pid, signal.SIGKILL)
-    head.wait(30)
-    deadline = time.monotonic() + 30
-    while _session(head.pid) and time.monotonic() < deadline:
-        time.sleep(0.1)
 
 
 @pytest.fixture(scope="module")
@@ -73,55 +33,8 @@ def cluster() -> Iterator[tuple[str, dict[str, str]]]:
     command needs to join it."""
     if not RAY.exists():
         pytest.fail("Ray is not installed: pip install -e '.[test]' installs it")
-    temp = Path(tempfile.mkdtemp(prefix="rl-ray-", dir="/tmp"))  # short: socket paths
-    token = temp / "token"
-    token.write_text(os.urandom(16).hex())
-    env = {
-        **os.environ,
-        "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
-        "RAY_AUTH_MODE": "token",
-        "RAY_AUTH_TOKEN_PATH": str(token),
-        "RAY_USAGE_STATS_ENABLED": "0",
-    }
-    port = _free_port()
-    log = (temp / "head.log").open("w")
-    head = subprocess.Popen(
-        [
-            str(RAY),
-            "start",
-            "--head",
-            f"--port={port}",
-            "--num-cpus=2",
-            "--node-ip-address=127.0.0.1",
-            "--include-dashboard=false",
-            f"--dashboard-port={_free_port()}",
-            f"--dashboard-agent-listen-port={_free_port()}",
-            f"--temp-dir={temp}",
-            "--object-store-memory=100000000",
-            "--disable-usage-stats",
-            "--block",
-        ],
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,  # its own process group: stopped as one
-    )
-    log.close()
-    try:
-        deadline = time.monotonic() + 120
-        while head.poll() is None and time.monotonic() < deadline:  # until it is up
-            if "--block" in (temp / "head.log").read_text():
-                break
-            time.sleep(0.1)
-        said = (temp / "head.log").read_text()
-        assert head.poll() is None and "--block" in said, said
-        yield f"127.0.0.1:{port}", env
-    finally:
-        _stop(head)
-        left = _session(head.pid)
-        shutil.rmtree(temp, ignore_errors=True)
-        assert not left, f"Ray processes left running: {sorted(left)}"
+    with local_ray_cluster(2) as (address, env):
+        yield address, env
 
 
 def _explore(env: dict[str, str], *argv: str) -> tuple[int, Any, str]:
@@ -225,7 +138,7 @@ def test_more_workers_than_the_cluster_has_cpus_is_one_line(
 
 def test_an_address_where_no_cluster_answers_is_one_line(tmp_path: Path) -> None:
     config = str(EXAMPLES / "ring.toml")
-    address = f"127.0.0.1:{_free_port()}"
+    address = f"127.0.0.1:{free_port()}"
     code, _, err = _explore(dict(os.environ), config, "--ray", address, "--out", str(tmp_path))
     assert code == 2
     assert err.strip().splitlines() == [
