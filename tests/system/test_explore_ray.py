@@ -52,6 +52,19 @@ def _explore(env: dict[str, str], *argv: str) -> tuple[int, Any, str]:
     return done.returncode, summary, done.stderr
 
 
+def _script(script: str, address: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """``script`` run by this Python with the cluster's ``address`` as its argument."""
+    return subprocess.run(
+        [sys.executable, "-c", script, address],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+
+
 def _same(summary: dict[str, Any]) -> dict[str, Any]:
     """What must not depend on who searched: states, checks, findings, the fewest and
     most messages, the runs written."""
@@ -209,16 +222,7 @@ with ray_cluster(sys.argv[1]) as cpus:
 def test_a_part_that_fails_on_ray_is_one_line(
     cluster: tuple[str, dict[str, str]],
 ) -> None:
-    address, env = cluster
-    done = subprocess.run(
-        [sys.executable, "-c", _FAILING, address],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=env,
-        timeout=120,
-        check=False,
-    )
+    done = _script(_FAILING, *cluster)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("explore worker 0 (Ray) failed: ValueError: no model here ("), (
         done.stdout
@@ -258,16 +262,7 @@ with ray_cluster(sys.argv[1]) as cpus:
 def test_an_actor_that_dies_stops_the_search_in_one_line(
     cluster: tuple[str, dict[str, str]],
 ) -> None:
-    address, env = cluster
-    done = subprocess.run(
-        [sys.executable, "-c", _DIES, address],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=env,
-        timeout=120,
-        check=False,
-    )
+    done = _script(_DIES, *cluster)
     assert done.returncode == 0, done.stderr
     said = done.stdout.strip().splitlines()
     assert said[0].startswith("explore worker 1 (Ray) stopped: "), said
