@@ -727,12 +727,13 @@ class Member:
         self._membership(actions)
         return None, self.flush()
 
-    def refuse_change(self, change: Add | Remove) -> str | None:
+    def refuse_change(self, change: Add | Remove, now: float | None = None) -> str | None:
         """Why this node makes no membership ``change`` now, in one line, or ``None``:
         it is not the leader, has a change pending or its configuration not committed
         in its round (rule 5), the change makes no configuration (a member added twice,
         the last voter removed), it holds no lease (rule L3), or, removing
-        itself, has no live voter to hand over to.  Asking changes nothing."""
+        itself, has no live voter to hand over to.  Asking changes nothing; ``now``:
+        the time on its clock (its last event's if not given)."""
         membership = self.membership
         if membership is None:
             return f"node {self.id} runs no configuration: its members are fixed"
@@ -742,7 +743,7 @@ class Member:
         if refused is not None:
             return refused
         lease = self.lease
-        if lease is not None and not lease.holds(self._now):
+        if lease is not None and not lease.holds(self._now if now is None else now):
             return f"node {self.id} holds no lease now: ask again once a majority answers"
         if isinstance(change, Remove) and change.node == self.id and self._heir() is None:
             return self.refuse_hand_over(max(membership.configuration.voters - {self.id}))
