@@ -796,3 +796,28 @@ def test_a_node_restarted_with_a_configuration_without_itself_is_retired() -> No
     assert member.retired and not member.voter
     actions = member.handle_message(2, PreVote(1), 8, now=0.1)
     assert [a for a in actions if type(a) is Send] == []  # no pre-vote answered
+
+
+def test_a_removed_node_that_never_learned_it_is_granted_no_pre_vote() -> None:
+    # Node 1 is removed while it hears its leader no more: it never learns it, so once
+    # the leader is gone it asks for rounds for ever.  Node 2 grants it none (it would
+    # not take part in its round): else, with node 1's round never joined, every retry
+    # made the epochs grow without end (found by explore --service --changes 1).
+    founding = Configuration.founding([1, 2, 3])
+    world = World(ids=(1, 2, 3), configuration=founding)
+    world.boot()
+    _, epoch = settled(world)
+    world.run(0.5)
+    world.crash(1)
+    assert world.call(3, "request", Remove(1)) is None
+    world.run(0.5)
+    two = world.members[2]
+    assert two.configuration == founding.remove(1, epoch)
+    world.crash(3)
+    world.run(1.0)  # node 2 stands by no leader now
+    replies = [
+        a.message
+        for a in two.handle_message(1, PreVote(77), epoch, now=world.now)
+        if type(a) is Send and type(a.message) is PreVoteReply
+    ]
+    assert replies == [PreVoteReply(77, False)]
