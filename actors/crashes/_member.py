@@ -731,7 +731,8 @@ class Member:
         """Why this node makes no membership ``change`` now, in one line, or ``None``:
         it is not the leader, has a change pending or its configuration not committed
         in its round (rule 5), the change makes no configuration (a member added twice,
-        the last voter removed), it holds no lease (rule L3), or, removing
+        the last voter removed), it holds no lease (rule L3), the voters left by a
+        removal would have no live majority (they could elect nobody), or, removing
         itself, has no live voter to hand over to.  Asking changes nothing; ``now``:
         the time on its clock (its last event's if not given)."""
         membership = self.membership
@@ -745,9 +746,32 @@ class Member:
         lease = self.lease
         if lease is not None and not lease.holds(self._now if now is None else now):
             return f"node {self.id} holds no lease now: ask again once a majority answers"
-        if isinstance(change, Remove) and change.node == self.id and self._heir() is None:
-            return self.refuse_hand_over(max(membership.configuration.voters - {self.id}))
+        if isinstance(change, Remove):
+            return self._refuse_removal(change.node, membership.configuration.voters)
         return None
+
+    def _refuse_removal(self, node: int, voters: frozenset[int]) -> str | None:
+        """Why this leader does not remove ``node`` from ``voters`` now (see
+        :meth:`refuse_change`), or ``None``."""
+        if node == self.id:  # it hands over first: to a live voter
+            heir = self._heir()
+            return None if heir is not None else self.refuse_hand_over(max(voters - {node}))
+        lease = self.lease
+        if lease is None:
+            return None
+        # As etcd's strict reconfiguration check: no removal that leaves the voters
+        # without a live majority (answering this leader within its lease): they would
+        # elect nobody.
+        left = voters - {node}
+        live = {self.id} | {p for p in left if lease.live(p)}
+        if len(left & live) > len(left) // 2:
+            return None
+        down = ",".join(map(str, sorted(left - live)))
+        names = ",".join(map(str, sorted(left)))
+        return (
+            f"removing node {node} would leave voters {names} without a live majority "
+            f"(node {down} not answering)"
+        )
 
     def _heir(self) -> int | None:
         """The voter a leader removing itself hands over to: the highest other voter fit

@@ -821,3 +821,20 @@ def test_a_removed_node_that_never_learned_it_is_granted_no_pre_vote() -> None:
         if type(a) is Send and type(a.message) is PreVoteReply
     ]
     assert replies == [PreVoteReply(77, False)]
+
+
+def test_a_removal_that_leaves_no_live_majority_is_refused() -> None:
+    # Node 1 is down: removing node 2 would leave voters 1,3 with one of them up, a
+    # cluster that elects nobody (found by explore --service --changes 1 --crashes 1).
+    world = World(ids=(1, 2, 3), configuration=Configuration.founding([1, 2, 3]))
+    world.boot()
+    settled(world)
+    world.run(0.5)
+    world.crash(1)
+    world.run(0.3)  # longer than the lease: 1 no longer counts as live
+    three = world.members[3]
+    assert world.holds_lease(3)
+    assert three.refuse_change(Remove(2)) == (
+        "removing node 2 would leave voters 1,3 without a live majority (node 1 not answering)"
+    )
+    assert three.refuse_change(Remove(1)) is None  # voters 2,3, both up
