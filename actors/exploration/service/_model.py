@@ -289,11 +289,20 @@ class ServiceModel:
 
     def up(self, state: tuple[int, ...]) -> bool:
         """Whether the faults are over in ``state``: the network whole, nobody paused,
-        and enough nodes up for a leader (a majority with a quorum): a crashed node may
-        stay down, the others must get a leader back without it."""
+        and enough nodes up for a leader (a majority with a quorum; once a change was
+        made, of the newest configuration's voters too): a crashed node may stay down,
+        the others must get a leader back without it."""
         if state[self.X] or state[self.Z]:
             return False
-        return self.n - state[: self.n].count(DOWN) >= self.needed
+        if self.n - state[: self.n].count(DOWN) < self.needed:
+            return False
+        if state[self.C] == self.options.changes:
+            return True  # (no change made)
+        # A change made: a majority of the newest configuration's voters up too (voters
+        # 1,3 with node 1 down elect nobody, as any cluster of two with one down).
+        voters = max(self._configurations(state), key=lambda c: c.key).voters
+        up = sum(1 for v in voters if state[self.index[v]] != DOWN)
+        return up > len(voters) // 2
 
     def named(self, state: tuple[int, ...], i: int) -> str:
         """Whom node ``i`` names in ``state``, in words."""
