@@ -107,3 +107,13 @@ def test_explore_service_changes_option_in_json_and_words(tmp_path: Path) -> Non
     assert summary["changes"] == 1 and summary["states"] == 32_124 and summary["complete"]
     words = ringleader(*args, cwd=tmp_path)
     assert "faults: none; membership changes 1; quorum on" in words.stdout
+
+
+def test_once_a_change_is_made_the_faults_are_over_only_with_its_voters_majority_up() -> None:
+    model = _model(changes=1, crashes=1)
+    state, _ = model.settle(model.initial()[0])
+    _, crashed, _ = model.take(state, ("crash", 1))
+    assert model.up(crashed)  # voters 1,2,3: 1 and 3 are a majority
+    _, changed, _ = model.take(state, ("change", 2, model.menu.index(Remove(1))))
+    _, crashed, _ = model.take(changed, ("crash", 1))
+    assert not model.up(crashed)  # voters 2,3 with 2 down: nobody can be elected
