@@ -115,6 +115,10 @@ STALL_BACKOFF = 8
 _EMPTY: Set[int] = frozenset()
 
 
+#: No peer (shared: every member starts with it).
+_NOBODY: frozenset[int] = frozenset()
+
+
 class Member:
     """Node ``view.id`` running ``algorithm``, round after round.
 
@@ -185,8 +189,9 @@ class Member:
         #: fed the configurations the heartbeats and their answers carry.
         self.membership = None if configuration is None else Membership(view.id, configuration)
         #: Peers whose last answer to this node's heartbeat showed an older configuration
-        #: key: its next heartbeat to them carries the configuration itself.
-        self._older: set[int] = set()
+        #: key: its next heartbeat to them carries the configuration itself.  (Immutable:
+        #: the empty one is shared, and a simulated run holds 100,000 members.)
+        self._older: frozenset[int] = _NOBODY
         #: This node learned a configuration without itself: it takes no part in rounds
         #: (one restarted with such a configuration kept has retired already).
         self.retired = configuration is not None and view.id not in configuration.members
@@ -335,7 +340,7 @@ class Member:
         for action in actions:
             if type(action) is Changed:
                 self._configure(action.configuration)
-                self._older = set(self._peers())  # (its answers show an older key now)
+                self._older = frozenset(self._peers())  # (their answers show an older key)
                 self.retired = False
             elif type(action) is Retired:
                 self.retired = True
@@ -1129,13 +1134,15 @@ class Member:
             return pong.configuration_key == (0, 0)
         theirs, mine = pong.configuration_key, self.configuration_key
         if theirs < mine:
-            self._older.add(peer)
+            if peer not in self._older:
+                self._older |= {peer}
             return False
         configuration = pong.configuration if theirs > mine else self.configuration
         if configuration is not None and configuration.key == theirs:
             event = Acknowledged(peer, epoch, configuration)
             self._membership(membership.handle(event, self._now))
-        self._older.discard(peer)
+        if peer in self._older:
+            self._older -= {peer}
         return theirs == self.configuration_key
 
     def _answering_epoch(self) -> int:
@@ -1203,7 +1210,7 @@ class Member:
         membership = self.membership
         if membership is None:
             return None
-        return (membership.key(), frozenset(self._older), self.retired)
+        return (membership.key(), self._older, self.retired)
 
     def __repr__(self) -> str:
         return f"<Member {self.id} {self.election!r}>"
