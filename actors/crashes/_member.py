@@ -79,12 +79,15 @@ from ._detector import (
 from ._lease import Lease, LeaseSettings
 from ._membership import (
     Acknowledged,
+    Add,
     Changed,
     Follow,
     Heard,
     Lead,
     Membership,
     MembershipAction,
+    Refused,
+    Remove,
     Retired,
 )
 from ._moments import reached
@@ -189,8 +192,9 @@ class Member:
         #: key: its next heartbeat to them carries the configuration itself.  (Immutable:
         #: the empty one is shared, and a simulated run holds 100,000 members.)
         self._older: frozenset[int] = _NOBODY
-        #: This node learned a configuration without itself: it takes no part in rounds.
-        self.retired = False
+        #: This node learned a configuration without itself: it takes no part in rounds
+        #: (one restarted with such a configuration kept has retired already).
+        self.retired = configuration is not None and view.id not in configuration.members
         self.view = view
         self.id = view.id
         self._voting_view = self._voters_view()
@@ -697,6 +701,91 @@ class Member:
             self._at(now)
             return None, self.flush()
         return self.resign(now=now, to=to, reason="resigned")
+
+    def request(self, change: Add | Remove, *, now: float) -> tuple[str | None, list[Action]]:
+        """An operator asks this node for a membership ``change`` (add a member as a
+        learner, or remove one), ``now``: ``None`` if it made the change (it is pending
+        until a majority of the new configuration's voters acknowledge it: the
+        membership's ``Committed``), else why not in one line (see
+        :meth:`refuse_change`), and the actions.  The new configuration is kept first
+        (the :class:`Persist` the actions begin with), then counted in (its lease starts
+        over, rule L2), and the next heartbeat carries it.  Asked to remove itself, the
+        leader hands over first (rule 7) and says whom to ask next."""
+        self._at(now)
+        refused = self.refuse_change(change)
+        membership = self.membership
+        if refused is not None or membership is None:
+            return refused, self.flush()
+        if isinstance(change, Remove) and change.node == self.id:
+            to = self._heir()
+            assert to is not None and self.steady is not None
+            self.steady.hand_over(to, f"node {self.id} is being removed")
+            return (
+                f"node {self.id} leads: it hands over to node {to} first; ask node {to} "
+                f"to remove node {self.id}",
+                self.flush(),
+            )
+        actions = membership.handle(change, now)
+        for action in actions:
+            if type(action) is Refused:  # (refuse_change said it would not be)
+                raise AssertionError(action.reason)
+        self._membership(actions)
+        return None, self.flush()
+
+    def refuse_change(self, change: Add | Remove, now: float | None = None) -> str | None:
+        """Why this node makes no membership ``change`` now, in one line, or ``None``:
+        it is not the leader, has a change pending or its configuration not committed
+        in its round (rule 5), the change makes no configuration (a member added twice,
+        the last voter removed), it holds no lease (rule L3), the voters left by a
+        removal would have no live majority (they could elect nobody), or, removing
+        itself, has no live voter to hand over to.  Asking changes nothing; ``now``:
+        the time on its clock (its last event's if not given)."""
+        membership = self.membership
+        if membership is None:
+            return f"node {self.id} runs no configuration: its members are fixed"
+        if self.state is not NodeState.LEADER:
+            return f"node {self.id} does not lead: ask the leader"
+        refused = membership.refuse(change)
+        if refused is not None:
+            return refused
+        lease = self.lease
+        if lease is not None and not lease.holds(self._now if now is None else now):
+            return f"node {self.id} holds no lease now: ask again once a majority answers"
+        if isinstance(change, Remove):
+            return self._refuse_removal(change.node, membership.configuration.voters)
+        return None
+
+    def _refuse_removal(self, node: int, voters: frozenset[int]) -> str | None:
+        """Why this leader does not remove ``node`` from ``voters`` now (see
+        :meth:`refuse_change`), or ``None``."""
+        if node == self.id:  # it hands over first: to a live voter
+            heir = self._heir()
+            return None if heir is not None else self.refuse_hand_over(max(voters - {node}))
+        lease = self.lease
+        if lease is None:
+            return None
+        # As etcd's strict reconfiguration check: no removal that leaves the voters
+        # without a live majority (answering this leader within its lease): they would
+        # elect nobody.
+        left = voters - {node}
+        live = {self.id} | {p for p in left if lease.live(p)}
+        if len(left & live) > len(left) // 2:
+            return None
+        down = ",".join(map(str, sorted(left - live)))
+        names = ",".join(map(str, sorted(left)))
+        return (
+            f"removing node {node} would leave voters {names} without a live majority "
+            f"(node {down} not answering)"
+        )
+
+    def _heir(self) -> int | None:
+        """The voter a leader removing itself hands over to: the highest other voter fit
+        to lead (live, in its lease), or ``None``."""
+        others = sorted((self._voters() or frozenset()) - {self.id})
+        for to in reversed(others):
+            if self.refuse_hand_over(to) is None:
+                return to
+        return None
 
     def refuse_hand_over(self, to: int) -> str | None:
         """Why this node cannot hand over to ``to`` now (see ``_handover.py``), or

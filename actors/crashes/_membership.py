@@ -310,24 +310,41 @@ class Membership:
         return []
 
     def _request(self, change: Add | Remove, now: float) -> list[MembershipAction]:
+        refused = self.refuse(change)
+        if refused is not None:
+            return [Refused(change, refused)]
+        new = self._made(change)
+        if new is None:  # this leader removes itself: it hands over first (rule 7)
+            assert isinstance(change, Remove)
+            return [HandOverFirst(max(self.configuration.voters - {self.me}), change)]
+        return self._change(new, now)
+
+    def refuse(self, change: Add | Remove) -> str | None:
+        """Why this node makes no ``change`` now, in one line (it does not lead, a change
+        is pending, its configuration is not committed in its round, the change makes
+        no configuration), or ``None``: it would make it (or, removing itself, hand over
+        first).  Asking changes nothing."""
         if self.epoch is None:
-            return [Refused(change, f"node {self.me} does not lead: ask the leader")]
+            return f"node {self.me} does not lead: ask the leader"
         busy = self.busy(change)
         if busy is not None:
-            return [Refused(change, busy)]
+            return busy
         try:
-            if isinstance(change, Add):
-                new = self.configuration.add(change.node, change.address, self._epoch)
-            elif change.node == self.me:
-                others = sorted(self.configuration.voters - {self.me})
-                if not others:
-                    raise ConfigurationError(f"node {self.me} is the last voter")
-                return [HandOverFirst(max(others), change)]
-            else:
-                new = self.configuration.remove(change.node, self._epoch)
+            self._made(change)
         except ConfigurationError as error:
-            return [Refused(change, str(error))]
-        return self._change(new, now)
+            return str(error)
+        return None
+
+    def _made(self, change: Add | Remove) -> Configuration | None:
+        """The configuration ``change`` makes from this node's (``None``: it removes this
+        node, which hands over first); raises :class:`ConfigurationError` if none."""
+        if isinstance(change, Add):
+            return self.configuration.add(change.node, change.address, self._epoch)
+        if change.node != self.me:
+            return self.configuration.remove(change.node, self._epoch)
+        if not self.configuration.voters - {self.me}:
+            raise ConfigurationError(f"node {self.me} is the last voter")
+        return None
 
     def busy(self, change: Add | Remove) -> str | None:
         """Why this leader makes no change now (one at a time), or ``None``."""

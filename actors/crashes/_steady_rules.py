@@ -542,9 +542,12 @@ class SteadyRules:
             # a round it may join (0: the asker knows no epoch either, nor does anyone).
             recovery.learn(epoch)
         if isinstance(message, PreVote):
-            granted = not self.held(sender) and not self.promising
+            # A node that is no voter in this node's configuration (one removed that never
+            # learned it) is granted no round: this node would not take part in it.
+            voter = member.counts(sender)
+            granted = voter and not self.held(sender) and not self.promising
             member.emit(Send(sender, PreVoteReply(message.attempt, granted), member.epoch))
-            if not granted:  # said yes later if this node stops vouching meanwhile
+            if not granted and voter:  # said yes later if this node stops vouching meanwhile
                 self.refused.add(sender)
         elif isinstance(message, PreVoteReply):
             if member.counts(sender) and self.prevoting.reply(sender, message):

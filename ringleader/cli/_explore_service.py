@@ -101,6 +101,15 @@ def add_service_arguments(parser: argparse.ArgumentParser) -> None:
         "--faults", type=count, metavar="K", help="K of every fault (the others override it)"
     )
     service.add_argument(
+        "--changes",
+        type=count,
+        default=0,
+        metavar="K",
+        help="up to K membership changes, one at a time, asked of the leader at any "
+        "moment: remove a member (the leader itself: it hands over first), or add a "
+        "removed one back as a learner (default 0)",
+    )
+    service.add_argument(
         "--drift",
         type=_fraction,
         metavar="R",
@@ -194,6 +203,7 @@ def _options(args: argparse.Namespace) -> ServiceOptions:
             pauses=count["pauses"],
             delay=args.delay,
             capacity=capacity,
+            changes=args.changes,
         )
     except ValueError as exc:
         raise UsageError(f"--service: {exc}") from None
@@ -332,6 +342,7 @@ def service_summary(
         },
         "network": {"delay_ticks": options.delay, "capacity": options.capacity},
         "faults": _faults(options),
+        "changes": options.changes,
         "search": "walks" if isinstance(result, WalkResult) else "every state",
         "complete": complete,
         "checks": checks,
@@ -435,7 +446,10 @@ def print_service_exploration(console: Console, summary: dict[str, Any]) -> None
     room = "" if capacity is None else f", at most {capacity} in flight on a link"
     console.print(f"  frames: FIFO, {frames}{room}")
     faults = ", ".join(f"{name} {count}" for name, count in summary["faults"].items() if count)
-    console.print(f"  faults: {faults or 'none'}; quorum {'on' if summary['quorum'] else 'off'}")
+    changes = summary["changes"]
+    asked = f"; membership changes {changes}" if changes else ""
+    quorum = "on" if summary["quorum"] else "off"
+    console.print(f"  faults: {faults or 'none'}{asked}; quorum {quorum}")
     if summary["search"] == "walks":
         console.print(
             f"  walks: {summary['walks']:,} seeded random runs (seed {summary['seed']}), "

@@ -311,11 +311,12 @@ class ServiceLab:
 
     def _kept(self, state: tuple[int, ...], i: int) -> str:
         """What node ``i``'s state file holds: the highest epoch seen, and the round it
-        acknowledged last with that round's leader."""
-        floor, (acked, leader) = self.model.kept[state[self.model.K + i]]
+        acknowledged last with that round's leader, and a configuration changed live."""
+        floor, (acked, leader), configuration = self.model.kept[state[self.model.K + i]]
         if not floor and leader is None:
             return "nothing yet"
-        return f"epoch {floor}" + ("" if leader is None else f", P{leader} acked in {acked}")
+        text = f"epoch {floor}" + ("" if leader is None else f", P{leader} acked in {acked}")
+        return text if configuration is None else f"{text}; {configuration.describe()}"
 
     def _links(self, state: tuple[int, ...]) -> list[dict[str, Any]]:
         model = self.model

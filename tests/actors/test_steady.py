@@ -14,6 +14,7 @@ from ringleader.actors import ALGORITHMS, Member, NewRound, NodeState, crash_pol
 from ringleader.actors.algorithms._bully import Coordinator
 from ringleader.actors.core import Action, Persist, Send
 from ringleader.actors.crashes import (
+    Add,
     Configuration,
     Lease,
     LeaseSettings,
@@ -21,6 +22,7 @@ from ringleader.actors.crashes import (
     Pong,
     PreVote,
     PreVoteReply,
+    Remove,
     SteadySettings,
 )
 from ringleader.actors.crashes._prevote import PreVoting
@@ -203,9 +205,13 @@ def test_a_restarted_node_follows_the_leader_it_finds(node: int) -> None:
         assert world.since(t0) == []
 
 
-def _restarted(acknowledged: tuple[int, int | None] | None, now: float | None) -> Member:
-    """Node 1 of three, restarted with what its state file kept (epoch 7), booted at
-    ``now`` (``None``: not yet)."""
+def _restarted(
+    acknowledged: tuple[int, int | None] | None,
+    now: float | None,
+    configuration: Configuration | None = None,
+) -> Member:
+    """Node 1 of three, restarted with what its state file kept (epoch 7, and
+    ``configuration``), booted at ``now`` (``None``: not yet)."""
     view = World(ids=(1, 2, 3))._view(1)
     member = Member(
         ALGORITHMS["bully"],
@@ -216,6 +222,7 @@ def _restarted(acknowledged: tuple[int, int | None] | None, now: float | None) -
         policy=crash_policy(ALGORITHMS["bully"]),
         steady=True,
         durable=True,
+        configuration=configuration,
     )
     if now is not None:
         member.handle_boot(now=now)
@@ -711,3 +718,123 @@ def test_a_follower_that_learns_a_configuration_without_itself_retires() -> None
     assert one.handle_message(2, PreVote(2), epoch, now=world.now) == []
     one.new_round("asked to")
     assert one.epoch == epoch
+
+
+def test_a_leader_makes_a_change_it_is_asked_for_one_at_a_time() -> None:
+    founding = Configuration.founding([1, 2, 3])
+    world = World(ids=(1, 2, 3), durable=True, configuration=founding)
+    world.boot()
+    leader, epoch = settled(world)
+    world.run(0.5)
+    three, one = world.members[3], world.members[1]
+    assert leader == 3 and world.holds_lease(3)
+    assert one.refuse_change(Remove(2)) == "node 1 does not lead: ask the leader"
+    assert three.refuse_change(Add(2)) == "node 2 is already a member"
+    assert three.refuse_change(Remove(1)) is None  # (asking changes nothing)
+    assert three.configuration == founding
+    refused, actions = three.request(Remove(1), now=world.now)
+    without = founding.remove(1, epoch)
+    # Kept first, then counted in: its lease starts over (L2) until 2 holds it too.
+    assert refused is None and three.configuration == without
+    assert type(actions[0]) is Persist and actions[0].configuration == without
+    assert three.lease is not None and not three.lease.held
+    # One change at a time: the next waits until this one is committed.
+    assert three.refuse_change(Remove(2)) == (
+        f"a change is not committed yet: version 1 (round {epoch}): voters 2,3"
+    )
+    world.call(3, "request", Remove(2))
+    assert three.configuration == without
+    world.run(0.5)
+    assert world.holds_lease(3) and world.members[2].configuration == without
+    assert three.membership is not None and three.membership.committed == without
+    assert three.refuse_change(Add(1)) is None
+    assert one.configuration == founding  # (it hears no heartbeat any more)
+
+
+def test_a_leader_asked_to_remove_itself_hands_over_and_the_next_removes_it() -> None:
+    founding = Configuration.founding([1, 2, 3])
+    world = World(ids=(1, 2, 3), durable=True, configuration=founding)
+    world.boot()
+    _, epoch = settled(world)
+    world.run(0.5)
+    assert world.call(3, "request", Remove(3)) == (
+        "node 3 leads: it hands over to node 2 first; ask node 2 to remove node 3"
+    )
+    assert world.members[3].configuration == founding
+    world.run(HEARTBEAT * 2)
+    two = world.members[2]
+    assert world.agreed() == (2, two.epoch) and two.epoch > epoch
+    world.run(0.5)
+    assert world.call(2, "request", Remove(3)) is None
+    world.run(0.5)
+    without = founding.remove(3, two.epoch)
+    assert {world.members[n].configuration for n in (1, 2)} == {without}
+    # Node 3 hears no heartbeat any more, so never learns its removal (rule 8): its
+    # pre-votes are refused while 1 and 2 hear their leader.
+    t0 = world.now
+    world.run(2.0)
+    assert world.holds_lease(2) and not world.since(t0, "lost")
+    assert world.members[3].state is not NodeState.LEADER
+
+
+def test_a_leader_without_its_lease_makes_no_change() -> None:
+    world = World(ids=(1, 2, 3), configuration=Configuration.founding([1, 2, 3]))
+    world.boot()
+    settled(world)
+    world.run(0.5)
+    world.crash(1)
+    world.crash(2)
+    world.run(1.0)
+    three = world.members[3]
+    refused = three.refuse_change(Remove(1))
+    assert refused == "node 3 holds no lease now: ask again once a majority answers"
+
+
+def test_a_node_restarted_with_a_configuration_without_itself_is_retired() -> None:
+    without = Configuration.founding([1, 2, 3]).remove(1, 4)
+    member = _restarted((7, 3), 0.0, without)
+    assert member.retired and not member.voter
+    actions = member.handle_message(2, PreVote(1), 8, now=0.1)
+    assert [a for a in actions if type(a) is Send] == []  # no pre-vote answered
+
+
+def test_a_removed_node_that_never_learned_it_is_granted_no_pre_vote() -> None:
+    # Node 1 is removed while it hears its leader no more: it never learns it, so once
+    # the leader is gone it asks for rounds for ever.  Node 2 grants it none (it would
+    # not take part in its round): else, with node 1's round never joined, every retry
+    # made the epochs grow without end (found by explore --service --changes 1).
+    founding = Configuration.founding([1, 2, 3])
+    world = World(ids=(1, 2, 3), configuration=founding)
+    world.boot()
+    _, epoch = settled(world)
+    world.run(0.5)
+    world.crash(1)
+    assert world.call(3, "request", Remove(1)) is None
+    world.run(0.5)
+    two = world.members[2]
+    assert two.configuration == founding.remove(1, epoch)
+    world.crash(3)
+    world.run(1.0)  # node 2 stands by no leader now
+    replies = [
+        a.message
+        for a in two.handle_message(1, PreVote(77), epoch, now=world.now)
+        if type(a) is Send and type(a.message) is PreVoteReply
+    ]
+    assert replies == [PreVoteReply(77, False)]
+
+
+def test_a_removal_that_leaves_no_live_majority_is_refused() -> None:
+    # Node 1 is down: removing node 2 would leave voters 1,3 with one of them up, a
+    # cluster that elects nobody (found by explore --service --changes 1 --crashes 1).
+    world = World(ids=(1, 2, 3), configuration=Configuration.founding([1, 2, 3]))
+    world.boot()
+    settled(world)
+    world.run(0.5)
+    world.crash(1)
+    world.run(0.3)  # longer than the lease: 1 no longer counts as live
+    three = world.members[3]
+    assert world.holds_lease(3)
+    assert three.refuse_change(Remove(2)) == (
+        "removing node 2 would leave voters 1,3 without a live majority (node 1 not answering)"
+    )
+    assert three.refuse_change(Remove(1)) is None  # voters 2,3, both up

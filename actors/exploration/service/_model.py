@@ -14,7 +14,8 @@ A global state is one flat tuple of small integers::
      what is left of each fault (``FAULTS``' order),
      the nodes whose state was lost, a mask; the split under way (0: none);
      the nodes paused, a mask; the refused links not yet told, a mask,
-     what each node heard of leases ended, a mask)
+     what each node heard of leases ended, a mask,
+     the membership changes an operator may still ask for)
 
 Each frame in flight carries a *tag*, the same kind of mask: the nodes whose lease had
 ended on their own clock, while its shadow still runs, that its sender had heard of (or
@@ -25,7 +26,9 @@ one is elected at its word).
 
 :meth:`ServiceModel.expand` lists the steps enabled in a state — a message delivered,
 a due timer fired, a refused link told, a tick of true time (only once no node that can
-act has a timer due), and the faults — each with the checks its step broke.
+act has a timer due), the faults, and an operator's membership change (``--changes``:
+a leader is asked to remove a member, or to add a removed one back) — each with the
+checks its step broke.
 """
 
 from __future__ import annotations
@@ -37,15 +40,17 @@ from typing import Any
 from ringleader.actors.algorithms import crash_policy
 from ringleader.actors.core import Election, NodeView
 from ringleader.actors.crashes import (
+    Add,
     Configuration,
     DetectorSettings,
     LeaseSettings,
     Member,
+    Remove,
     SteadySettings,
 )
 
 from ._flights import EMPTY, Flights
-from ._nodes import ENDED, Move, ServiceNode
+from ._nodes import ENDED, Kept, Move, ServiceNode
 from ._numbering import Numbering
 from ._options import FAULTS, ServiceOptions
 from ._timing import FOREVER, Timing
@@ -62,9 +67,23 @@ Step = tuple[int, tuple[int, ...], tuple[tuple[str, str], ...]]
 Choice = tuple[Any, ...]
 
 _CRASHES, _RESTARTS, _WIPES, _PARTITIONS, _CUTS, _LOSSES, _DUPLICATES, _PAUSES = range(len(FAULTS))
-#: Events that are faults (a run with none of them from some state on is fault-free).
+#: Events that are faults (a run with none of them from some state on is fault-free);
+#: an operator's membership change counts among them: a leader must come back without
+#: one, and a walk makes one as rarely as a fault.
 FAULT_EVENTS = frozenset(
-    {"crash", "restart", "wipe", "split", "cut", "heal", "lose", "duplicate", "pause", "resume"}
+    {
+        "crash",
+        "restart",
+        "wipe",
+        "split",
+        "cut",
+        "heal",
+        "lose",
+        "duplicate",
+        "pause",
+        "resume",
+        "change",
+    }
 )
 
 
@@ -96,7 +115,9 @@ class ServiceModel:
         if settings is None:
             raise ValueError("a service's rules need the failure detector and a lease")
         self.settings = settings
-        sample = self._maker(self.views[0], policy)(0, None)
+        sample = self._maker(self.views[0], policy)(0, None, None)
+        #: The membership changes an operator may ask for (see ``_options.CHANGES``).
+        self.menu: list[Add | Remove] = [*map(Remove, self.ids), *map(Add, self.ids)]
         assert sample.lease is not None
         self.numbering = Numbering(sample.lease.horizon)
         # A clock tells apart no more than this many ticks since its node's last event.
@@ -109,6 +130,7 @@ class ServiceModel:
                 timing=timing,
                 numbering=self.numbering,
                 elapsed=elapsed,
+                menu=self.menu,
             )
             for i, view in enumerate(self.views)
         ]
@@ -138,7 +160,7 @@ class ServiceModel:
         for c, pairs in enumerate(self.cuts):
             for a, b in pairs:
                 self.apart[c][a][b] = self.apart[c][b][a] = True
-        self.kept: list[tuple[int, tuple[int, int | None]]] = [(0, (0, None))]
+        self.kept: list[Kept] = [(0, (0, None), None)]
         self._kept_ids = {self.kept[0]: 0}
         #: (leader index, epoch) pairs, interned: whom a node names (0: nobody), whom it
         #: acknowledged last.
@@ -153,7 +175,7 @@ class ServiceModel:
         self.B = self.T + 2
         self.W = self.B + len(FAULTS)
         self.X, self.Z, self.Q = self.W + 1, self.W + 2, self.W + 3
-        self.H = self.Q + 1
+        self.H, self.C = self.Q + 1, self.Q + 1 + n
         self.minority = (n - 1) // 2
         self.majority = n // 2 + 1
         lease = LeaseSettings.of(self.views[0].settings)
@@ -167,13 +189,17 @@ class ServiceModel:
 
     def _maker(
         self, view: NodeView, policy: Any
-    ) -> Callable[[int, tuple[int, int | None] | None], Member]:
+    ) -> Callable[[int, tuple[int, int | None] | None, Configuration | None], Member]:
         algorithm = self.algorithm
-        # (As ``ringleader node`` builds it: the founding configuration, which no
-        # explored event changes yet.)
-        configuration = Configuration.founding(view.members)
+        # (As ``ringleader node`` builds it: the configuration its state file kept, else
+        # the founding one.)
+        founding = Configuration.founding(view.members)
 
-        def make(floor: int, acknowledged: tuple[int, int | None] | None) -> Member:
+        def make(
+            floor: int,
+            acknowledged: tuple[int, int | None] | None,
+            configuration: Configuration | None,
+        ) -> Member:
             return Member(
                 algorithm,
                 view,
@@ -183,7 +209,7 @@ class ServiceModel:
                 policy=policy,
                 steady=True,
                 durable=True,
-                configuration=configuration,
+                configuration=founding if configuration is None else configuration,
             )
 
         return make
@@ -204,7 +230,7 @@ class ServiceModel:
             self.pairs.append(pair)
         return number
 
-    def _keep(self, kept: tuple[int, tuple[int, int | None]]) -> int:
+    def _keep(self, kept: Kept) -> int:
         number = self._kept_ids.get(kept)
         if number is None:
             number = self._kept_ids[kept] = len(self.kept)
@@ -231,6 +257,7 @@ class ServiceModel:
             0,
             0,
             *([0] * n),  # no lease ended, nor heard of
+            options.changes,
         ]
         broken: list[tuple[str, str]] = []
         moves = [node.start() for node in self.nodes]
@@ -262,11 +289,20 @@ class ServiceModel:
 
     def up(self, state: tuple[int, ...]) -> bool:
         """Whether the faults are over in ``state``: the network whole, nobody paused,
-        and enough nodes up for a leader (a majority with a quorum): a crashed node may
-        stay down, the others must get a leader back without it."""
+        and enough nodes up for a leader (a majority with a quorum; once a change was
+        made, of the newest configuration's voters too): a crashed node may stay down,
+        the others must get a leader back without it."""
         if state[self.X] or state[self.Z]:
             return False
-        return self.n - state[: self.n].count(DOWN) >= self.needed
+        if self.n - state[: self.n].count(DOWN) < self.needed:
+            return False
+        if state[self.C] == self.options.changes:
+            return True  # (no change made)
+        # A change made: a majority of the newest configuration's voters up too (voters
+        # 1,3 with node 1 down elect nobody, as any cluster of two with one down).
+        voters = max(self._configurations(state), key=lambda c: c.key).voters
+        up = sum(1 for v in voters if state[self.index[v]] != DOWN)
+        return up > len(voters) // 2
 
     def named(self, state: tuple[int, ...], i: int) -> str:
         """Whom node ``i`` names in ``state``, in words."""
@@ -295,16 +331,25 @@ class ServiceModel:
         raise ValueError("no fault is under way")
 
     def leading(self, state: tuple[int, ...]) -> tuple[int, int] | None:
-        """``(leader, epoch)`` if every live node names one leader in one epoch and that
-        leader holds its lease."""
-        P, S = self.P, self.S
-        named = {state[P + i] for i in range(self.n) if state[i] != DOWN}
-        if len(named) != 1:
-            return None
-        leader, epoch = self.pairs[named.pop()]
-        if leader < 0 or state[leader] == DOWN or state[S + leader] <= 0:
-            return None
-        return self.ids[leader], epoch
+        """``(leader, epoch)`` if every live member names one leader in one epoch and that
+        leader holds its lease (a member: of that leader's configuration; a node it
+        removed may never hear of it)."""
+        P, S, n = self.P, self.S, self.n
+        live = [i for i in range(n) if state[i] != DOWN]
+        named = {state[P + i] for i in live}
+        if len(named) != 1 and state[self.C] == self.options.changes:
+            return None  # (no change made: every node is a member)
+        for pair in named:
+            leader, epoch = self.pairs[pair]
+            if leader < 0 or state[leader] == DOWN or state[S + leader] <= 0:
+                continue
+            if len(named) > 1:
+                configuration = self.nodes[leader].configuration(state[leader])
+                members = self.ids if configuration is None else configuration.members
+                if any(state[P + i] != pair for i in live if self.ids[i] in members):
+                    continue
+            return self.ids[leader], epoch
+        return None
 
     # -- steps -------------------------------------------------------------------------
 
@@ -313,7 +358,7 @@ class ServiceModel:
         take = self.take
         return [take(state, choice) for choice in self.enabled(state)]
 
-    def enabled(self, state: tuple[int, ...]) -> list[Choice]:  # noqa: PLR0912
+    def enabled(self, state: tuple[int, ...]) -> list[Choice]:  # noqa: PLR0912, PLR0915
         """What may happen next in ``state``, as choices for :meth:`take` (what happens,
         and where)."""
         n, nodes, flights = self.n, self.nodes, self.flights
@@ -370,9 +415,12 @@ class ServiceModel:
                 out.append(("pause", i))
             if state[B + _CRASHES]:
                 out.append(("crash", i))
+            if state[self.C]:
+                change = nodes[i].change
+                out += [("change", i, k) for k in range(len(self.menu)) if change(state[i], k)]
         return out
 
-    def take(self, state: tuple[int, ...], choice: Choice) -> Step:
+    def take(self, state: tuple[int, ...], choice: Choice) -> Step:  # noqa: PLR0911
         """The step ``choice`` (one of :meth:`enabled`'s) makes from ``state``."""
         what = choice[0]
         if what in ("deliver", "duplicate"):
@@ -390,7 +438,21 @@ class ServiceModel:
         if what == "dead":
             _, i, peer = choice
             return self._act(state, i, ("dead", peer), choice, i * self.n + peer)
+        if what == "change":
+            return self._change(state, choice)
         return self._fault(state, choice)
+
+    def _change(self, state: tuple[int, ...], choice: Choice) -> Step:
+        """An operator asks node ``i`` for the change ``menu[k]`` (``choice``: ``("change",
+        i, k)``; :meth:`enabled` offers it only to a node that would not refuse it)."""
+        _, i, k = choice
+        move = self.nodes[i].change(state[i], k)
+        assert move is not None
+        successor = list(state)
+        successor[self.C] -= 1
+        broken: list[tuple[str, str]] = []
+        self._apply(successor, i, move, broken)
+        return self.event(choice), tuple(successor), tuple(broken)
 
     def _lose(self, state: tuple[int, ...], k: int) -> Step:
         head = self.flights.head(state[self.n + k])
@@ -466,7 +528,7 @@ class ServiceModel:
             for k in self.incoming[i]:  # the answers to them
                 state[n + k] = self._moved(state[n + k], -1, heartbeats, attempts)
         if persist is not None:
-            state[self.K + i] = self._keep(persist)
+            self._kept_by(state, i, persist)
         if publish is not None:
             self._published(state, i, publish, broken)
         for epoch, leader in acks:
@@ -487,6 +549,13 @@ class ServiceModel:
             if capacity is not None and flights.length(state[k]) >= capacity:
                 continue  # lost: the link is full
             state[k] = flights.push(state[k], message, tag)
+
+    def _kept_by(self, state: list[int], i: int, persist: Kept) -> None:
+        """Node ``i`` writes ``persist`` to its state file (a configuration ``None``: the
+        one it kept before stays)."""
+        if persist[2] is None:
+            persist = (*persist[:2], self.kept[state[self.K + i]][2])
+        state[self.K + i] = self._keep(persist)
 
     def _published(
         self, state: list[int], i: int, publish: tuple[int, int, int], broken: list[Any]
@@ -592,12 +661,32 @@ class ServiceModel:
         """Whether node ``i`` may lose its state, as the guarantee allows it: the other
         nodes that acknowledged the newest lease and keep their state still meet every
         majority (so at most a minority ever loses it)."""
-        newest, K = state[self.T], self.K
-        keepers = sum(
-            1 for j in range(self.n) if j != i and self.kept[state[K + j]][1][0] >= newest
-        )
+        newest, K, n = state[self.T], self.K, self.n
         wiped = state[self.W] | 1 << i
-        return keepers >= self.n - self.majority + 1 and wiped.bit_count() <= self.minority
+        everyone = list(range(n))
+        if state[self.C] == self.options.changes:
+            groups = [everyone]  # (no change made: every node votes)
+        else:  # a majority of every configuration held, or kept, still keeps its state
+            index = self.index
+            groups = [[index[v] for v in sorted(c.voters)] for c in self._configurations(state)]
+        for voters in groups:
+            keepers = sum(1 for j in voters if j != i and self.kept[state[K + j]][1][0] >= newest)
+            count = len(voters)
+            lost = sum(1 for j in voters if wiped >> j & 1)
+            if keepers < count - (count // 2 + 1) + 1 or lost > (count - 1) // 2:
+                return False
+        return True
+
+    def _configurations(self, state: tuple[int, ...]) -> set[Configuration]:
+        """Every configuration a live node holds or a node's state file keeps in
+        ``state``."""
+        founding = Configuration.founding(self.ids)
+        held = {
+            self.nodes[j].configuration(state[j]) or founding
+            for j in range(self.n)
+            if state[j] != DOWN
+        }
+        return held | {self.kept[state[self.K + j]][2] or founding for j in range(self.n)}
 
     def _crash(self, state: tuple[int, ...], i: int) -> Step:
         n = self.n
@@ -634,8 +723,8 @@ class ServiceModel:
             successor[n + k] = EMPTY  # its last life's frames: dropped as a stale life's
         for j in range(n):
             successor[self.Q] &= ~(1 << (j * n + i))  # its links accept again
-        floor, acknowledged = self.kept[successor[self.K + i]]
-        move = self.nodes[i].start(floor, None if floor == 0 else acknowledged)
+        floor, acknowledged, configuration = self.kept[successor[self.K + i]]
+        move = self.nodes[i].start(floor, None if floor == 0 else acknowledged, configuration)
         broken: list[tuple[str, str]] = []
         self._apply(successor, i, move, broken)
         what = "wipe" if wipe else "restart"
@@ -658,6 +747,10 @@ class ServiceModel:
             return f"P{name[event[1]]}'s timer {event[2]} fires"
         if what == "dead":
             return f"P{name[event[1]]}'s link to P{name[event[2]]} is refused"
+        if what == "change":
+            change = self.menu[event[2]]
+            asked = "remove" if isinstance(change, Remove) else "add (as a learner)"
+            return f"an operator asks P{name[event[1]]} to {asked} P{change.node}"
         if what == "tick":
             return f"{self.timing.tick:g} s pass"
         if what == "split":

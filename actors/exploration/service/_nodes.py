@@ -24,15 +24,16 @@ from ringleader.actors.core import (
     Send,
     SetTimer,
 )
-from ringleader.actors.crashes import Member, Ping, Pong, reached
+from ringleader.actors.crashes import Add, Configuration, Member, Ping, Pong, Remove, reached
 
 from ._numbering import Numbering
 from ._timing import FOREVER, Timing
 
-__all__ = ["BOOT", "ENDED", "Move", "ServiceNode"]
+__all__ = ["BOOT", "ENDED", "Kept", "Move", "ServiceNode"]
 
 #: The event "the node starts" (a timer is its name, a delivery ``(sender index,
-#: message number)``, a refused link ``("dead", peer index)``).
+#: message number)``, a refused link ``("dead", peer index)``, an operator's request
+#: ``("change", menu index)``).
 BOOT = "boot"
 
 #: The shadow a node publishes when its lease ended on its own clock: what is left of its
@@ -40,16 +41,20 @@ BOOT = "boot"
 #: given up before its end (a hand-over, a newer leader heard) ends at that instant.
 ENDED = -1
 
+#: What a node's state file keeps: ``(epoch, (acked, acked leader), configuration)``,
+#: the configuration ``None`` while it is the founding one (what a wiped node has).
+Kept = tuple[int, tuple[int, int | None], Configuration | None]
+
 #: What an event does at a node: ``(its next state, its sends as (receiver index,
 #: message number), what it published — (leader index or -1, epoch, shadow ticks) or
-#: None —, what it asked to keep — (epoch, (acked, acked leader)) or None —, the rounds
-#: it acknowledged as (epoch, leader index), how many heartbeats and attempts it
-#: numbered)``.
+#: None —, what it asked to keep — (epoch, (acked, acked leader), a newer
+#: configuration or None: the one kept already) or None —, the rounds it acknowledged
+#: as (epoch, leader index), how many heartbeats and attempts it numbered)``.
 Move = tuple[
     int,
     tuple[tuple[int, int], ...],
     tuple[int, int, int] | None,
-    tuple[int, tuple[int, int | None]] | None,
+    Kept | None,
     tuple[tuple[int, int], ...],
     tuple[int, int],
 ]
@@ -58,21 +63,25 @@ Move = tuple[
 class ServiceNode:
     """Every state node ``index`` has been seen in, and the moves out of each.
 
-    ``make(floor, acknowledged)`` makes its member as a service starts it (recovering,
-    above what it kept); ``ids`` are the nodes' ids by index; ``elapsed`` is how many
-    ticks of a clock are told apart (a node idle longer is as if idle that long).
+    ``make(floor, acknowledged, configuration)`` makes its member as a service starts
+    it (recovering, above what it kept, in the configuration it kept: the founding one
+    if ``None``); ``ids`` are the nodes' ids by index; ``elapsed`` is how many ticks of a
+    clock are told apart (a node idle longer is as if idle that long); ``menu``: the
+    membership changes an operator may ask for (``("change", k)`` asks for ``menu[k]``).
     """
 
     def __init__(
         self,
         index: int,
         ids: Sequence[int],
-        make: Callable[[int, tuple[int, int | None] | None], Member],
+        make: Callable[[int, tuple[int, int | None] | None, Configuration | None], Member],
         *,
         timing: Timing,
         numbering: Numbering,
         elapsed: int,
+        menu: Sequence[Add | Remove] = (),
     ) -> None:
+        self.menu = list(menu)
         self.index = index
         self.ids = list(ids)
         self.make = make
@@ -89,15 +98,22 @@ class ServiceNode:
         #: Per state number: the timers due now (none left), by name.
         self.due: list[tuple[str, ...]] = []
         self._moves: list[dict[Any, Move]] = []
+        self._changes: list[dict[int, Move | None]] = []
         self._ticked: list[int] = []
         self._shared: dict[int, Any] = {}
 
     def __len__(self) -> int:
         return len(self.locals)
 
-    def start(self, floor: int = 0, acknowledged: tuple[int, int | None] | None = None) -> Move:
-        """The node starts (or restarts, having kept ``floor`` and ``acknowledged``)."""
-        member = self.make(floor, acknowledged)
+    def start(
+        self,
+        floor: int = 0,
+        acknowledged: tuple[int, int | None] | None = None,
+        configuration: Configuration | None = None,
+    ) -> Move:
+        """The node starts (or restarts, having kept ``floor``, ``acknowledged`` and
+        ``configuration``)."""
+        member = self.make(floor, acknowledged, configuration)
         if not self._shared:
             self._shared = _immutable(member)
         return self._work(member, {}, BOOT)
@@ -118,6 +134,7 @@ class ServiceNode:
             self.locals.append(key)
             self.due.append(tuple(name for name, left in timers if left <= 0))
             self._moves.append({})
+            self._changes.append({})
             self._ticked.append(-1)
         return number
 
@@ -149,6 +166,25 @@ class ServiceNode:
             found = moves[event] = self._work(member, pending, event, now)
         return found
 
+    def configuration(self, local: int) -> Configuration | None:
+        """The configuration node's member counts majorities in, in state ``local``."""
+        return self.members[self.locals[local][0]].configuration
+
+    def change(self, local: int, k: int) -> Move | None:
+        """What asking for ``menu[k]`` does in state ``local``; ``None`` if this node
+        refuses it (it does not lead, holds no lease, has a change pending …: see
+        :meth:`~ringleader.actors.Member.refuse_change`), an operator's question that
+        changes nothing."""
+        found = self._changes[local]
+        if k in found:
+            return found[k]
+        member_number, _, elapsed = self.locals[local]
+        template = self.members[member_number]
+        now = template.now + elapsed * self.timing.tick
+        refused = template.refuse_change(self.menu[k], now)
+        move = found[k] = None if refused is not None else self.move(local, ("change", k))
+        return move
+
     def _work(self, member: Member, timers: dict[str, int], event: Any, now: float = 0.0) -> Move:
         before = member.numbering
         held = member.lease_until
@@ -156,7 +192,7 @@ class ServiceNode:
         after = member.numbering
         sends: list[tuple[int, int]] = []
         publish: tuple[int, int, int] | None = None
-        persist: tuple[int, tuple[int, int | None]] | None = None
+        persist: Kept | None = None
         acks: list[tuple[int, int]] = []
         for position, action in enumerate(actions):
             if type(action) is Send:
@@ -181,7 +217,9 @@ class ServiceNode:
                         f"node {member.id} asks to keep its state after {actions[0]!r}: "
                         "a host would act before the state file has it"
                     )
-                persist = (action.epoch, action.acknowledged)
+                configuration = action.configuration
+                assert configuration is None or isinstance(configuration, Configuration)
+                persist = (action.epoch, action.acknowledged, configuration)
         shift = (after[0] - before[0], after[1] - before[1])
         return (self._number(member, timers), tuple(sends), publish, persist, tuple(acks), shift)
 
@@ -197,6 +235,8 @@ class ServiceNode:
             return member.handle_timer(event, now=now), None
         if event[0] == "dead":
             return member.peer_dead(self.ids[event[1]], now=now), None
+        if event[0] == "change":
+            return member.request(self.menu[event[1]], now=now)[1], None
         sender, number = event
         message, epoch = self.numbering.message(number, member.numbering)
         ping = (epoch, sender) if isinstance(message, Ping) and message.seq > 0 else None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["FAULTS", "ServiceOptions"]
+__all__ = ["CHANGES", "FAULTS", "ServiceOptions"]
 
 #: The faults, in the order a state counts what is left of each, with what each is.
 FAULTS = {
@@ -18,6 +18,12 @@ FAULTS = {
     "pauses": "a node stands still (its clock runs on, as under SIGSTOP), then resumes",
 }
 
+#: What an operator may ask the leader for, as many times as ``changes`` says: the
+#: model's nodes are the config's, so a change removes one of them (the leader itself:
+#: it hands over first) or adds a removed one back, as a learner (its promotion to a
+#: voter, once it caught up, is the leader's own, a second change).
+CHANGES = "remove any member, or add a removed node back as a learner"
+
 
 @dataclass(frozen=True)
 class ServiceOptions:
@@ -27,7 +33,9 @@ class ServiceOptions:
     is lost, as a send that times out drops it; ``None``: as many as are sent, which
     needs a bound on delays to keep the states finite); ``proof_of_death``: a node
     linked to one that crashed learns it (its connection refused), at any moment after
-    the crash, if its config's ``fast_failover`` says so."""
+    the crash, if its config's ``fast_failover`` says so.  ``changes``: how many
+    membership changes an operator may ask the leader for, one at a time, at any moment
+    (not a fault: see :data:`CHANGES`)."""
 
     crashes: int = 0
     restarts: int = 0
@@ -40,11 +48,14 @@ class ServiceOptions:
     delay: int | None = 0
     capacity: int | None = None
     proof_of_death: bool = True
+    changes: int = 0
 
     def __post_init__(self) -> None:
         for name in FAULTS:
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be at least 0")
+        if self.changes < 0:
+            raise ValueError("changes must be at least 0")
         if self.delay is not None and self.delay < 0:
             raise ValueError("delay must be at least 0 ticks")
         if self.capacity is not None and self.capacity < 1:

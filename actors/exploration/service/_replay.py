@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ringleader.actors.core import Action, Notice, Persist, Send, StateChanged
-from ringleader.actors.crashes import Member
+from ringleader.actors.crashes import Configuration, Member
 from ringleader.actors.tracing import Record
 
 from ._model import ServiceModel
@@ -29,7 +29,10 @@ class _Run:
         self.model = model
         n = model.n
         self.members: list[Member | None] = [None] * n
-        self.kept: list[tuple[int, tuple[int, int | None] | None]] = [(0, None)] * n
+        #: What each node's state file keeps: (epoch, acknowledged, configuration).
+        self.kept: list[tuple[int, tuple[int, int | None] | None, Configuration | None]] = [
+            (0, None, None)
+        ] * n
         self.links: list[list[tuple[Any, int, int]]] = [[] for _ in model.links]
         self.records: list[Record] = []
         self.order = itertools.count()
@@ -49,8 +52,7 @@ class _Run:
         self.records.append((round(at, 9), next(self.order), node, event, *details))
 
     def start(self, i: int) -> None:
-        floor, acknowledged = self.kept[i]
-        member = self.model.nodes[i].make(floor, acknowledged)
+        member = self.model.nodes[i].make(*self.kept[i])
         self.members[i] = member
         self.act(i, member.handle_boot(now=self.now))
 
@@ -68,7 +70,11 @@ class _Run:
             elif type(action) is Notice and action.kind == "suspect" and action.node is not None:
                 self.record(i, "suspect", action.node, action.epoch)
             elif type(action) is Persist:
-                self.kept[i] = (action.epoch, action.acknowledged)
+                configuration = action.configuration
+                assert configuration is None or isinstance(configuration, Configuration)
+                if configuration is None:
+                    configuration = self.kept[i][2]
+                self.kept[i] = (action.epoch, action.acknowledged, configuration)
         if unseen is not None:
             self._state(i, unseen)
 
@@ -108,6 +114,14 @@ class _Run:
                 self.lost(key, why)
             self.links[k].clear()
 
+    def ask(self, i: int, k: int) -> None:
+        """An operator asks node ``i`` for the model's change ``k``.  (The trace has no
+        record of the request itself: what it made happen is recorded, and the path's
+        steps say it in words.)"""
+        member = self.members[i]
+        assert member is not None
+        self.act(i, member.request(self.model.menu[k], now=self.now)[1])
+
     def _groups(self, event: tuple[Any, ...]) -> list[list[int]]:
         """What a split or cut separates, as the trace says it: two sides (a cut link:
         its two ends)."""
@@ -146,6 +160,8 @@ class _Run:
             member = self.members[i]
             assert member is not None
             self.act(i, member.peer_dead(model.ids[peer], now=self.now))
+        elif what == "change":
+            self.ask(event[1], event[2])
         elif what == "tick":
             self.ticks += 1
             self.now = self.ticks * model.timing.tick
@@ -157,7 +173,7 @@ class _Run:
         elif what in ("restart", "wipe"):
             i = event[1]
             if what == "wipe":
-                self.kept[i] = (0, None)
+                self.kept[i] = (0, None, None)
             self.drop(model.outgoing[i], f"P{model.ids[i]} restarted: a frame of its last life")
             self.record(i, "restart")
             self.start(i)
@@ -183,8 +199,7 @@ def service_records(
     if step is not None:
         run.stamp = 0.0
     for i in range(model.n):  # as the model starts them: every node up, then the frames
-        floor, acknowledged = run.kept[i]
-        run.members[i] = model.nodes[i].make(floor, acknowledged)
+        run.members[i] = model.nodes[i].make(*run.kept[i])
     for i in range(model.n):
         member = run.members[i]
         assert member is not None

@@ -1,0 +1,119 @@
+"""A membership change explored in the service model (``explore --service --changes``):
+the real members asked by an operator for a change at any moment, under the service's
+clocks and faults, with the configuration kept in each node's state file as
+``ringleader node`` keeps it (``docs/design/membership.md``, "Where it stands")."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from ringleader.actors.crashes import Configuration, Remove
+from ringleader.actors.exploration.service import (
+    FAULT_EVENTS,
+    ServiceModel,
+    ServiceOptions,
+    search,
+    service_records,
+)
+from ringleader.cluster import service_model
+from ringleader.topologies import load_config
+from tests.actors.exploration.test_explore_service import SERVICE, ringleader
+
+FOUNDING = Configuration.founding([1, 2, 3])
+
+
+def _model(**options: int) -> ServiceModel:
+    return service_model(load_config(SERVICE), ServiceOptions(**options))
+
+
+def test_one_change_at_any_moment_is_explored_completely_and_breaks_nothing() -> None:
+    model = _model(changes=1)
+    found = search(model)
+    assert found.complete and found.progress_checked and not found.findings
+    assert (found.states, found.depth) == (32_124, 547)
+    # The settled leader, P3, is asked to remove each member (itself: it hands over).
+    events = enumerate(model.events)
+    asked = sorted(model.describe(e) for e, event in events if event[0] == "change")
+    assert asked == [f"an operator asks P3 to remove P{n}" for n in (1, 2, 3)]
+    # A removal of a follower is kept by the leader and the voter left.
+    kept = {k[2] for k in model.kept}
+    assert kept == {None, FOUNDING.remove(1, 5), FOUNDING.remove(2, 5)}
+
+
+def _run_until(
+    model: ServiceModel,
+    state: tuple[int, ...],
+    done: Callable[[tuple[int, ...]], bool],
+    path: list[int],
+) -> tuple[int, ...]:
+    """Fault-free steps, the first enabled each time, until ``done(state)``; their
+    events onto ``path``."""
+    for _ in range(2_000):
+        if done(state):
+            return state
+        steps = [s for s in model.expand(state) if model.events[s[0]][0] not in FAULT_EVENTS]
+        number, state, broken = steps[0]
+        assert not broken
+        path.append(number)
+    raise AssertionError("not reached")
+
+
+def test_a_restarted_node_comes_back_with_the_configuration_its_state_file_kept() -> None:
+    model = _model(changes=1, crashes=1, restarts=1)
+    state, path = model.settle(model.initial()[0])
+    assert model.leading(state) == (3, 5)
+    change = ("change", 2, model.menu.index(Remove(1)))
+    assert change in model.enabled(state)
+    number, state, broken = model.take(state, change)
+    assert not broken
+    path.append(number)
+    without = FOUNDING.remove(1, 5)
+    K = model.K
+    state = _run_until(model, state, lambda s: model.kept[s[K + 1]][2] == without, path)
+    assert model.leading(state) is None or model.leading(state) == (3, 5)
+    # P2 crashes and restarts: its state file gives it voters 2,3, not the founding list.
+    _, crashed, _ = model.take(state, ("crash", 1))
+    _, restarted, _ = model.take(crashed, ("restart", 1))
+    assert model.nodes[1].configuration(restarted[1]) == without
+    # A node whose state was lost comes back with the founding configuration.
+    _, wiped, _ = model._restart(crashed, 1, wipe=True)
+    assert model.nodes[1].configuration(wiped[1]) == FOUNDING
+    assert model.kept[wiped[K + 1]][2] is None
+    # The run replays on fresh members, the operator's request included.
+    assert service_records(model, path)
+
+
+def test_no_change_is_offered_once_the_budget_is_spent_nor_to_a_follower() -> None:
+    model = _model(changes=1)
+    state, _ = model.settle(model.initial()[0])
+    offered = [c for c in model.enabled(state) if c[0] == "change"]
+    assert offered and {c[1] for c in offered} == {2}  # the leader alone
+    _, after, _ = model.take(state, offered[0])
+    assert not [c for c in model.enabled(after) if c[0] == "change"]
+    # Without --changes no change is ever offered, and the state says none is left.
+    plain = _model()
+    settled, _ = plain.settle(plain.initial()[0])
+    assert not [c for c in plain.enabled(settled) if c[0] == "change"]
+    assert settled[plain.C] == 0
+
+
+def test_explore_service_changes_option_in_json_and_words(tmp_path: Path) -> None:
+    args = ["explore", str(SERVICE), "--service", "--faults", "0", "--changes", "1"]
+    done = ringleader(*args, "--json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["changes"] == 1 and summary["states"] == 32_124 and summary["complete"]
+    words = ringleader(*args, cwd=tmp_path)
+    assert "faults: none; membership changes 1; quorum on" in words.stdout
+
+
+def test_once_a_change_is_made_the_faults_are_over_only_with_its_voters_majority_up() -> None:
+    model = _model(changes=1, crashes=1)
+    state, _ = model.settle(model.initial()[0])
+    _, crashed, _ = model.take(state, ("crash", 1))
+    assert model.up(crashed)  # voters 1,2,3: 1 and 3 are a majority
+    _, changed, _ = model.take(state, ("change", 2, model.menu.index(Remove(1))))
+    _, crashed, _ = model.take(changed, ("crash", 1))
+    assert not model.up(crashed)  # voters 2,3 with 2 down: nobody can be elected
