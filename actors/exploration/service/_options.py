@@ -35,7 +35,7 @@ class ServiceOptions:
     linked to one that crashed learns it (its connection refused), at any moment after
     the crash, if its config's ``fast_failover`` says so.  ``changes``: how many
     membership changes an operator may ask the leader for, one at a time, at any moment
-    (not a fault: see :data:`CHANGES`)."""
+    (not a fault: the changes asked are the ``CHANGES`` menu)."""
 
     crashes: int = 0
     restarts: int = 0
