@@ -261,6 +261,7 @@ class Run:
     wall: float  # the whole process
     cpu: float  # CPU seconds of the process and of every process it started
     peak: int  # peak resident bytes of the largest of them
+    workers: int = 1  # the processes that searched (--json's workers)
 
     @property
     def rate(self) -> float:
@@ -301,6 +302,7 @@ def run_search(path: Path, workers: int, *, service: bool = False) -> Run:
         wall,
         cpu,
         usage.ru_maxrss * 1024,
+        got.get("workers", 1),
     )
 
 
@@ -359,14 +361,24 @@ def table(folder: Path, quick: bool) -> None:
         f"{'model':<48} {'states':>10} {'1 worker/s':>11} {'2 workers/s':>12} "
         f"{'B/state':>8} {'peak RSS 1':>11} {'peak RSS 2':>11}"
     )
+    alone = []
     for label, path, service in rows:
         one = run_search(path, 1, service=service)
         two = None if service else run_search(path, 2)
+        shown = label
+        if two is not None and two.workers == 1:
+            alone.append(label)
+            shown += " *"
         print(
-            f"{label:<48} {one.states:>10,} {one.rate:>11,.0f} "
+            f"{shown:<48} {one.states:>10,} {one.rate:>11,.0f} "
             f"{'—' if two is None else f'{two.rate:,.0f}':>12} "
             f"{one.memory / one.states:>8,.1f} {one.peak / 2**20:>9,.0f}MB "
             f"{'—' if two is None else f'{two.peak / 2**20:,.0f}MB':>11}"
+        )
+    if alone:
+        print(
+            "* searched by one process on both sides: it needs whole states (runs of "
+            "different lengths meet), which --workers does not share out"
         )
 
 
