@@ -142,22 +142,8 @@ def _progress(console: Console) -> AbstractContextManager[Callable[..., None]]:
     return spinner(console, describe)
 
 
-def explore_command(args: argparse.Namespace, config: Config, out: Console, err: Console) -> int:
-    workers = args.workers or 1
-    if args.ray is not None and (args.service or args.exact):
-        raise UsageError(
-            "--ray shares out an election's search by fingerprints, alone or with "
-            f"--workers; not with {'--service' if args.service else '--exact'}"
-        )
-    if args.service and workers > 1:
-        raise UsageError("--workers shares out an election's search, not --service's")
-    if args.exact and workers > 1:
-        raise UsageError(
-            "--workers shares out the search by fingerprints: leave out --exact "
-            "(whole states are kept by one process only)"
-        )
-    if args.service:
-        return explore_service_command(args, config, out, err, _out_dir(args))
+def _refuse_service_options(args: argparse.Namespace) -> None:
+    """An option of ``--service``'s, given without it: one line, exit status 2."""
     for option in (
         "restarts",
         "wipes",
@@ -175,6 +161,27 @@ def explore_command(args: argparse.Namespace, config: Config, out: Console, err:
         if getattr(args, option) is not None:
             flag = option.replace("_", "-")
             raise UsageError(f"--{flag} needs --service (it explores a service's runs)")
+    if args.changes:  # (a count, 0 by default)
+        raise UsageError("--changes needs --service (it explores a service's runs)")
+
+
+def explore_command(args: argparse.Namespace, config: Config, out: Console, err: Console) -> int:
+    workers = args.workers or 1
+    if args.ray is not None and (args.service or args.exact):
+        raise UsageError(
+            "--ray shares out an election's search by fingerprints, alone or with "
+            f"--workers; not with {'--service' if args.service else '--exact'}"
+        )
+    if args.service and workers > 1:
+        raise UsageError("--workers shares out an election's search, not --service's")
+    if args.exact and workers > 1:
+        raise UsageError(
+            "--workers shares out the search by fingerprints: leave out --exact "
+            "(whole states are kept by one process only)"
+        )
+    if args.service:
+        return explore_service_command(args, config, out, err, _out_dir(args))
+    _refuse_service_options(args)
     from ringleader.actors.exploration import WorkerFailed  # noqa: PLC0415
     from ringleader.cluster import explore_config  # noqa: PLC0415
     from ringleader.traces import trace_header, write_runs  # noqa: PLC0415

@@ -520,6 +520,8 @@ def test_explore_service_refuses_the_notes_options_and_vice_versa() -> None:
     assert done.returncode == 2
     done = ringleader("explore", str(SERVICE), "--capacity", "3")
     assert done.returncode == 2 and "--capacity needs --service" in done.stderr
+    done = ringleader("explore", str(SERVICE), "--changes", "1")
+    assert done.returncode == 2 and "--changes needs --service" in done.stderr
     done = ringleader("explore", str(SERVICE), "--service", "--tick", "0.03")
     assert done.returncode == 2 and "0.03 s does not divide every timing" in done.stderr
 
