@@ -95,9 +95,10 @@ def test_a_threaded_run_with_two_leaders_at_once_is_unsafe_and_exits_1(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     """bully_pause in threads, with a shorter T and a longer pause: a loaded machine's
-    slow set-up (the pause counts from P3's boot) still leaves P2's T to run out first."""
+    slow set-up (the pause counts from P3's boot) still leaves P2's T to run out first
+    (a pause of 2 s did not, once, with two suites sharing two cores)."""
     config = tmp_path / "pause.toml"
-    text = PAUSE.read_text().replace("until = 1.0", "until = 2.0")
+    text = PAUSE.read_text().replace("until = 1.0", "until = 4.0")
     timeouts = "nodes = 3\nelection_timeout = 0.2\ncoordinator_timeout = 0.4\n"
     config.write_text(text.replace("nodes = 3\n", timeouts))
     trace = tmp_path / "pause.jsonl"
@@ -107,7 +108,7 @@ def test_a_threaded_run_with_two_leaders_at_once_is_unsafe_and_exits_1(
     (violation,) = _violations(data)
     assert (violation["kind"], violation["nodes"], violation["epoch"]) == ("two_leaders", [2, 3], 1)
     # P3 leads once it resumes, P2 since its T ran out; P2 steps down when it hears of P3.
-    assert 0.2 <= violation["at"] <= violation["until"] <= 5.0
+    assert 0.2 <= violation["at"] <= violation["until"] <= 8.0
     events = events_of(trace.read_text())
     (marked,) = [e for e in events if e["event"] == "violation"]
     assert (marked["check"], marked["nodes"], marked["epoch"]) == ("two_leaders", [2, 3], 1)
