@@ -21,9 +21,10 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
+
+from tests.conftest import eventually
 
 __all__ = ["RAY", "RayClusterFailed", "local_ray_cluster"]
 
@@ -96,12 +97,9 @@ def local_ray_cluster(cpus: int = 2) -> Iterator[tuple[str, dict[str, str]]]:
             start_new_session=True,  # its own process group: stopped as one
         )
     try:
-        deadline = time.monotonic() + 120
-        while head.poll() is None and time.monotonic() < deadline:  # until it is up
-            if "--block" in (temp / "head.log").read_text():
-                break
-            time.sleep(0.1)
-        said = (temp / "head.log").read_text()
+        head_log = temp / "head.log"
+        eventually(lambda: head.poll() is not None or "--block" in head_log.read_text(), 120)
+        said = head_log.read_text()
         if head.poll() is not None or "--block" not in said:
             raise RayClusterFailed(f"the Ray cluster did not start:\n{said}")
         yield f"127.0.0.1:{port}", env
@@ -109,9 +107,7 @@ def local_ray_cluster(cpus: int = 2) -> Iterator[tuple[str, dict[str, str]]]:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(head.pid, signal.SIGKILL)
         head.wait(30)
-        deadline = time.monotonic() + 30
-        while session(head.pid) and time.monotonic() < deadline:
-            time.sleep(0.1)
+        eventually(lambda: not session(head.pid), 30)
         left = session(head.pid)
         shutil.rmtree(temp, ignore_errors=True)
         if left:

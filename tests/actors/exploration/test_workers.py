@@ -11,7 +11,6 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,7 @@ from ringleader.actors.exploration._parts import owner
 from ringleader.cluster import explore_config, explore_options
 from ringleader.cluster._explored import explore_inputs
 from ringleader.topologies import Config, Overrides, load_config
+from tests.conftest import eventually
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "examples"
@@ -202,12 +202,9 @@ def test_two_worker_processes_find_what_one_finds(tmp_path: Path) -> None:
 # -- no worker left behind -----------------------------------------------------------------
 
 
-def _gone(pids: set[int], deadline: float) -> bool:
-    while time.monotonic() < deadline:
-        if not any(Path(f"/proc/{pid}").exists() for pid in pids):
-            return True
-        time.sleep(0.05)
-    return False
+def _gone(pids: set[int], timeout: float = 30) -> bool:
+    """Whether every process of ``pids`` is gone within ``timeout`` seconds."""
+    return bool(eventually(lambda: not any(Path(f"/proc/{pid}").exists() for pid in pids), timeout))
 
 
 def _pools() -> tuple[list[Processes], Any]:
@@ -233,7 +230,7 @@ def test_a_worker_that_dies_stops_the_search_and_the_others() -> None:
     with pytest.raises(WorkerFailed, match=r"explore worker 1 stopped \(exit code -9\)"):
         explore_parts(build, pool, 2, progress=kill)
     assert not made[0].processes  # closed: none left behind
-    assert _gone(pids, time.monotonic() + 30), "a worker outlived the search"
+    assert _gone(pids), "a worker outlived the search"
 
 
 def test_an_error_in_the_driver_stops_every_worker() -> None:
@@ -249,7 +246,7 @@ def test_an_error_in_the_driver_stops_every_worker() -> None:
     with pytest.raises(RuntimeError, match="the driver fails"):
         explore_parts(build, pool, 2, progress=fail)
     assert len(pids) == 2
-    assert _gone(pids, time.monotonic() + 30), "a worker outlived the search"
+    assert _gone(pids), "a worker outlived the search"
 
 
 def test_an_error_in_a_worker_is_told_and_stops_the_others() -> None:
@@ -258,7 +255,7 @@ def test_an_error_in_a_worker_is_told_and_stops_the_others() -> None:
     with pytest.raises(WorkerFailed, match="explore worker 0 failed: ValueError: no model here"):
         explore_parts(_fails_in_a_worker, pool, 2)
     assert not made  # the pool stopped its workers as it failed to start
-    assert _gone(_workers_of(os.getpid()) - before, time.monotonic() + 30)
+    assert _gone(_workers_of(os.getpid()) - before)
 
 
 def _fails_in_a_worker() -> Any:
@@ -310,7 +307,7 @@ def test_ctrl_c_leaves_no_worker_behind(tmp_path: Path) -> None:
         process.kill()
         process.wait()
     assert process.returncode != 0 and b"KeyboardInterrupt" in err
-    assert _gone(workers, time.monotonic() + 30), "a worker outlived the search"
+    assert _gone(workers), "a worker outlived the search"
 
 
 def _children(pid: int) -> set[int]:
