@@ -114,6 +114,18 @@ class Config:
     def n(self) -> int:
         return len(self.nodes)
 
+    @property
+    def founding(self) -> list[int]:
+        """The ids of the founding configuration's members: every node not ``spare``
+        (a spare is listed so that every node knows its address and its place, and a
+        service may add it live)."""
+        return [n.id for n in self.nodes if not n.spare]
+
+    @property
+    def spares(self) -> list[int]:
+        """The ids of the nodes listed ``spare = true``."""
+        return [n.id for n in self.nodes if n.spare]
+
     @cached_property
     def wiring(self) -> Wiring:
         return TOPOLOGIES[self.topology].build(self.nodes, self.edges)
@@ -158,6 +170,7 @@ class Config:
             suspect_after=0.0 if detector is None else _us(detector.suspect_after),
             lease=0.0 if lease is None else _us(lease.lease),
             quorum=lease is not None and bool(settings.get("quorum", 1.0)),
+            spares=tuple(self.spares),
         )
 
     @property
@@ -217,7 +230,10 @@ class Config:
             if flag in data:  # a bool in TOML
                 data[flag] = bool(data[flag])
         data.update(_given(optional))
-        data["nodes"] = [_given(asdict(node)) for node in self.nodes]
+        data["nodes"] = [
+            {k: v for k, v in _given(asdict(node)).items() if k != "spare" or v}
+            for node in self.nodes
+        ]
         if self.faults or self.network:
             data["faults"] = [_given(fault.as_dict()) for fault in self.faults]
             data["faults"] += [entry.as_toml() for entry in self.network]

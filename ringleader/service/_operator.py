@@ -11,6 +11,7 @@ Nodes answer only the operator, and only that question.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from typing import Any
 
 from ringleader.actors import agreement
@@ -24,14 +25,18 @@ from ._standalone import check_standalone
 __all__ = ["ask_status", "status_summary"]
 
 
-def ask_status(config: Config, *, timeout: float = 2.0) -> dict[int, NodeStatus | None]:
-    """Every node's status, or ``None`` for a node that did not answer within ``timeout``.
+def ask_status(
+    config: Config, *, timeout: float = 2.0, nodes: Iterable[int] | None = None
+) -> dict[int, NodeStatus | None]:
+    """Every node's status (``nodes``: those nodes' only), or ``None`` for a node that did
+    not answer within ``timeout``.
 
     The nodes answer by connecting back to this machine, on a free port of the address
     it uses to reach the first node: a firewall between them must let that through.
     """
     check_standalone(config)
-    answers: dict[int, NodeStatus | None] = {n.id: None for n in config.nodes}
+    asked = [n.id for n in config.nodes] if nodes is None else list(nodes)
+    answers: dict[int, NodeStatus | None] = dict.fromkeys(asked)
     with operator_line(config, answers, timeout=timeout) as line:
         _ask(line, answers, Deadline(timeout))
     return answers
