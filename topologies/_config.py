@@ -20,6 +20,7 @@ from ringleader.actors.faults import NetworkFault
 from ringleader.transport import CurveKeys, Unencodable, layout
 
 from ._custom import custom_algorithm, is_custom
+from ._errors import ConfigError
 from ._keys import configured_secret, is_loopback, load_curve_keys, read_secret
 from ._registry import TOPOLOGIES
 from ._schema import DETECTOR_DEFAULTS
@@ -125,6 +126,20 @@ class Config:
     def spares(self) -> list[int]:
         """The ids of the nodes listed ``spare = true``."""
         return [n.id for n in self.nodes if n.spare]
+
+    def check_no_spares(self, what: str) -> None:
+        """Raise a :class:`ConfigError` if a node is ``spare``: ``what`` (a run of the
+        notes' rules, the simulator, the explorer without ``--service``) elects among
+        every node, and has no members to add one to."""
+        for index, spec in enumerate(self.nodes):
+            if spec.spare:
+                raise ConfigError(
+                    self.source,
+                    f"nodes[{index}].spare",
+                    f"{what} elects among every node: a spare is for a service "
+                    "(ringleader node, or explore --service)",
+                    "leave spare out, or run the nodes with ringleader node",
+                )
 
     @cached_property
     def wiring(self) -> Wiring:

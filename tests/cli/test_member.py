@@ -10,6 +10,7 @@ import pytest
 
 from ringleader.cli import main
 from tests.nodes import write_config
+from tests.paths import ROOT
 
 MESH = 'topology = "full_mesh"\nalgorithm = "bully"\ntransport = "tcp"\n'
 
@@ -63,3 +64,15 @@ def test_member_needs_a_change_and_an_id(
         main(["member", "add", str(path)])
     assert exited.value.code == 2
     assert "--id" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("command", "what"),
+    [(["run"], "ringleader run"), (["explore"], "ringleader explore (without --service)")],
+)
+def test_a_run_of_the_notes_rules_refuses_a_spare_in_one_line(
+    capsys: pytest.CaptureFixture[str], command: list[str], what: str
+) -> None:
+    code, _, err = cli(capsys, *command, str(ROOT / "examples" / "service" / "spare.toml"))
+    assert code == 2 and err.count("\n") == 1
+    assert f"nodes[3].spare: {what} elects among every node: a spare is for a service" in err
