@@ -60,11 +60,6 @@ def add_member_command(commands: Any) -> argparse.ArgumentParser:
             help="give up after S s (default 10)",
         )
         sub.set_defaults(handler=_member)
-    add.add_argument(
-        "--address",
-        metavar="ADDRESS",
-        help="where node N listens (default: its address in CONFIG)",
-    )
     return parser
 
 
@@ -74,7 +69,7 @@ def _member(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     try:
         if args.change == "add":
-            done = add_member(config, args.node, address=args.address, timeout=args.timeout)
+            done = add_member(config, args.node, timeout=args.timeout)
         else:
             done = remove_member(config, args.node, timeout=args.timeout)
     except MembershipRefused as refused:

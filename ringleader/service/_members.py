@@ -61,23 +61,18 @@ class MemberChange:
     took_s: float
 
 
-def add_member(
-    config: Config, node: int, *, address: str | None = None, timeout: float = 10.0
-) -> MemberChange:
-    """Have the leader of ``config``'s cluster add node ``node`` (listening at
-    ``address``, by default where ``config`` lists it) and wait until it is a voter in a
+def add_member(config: Config, node: int, *, timeout: float = 10.0) -> MemberChange:
+    """Have the leader of ``config``'s cluster add node ``node`` (where ``config`` lists
+    it: every node links to the nodes it lists) and wait until it is a voter in a
     committed configuration; raises :class:`~ringleader.MembershipRefused` saying why if
     it is not within ``timeout`` s."""
     check_standalone(config)
-    listed = config.addresses.get(node)
-    if node not in config.addresses and not any(n.id == node for n in config.nodes):
+    address = config.addresses.get(node)
+    if address is None:
         raise MembershipRefused(
             f"node {node} is not listed in {config.source or 'the config'}: add it there "
             "with spare = true (every node must know its address), then add it"
         )
-    address = address or listed
-    if address is None:
-        raise MembershipRefused(f"node {node} has no address: give one")
     return _change(config, "add", node, address, timeout=timeout, done=lambda c: node in c.voters)
 
 
