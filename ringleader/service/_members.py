@@ -32,7 +32,7 @@ from ringleader.topologies import Config
 from ringleader.transport import Deadline
 
 from ._operator import ask_status
-from ._operator_line import ASK_AGAIN, operator_line
+from ._operator_line import ask_once_answered
 from ._standalone import check_standalone
 
 __all__ = ["MemberChange", "add_member", "remove_member"]
@@ -164,14 +164,13 @@ def _new_leader(config: Config, previous: int, deadline: Deadline) -> int:
 def _ask(config: Config, leader: int, query: MemberQuery, deadline: Deadline) -> MemberAnswer:
     """Send the question to ``leader`` until it answers (on a line of its own: the node
     answers a line's repeats with its first answer, and makes a change once)."""
-    with operator_line(config, [leader], timeout=max(0.1, deadline.left())) as line:
-        question = MemberQuery(query.change, query.node, query.address, line.address)
-        asked = -ASK_AGAIN
-        while deadline.left() > 0:
-            now = time.monotonic()
-            if now - asked >= ASK_AGAIN and line.ask(leader, question):
-                asked = now
-            for sender, message in line.answers(deadline):
-                if type(message) is MemberAnswer and sender == leader:
-                    return message
-    raise MembershipRefused(f"node {leader} did not answer within the time given")
+    answer = ask_once_answered(
+        config,
+        leader,
+        lambda reply_to: MemberQuery(query.change, query.node, query.address, reply_to),
+        MemberAnswer,
+        deadline,
+    )
+    if answer is None:
+        raise MembershipRefused(f"node {leader} did not answer within the time given")
+    return answer

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import socket
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 import zmq
 
@@ -23,7 +23,9 @@ from ringleader.errors import FrameRejected
 from ringleader.topologies import Config, cluster_codec, node_secret
 from ringleader.transport import Deadline, Links, Mailbox, Session, SocketOptions, ZmqNetwork
 
-__all__ = ["ASK_AGAIN", "OperatorLine", "operator_line"]
+__all__ = ["ASK_AGAIN", "OperatorLine", "ask_once_answered", "operator_line"]
+
+AnswerT = TypeVar("AnswerT")
 
 #: Seconds between questions to a node that has not answered.  A node's first answer is
 #: lost if its link back here is still connecting; it answers a repeat the same way.
@@ -65,6 +67,30 @@ class OperatorLine:
             except FrameRejected:
                 continue
             yield header.sender, message
+
+
+def ask_once_answered(
+    config: Config,
+    node: int,
+    question: Callable[[str], Any],
+    answer: type[AnswerT],
+    deadline: Deadline,
+) -> AnswerT | None:
+    """Ask ``node`` the question ``question(reply_address)`` makes, on a line of its own,
+    again every :data:`ASK_AGAIN` s until it answers with an ``answer``; that answer, or
+    ``None`` when ``deadline`` passes first."""
+    with operator_line(config, [node], timeout=max(0.1, deadline.left())) as line:
+        asked_once = question(line.address)
+        asked = -ASK_AGAIN
+        while deadline.left() > 0:
+            now = time.monotonic()
+            # Again until answered (see ASK_AGAIN).
+            if now - asked >= ASK_AGAIN and line.ask(node, asked_once):
+                asked = now
+            for sender, message in line.answers(deadline):
+                if type(message) is answer and sender == node:
+                    return message
+    return None
 
 
 @contextmanager

@@ -21,7 +21,7 @@ from ringleader.topologies import Config
 from ringleader.transport import Deadline
 
 from ._operator import ask_status
-from ._operator_line import ASK_AGAIN, operator_line
+from ._operator_line import ask_once_answered
 from ._standalone import check_standalone
 
 __all__ = ["Transfer", "transfer"]
@@ -82,17 +82,10 @@ def _leader(config: Config, deadline: Deadline) -> int:
 
 def _ask(config: Config, leader: int, to: int, deadline: Deadline) -> None:
     """Send the question to ``leader`` until it answers; raise if it refuses."""
-    with operator_line(config, [leader], timeout=max(0.1, deadline.left())) as line:
-        query = TransferQuery(to, line.address)
-        asked = -ASK_AGAIN
-        while deadline.left() > 0:
-            now = time.monotonic()
-            # Again until answered (see ASK_AGAIN).
-            if now - asked >= ASK_AGAIN and line.ask(leader, query):
-                asked = now
-            for sender, message in line.answers(deadline):
-                if type(message) is TransferAnswer and sender == leader:
-                    if message.refused is not None:
-                        raise TransferRefused(message.refused)
-                    return
-    raise TransferRefused(f"node {leader} did not answer within the time given")
+    answer = ask_once_answered(
+        config, leader, lambda reply_to: TransferQuery(to, reply_to), TransferAnswer, deadline
+    )
+    if answer is None:
+        raise TransferRefused(f"node {leader} did not answer within the time given")
+    if answer.refused is not None:
+        raise TransferRefused(answer.refused)
