@@ -1,7 +1,7 @@
 """Side by side with etcd's election on this machine: failover, and a membership change.
 
     apt-get install -y etcd-server etcd-client   # Debian's etcd 3.4, etcd and etcdctl
-    python benchmarks/etcd_side.py               # 4 cells, 5 runs a side, alternated
+    python benchmarks/etcd_side.py               # 5 cells, 5 runs a side, alternated
     python benchmarks/etcd_side.py --quick       # one run a side, a smoke run
     python benchmarks/etcd_side.py --only kill pause --runs 9
 
@@ -24,13 +24,14 @@ lease, as etcd's Go client does it).  The leader is the campaigner holding the e
 key (the oldest key under the election's prefix); a failover ends when another
 campaigner's ``Campaign`` returns.  The session lease's TTL is 1 s, the least etcd
 grants (whole seconds; at least 1.5 election timeouts): a campaigner killed or paused
-keeps the key until its lease expires, and etcd's leader looks for expired leases every
-500 ms, so etcd's failover is 1 to 1.5 s plus the time to hand the key on, whatever its
-raft settings.  ``etcdctl elect`` has no TTL flag (its session lasts 60 s), hence the
-campaigner.  It is the campaigner that is killed or paused, not its member: the members
+keeps the key until its lease expires, 1 s after its last renewal (renewed every third
+of a second), and etcd's leader looks for expired leases every 500 ms: etcd's failover
+is about 0.7 to 1.5 s plus the time to hand the key on, whatever its raft settings.
+``etcdctl elect`` has no TTL flag (its session lasts 60 s), hence the campaigner.  In
+cells 1 and 2 it is the campaigner that is killed or paused, not its member: the members
 are the election's service, the campaigners its clients, and a client's crash is what
-etcd's election has to survive (a member's crash is raft's business, and leaves the key
-where it is if its campaigner can reach another member).
+etcd's election has to survive.  Cell 5 loses the leader's whole machine: its campaigner
+and its member, the raft leader, together.
 
 The cells:
 
@@ -48,11 +49,18 @@ The cells:
    held by the campaigner on it) → another leads (lease; key); the same runs give the
    time until the removal is committed (the command returned) and, for etcd, until the
    two remaining members name a new raft leader.
+5. ``machine``: the leader's machine lost → another leads.  etcd: SIGKILL of the leading
+   campaigner and of its member, the raft leader, at once (a new raft leader renews every
+   lease for a whole TTL when it takes over, so the key moves a TTL after the new raft
+   leader); ringleader: SIGKILL of the leading node, as in cell 1 (a node is its own
+   member).
 
 The ringleader side of cells 3 and 4 needs ``ringleader member`` (issue 32); without it
 they measure etcd alone, saying so.  If etcd is not installed, the benchmark says how to
-install it and exits 2.  Every process it starts is in a process group of its own, killed
-at the end of its run and again on the way out (an error, Ctrl-C, SIGTERM).
+install it and exits 2; a run that does not reach what it waits for within 30 s is a
+PROBLEM line and exit 1; Ctrl-C exits 130.  Every process it starts is in a process
+group of its own, killed at the end of its run and again on the way out (an error,
+Ctrl-C, SIGTERM).
 """
 
 from __future__ import annotations
@@ -98,7 +106,7 @@ RL_HEARTBEAT = 0.05
 RL_SUSPECT_AFTER = 0.3
 #: The longest any step may take before the run counts as failed, s.
 PATIENCE = 30.0
-CELLS = ("kill", "pause", "add", "remove")
+CELLS = ("kill", "pause", "add", "remove", "machine")
 ELECTION = "etcd-side"
 
 Event = dict[str, Any]
@@ -557,6 +565,30 @@ def etcd_kill() -> float:
         return leads - killed
 
 
+def etcd_machine(extra: Extra) -> float:
+    with etcd_cluster() as cluster:
+        cluster.up()
+        raft = cluster.raft_leader()
+        cluster.campaigners_up(first=raft)
+        remaining = [m for m in cluster.members if m is not raft]
+        assert raft.process is not None
+        killed = time.monotonic()
+        cluster.campaigners[raft.name].signal(signal.SIGKILL)
+        raft.process.signal(signal.SIGKILL)
+        until(lambda: new_raft_leader(remaining, raft), "new raft leader")
+        extra.add(
+            "etcd: until both remaining members name a new raft leader", time.monotonic() - killed
+        )
+        _, leads = cluster.elected(raft.name, killed)
+        return leads - killed
+
+
+def new_raft_leader(remaining: Sequence[Member], old: Member) -> bool:
+    """Whether every remaining member names one raft leader, not ``old``."""
+    leaders = {m.leader() for m in remaining}
+    return len(leaders) == 1 and not leaders & {0, old.id}
+
+
 def ringleader_pause(command: Sequence[str]) -> float:
     with ringleader_cluster(command) as cluster:
         leader = cluster.up()
@@ -631,9 +663,10 @@ def ringleader_remove(command: Sequence[str], extra: Extra) -> float:
     with ringleader_cluster(command) as cluster:
         leader = cluster.up()
         began = time.monotonic()
-        returned, _ = cluster.member("remove", "--id", str(leader))
+        returned, done = cluster.member("remove", "--id", str(leader))
         _, leads = cluster.new_lease(leader, began)
         extra.add("ringleader member remove, until it returned", returned - began)
+        extra.add("ringleader member remove, its took_s", float(done["took_s"]))
         return leads - began
 
 
@@ -646,12 +679,7 @@ def etcd_remove(extra: Extra) -> float:
         began, returned, _ = cluster.reconfigure(
             "member", "remove", f"{raft.id:x}", members=remaining
         )
-
-        def new_raft_leader() -> bool:
-            leaders = {m.leader() for m in remaining}
-            return len(leaders) == 1 and not leaders & {0, raft.id}
-
-        until(new_raft_leader, "new raft leader")
+        until(lambda: new_raft_leader(remaining, raft), "new raft leader")
         raft_elected = time.monotonic()
         _, leads = cluster.elected(raft.name, began)
         extra.add("etcdctl member remove, until it returned", returned - began)
@@ -672,7 +700,7 @@ class Cell:
 
 
 def cells(command: Sequence[str], member: bool) -> dict[str, Cell]:
-    add_extra, remove_extra = Extra(), Extra()
+    add_extra, remove_extra, machine_extra = Extra(), Extra(), Extra()
     return {
         "kill": Cell(
             "kill",
@@ -700,6 +728,14 @@ def cells(command: Sequence[str], member: bool) -> dict[str, Cell]:
             (lambda: ringleader_remove(command, remove_extra)) if member else None,
             lambda: etcd_remove(remove_extra),
             remove_extra,
+        ),
+        "machine": Cell(
+            "machine",
+            "5. the leader's machine lost → another leads (etcd: its campaigner and its "
+            "member, the raft leader, killed)",
+            lambda: ringleader_kill(command),
+            lambda: etcd_machine(machine_extra),
+            machine_extra,
         ),
     }
 
@@ -835,7 +871,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     member = member_available(command)
     header(command, runs, member)
     signal.signal(signal.SIGTERM, on_sigterm)
-    rows, ratios, problems = run_cells(args.only or list(CELLS), command, member, runs)
+    try:
+        rows, ratios, problems = run_cells(args.only or list(CELLS), command, member, runs)
+    except KeyboardInterrupt:
+        print("etcd_side: interrupted (every process it started is stopped)", file=sys.stderr)
+        return 130
     print(f"\nSummary ({runs} runs a side; load now {loads()})")
     if rows:
         for line in table(rows, ratios):
