@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from ringleader.errors import (
         ConfigError,
         FrameRejected,
+        MembershipRefused,
         RingleaderError,
         SetupError,
         StateError,
@@ -76,6 +77,7 @@ _HOMES = {
     "LeaderChange": "ringleader.service",
     "LeadershipView": "ringleader.service",
     "LocalCluster": "ringleader.cluster",
+    "MembershipRefused": "ringleader.errors",
     "Node": "ringleader.service",
     "NodeReport": "ringleader.reports",
     "Observer": "ringleader.service",
@@ -102,6 +104,7 @@ __all__ = [
     "LeaderChange",
     "LeadershipView",
     "LocalCluster",
+    "MembershipRefused",
     "Node",
     "NodeReport",
     "Observer",

@@ -16,6 +16,7 @@ from ringleader.transport import FrameRejected, RingleaderError, TransportError
 __all__ = [
     "ConfigError",
     "FrameRejected",
+    "MembershipRefused",
     "RingleaderError",
     "SetupError",
     "StateError",
@@ -44,3 +45,10 @@ class TransferRefused(RingleaderError):
     """A leader would not hand over to the node asked for (``Node.resign(to=...)``,
     ``ringleader transfer``): the message says why — it does not lead, or that node is
     not a live member of the cluster."""
+
+
+class MembershipRefused(RingleaderError):
+    """The cluster made no membership change (``ringleader member add|remove``,
+    :func:`ringleader.service.add_member`): the message says why in one line — no node
+    leads, the node is not listed, a change is still pending, a removal would leave no
+    live majority — or the change was made but not committed in the time given."""

@@ -20,6 +20,7 @@ from ringleader.actors.faults import NetworkFault
 from ringleader.transport import CurveKeys, Unencodable, layout
 
 from ._custom import custom_algorithm, is_custom
+from ._errors import ConfigError
 from ._keys import configured_secret, is_loopback, load_curve_keys, read_secret
 from ._registry import TOPOLOGIES
 from ._schema import DETECTOR_DEFAULTS
@@ -114,6 +115,32 @@ class Config:
     def n(self) -> int:
         return len(self.nodes)
 
+    @property
+    def founding(self) -> list[int]:
+        """The ids of the founding configuration's members: every node not ``spare``
+        (a spare is listed so that every node knows its address and its place, and a
+        service may add it live)."""
+        return [n.id for n in self.nodes if not n.spare]
+
+    @property
+    def spares(self) -> list[int]:
+        """The ids of the nodes listed ``spare = true``."""
+        return [n.id for n in self.nodes if n.spare]
+
+    def check_no_spares(self, what: str) -> None:
+        """Raise a :class:`ConfigError` if a node is ``spare``: ``what`` (a run of the
+        notes' rules, the simulator, the explorer without ``--service``) elects among
+        every node, and has no members to add one to."""
+        for index, spec in enumerate(self.nodes):
+            if spec.spare:
+                raise ConfigError(
+                    self.source,
+                    f"nodes[{index}].spare",
+                    f"{what} elects among every node: a spare is for a service "
+                    "(ringleader node, or explore --service)",
+                    "leave spare out, or run the nodes with ringleader node",
+                )
+
     @cached_property
     def wiring(self) -> Wiring:
         return TOPOLOGIES[self.topology].build(self.nodes, self.edges)
@@ -158,6 +185,7 @@ class Config:
             suspect_after=0.0 if detector is None else _us(detector.suspect_after),
             lease=0.0 if lease is None else _us(lease.lease),
             quorum=lease is not None and bool(settings.get("quorum", 1.0)),
+            spares=tuple(self.spares),
         )
 
     @property
@@ -217,7 +245,10 @@ class Config:
             if flag in data:  # a bool in TOML
                 data[flag] = bool(data[flag])
         data.update(_given(optional))
-        data["nodes"] = [_given(asdict(node)) for node in self.nodes]
+        data["nodes"] = [
+            {k: v for k, v in _given(asdict(node)).items() if k != "spare" or v}
+            for node in self.nodes
+        ]
         if self.faults or self.network:
             data["faults"] = [_given(fault.as_dict()) for fault in self.faults]
             data["faults"] += [entry.as_toml() for entry in self.network]

@@ -58,7 +58,7 @@ KEYS = (
     "state_dir",
 )
 #: The keys of one ``[[nodes]]`` table, and of one ``[[faults]]`` table.
-NODE_KEYS = ("id", "capacity", "address", "advertise", "parent", "suspect_after")
+NODE_KEYS = ("id", "capacity", "address", "advertise", "parent", "suspect_after", "spare")
 FAULT_KEYS = ("at", "crash", "restart_after", "after")
 #: What a fault's ``at`` counts from: the first leader (default), or the run's start.
 FAULT_AFTER = ("leader", "start")

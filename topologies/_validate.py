@@ -511,6 +511,12 @@ class _Validator:
                     )
                 seen_addresses[dial] = other
             specs.append(spec)
+        if all(spec.spare for spec in specs):
+            raise self.error(
+                "nodes",
+                "every node is spare: a cluster needs a member to begin with",
+                "leave spare = true out of the nodes the cluster begins with",
+            )
         return tuple(specs)
 
     def node(self, index: int, entry: Any, transport: str) -> NodeSpec:
@@ -545,7 +551,14 @@ class _Validator:
         suspect_after = entry.get("suspect_after")
         if suspect_after is not None:
             suspect_after = self.seconds(f"{key}.suspect_after", suspect_after)
-        return NodeSpec(node_id, capacity, address, parent, suspect_after, advertise)
+        spare = entry.get("spare", False)
+        if not isinstance(spare, bool):
+            raise self.error(
+                f"{key}.spare",
+                f"{spare!r} is not true or false",
+                "spare = true lists a node a service may add live; leave it out otherwise",
+            )
+        return NodeSpec(node_id, capacity, address, parent, suspect_after, advertise, spare)
 
     def advertise(self, key: str, entry: dict[str, Any], transport: str) -> str | None:
         """The node's ``advertise`` address (what its peers dial), checked against its

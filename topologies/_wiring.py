@@ -25,6 +25,9 @@ class NodeSpec:
     #: The address peers and operators dial, when not the bound ``address`` (a node
     #: behind NAT, a container's port mapping, or one that binds every interface).
     advertise: str | None = None
+    #: Listed but not a member of the founding configuration (``spare = true``): a
+    #: service may add it live (``ringleader member add``); until then it takes no part.
+    spare: bool = False
 
     @property
     def dial(self) -> str | None:

@@ -81,7 +81,7 @@ WATCHER = OPERATOR + 1
 #: them, and is refused as ``bad_version`` instead.  6: ``ping`` and ``pong`` carry the
 #: sender's configuration key (and the configuration itself when the other's is older):
 #: a node of format 5 would read neither, and is refused the same way.
-FORMAT_VERSION = 6
+FORMAT_VERSION = 7
 MAC_SIZE = 32
 #: A kind is one byte.
 MAX_KINDS = 256

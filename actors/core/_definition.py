@@ -54,11 +54,17 @@ class ClusterDefinition:
     suspect_after: float
     lease: float
     quorum: bool
+    #: The nodes listed but not in the founding configuration (``spare = true``).
+    spares: tuple[int, ...] = ()
 
     @property
     def cluster_id(self) -> int:
-        """The 64-bit id every frame of this cluster carries: a digest of all of it."""
-        text = json.dumps(asdict(self), sort_keys=True, separators=(",", ":"))
+        """The 64-bit id every frame of this cluster carries: a digest of all of it
+        (``spares`` only when there are some: a config without keeps its id)."""
+        fields = asdict(self)
+        if not self.spares:
+            del fields["spares"]
+        text = json.dumps(fields, sort_keys=True, separators=(",", ":"))
         digest = hashlib.sha256(f"{_DIGEST}\n{text}".encode()).digest()
         return int.from_bytes(digest[:8], "big")
 
@@ -138,6 +144,13 @@ def differences(theirs: ClusterDefinition, mine: ClusterDefinition) -> list[Diff
         found.append(
             Difference(
                 "quorum", *(f"quorum {'on' if q else 'off'}" for q in (theirs.quorum, mine.quorum))
+            )
+        )
+    if theirs.spares != mine.spares:
+        found.append(
+            Difference(
+                "spares",
+                *(f"spares {','.join(map(str, d.spares)) or 'none'}" for d in (theirs, mine)),
             )
         )
     if theirs.edges != mine.edges:

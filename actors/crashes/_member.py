@@ -81,6 +81,7 @@ from ._membership import (
     Acknowledged,
     Add,
     Changed,
+    Committed,
     Follow,
     Heard,
     Lead,
@@ -142,6 +143,7 @@ class Member:
         "_now",
         "_older",
         "_out",
+        "_parting",
         "_plain",
         "_promise_due",
         "_sitting_out",
@@ -192,6 +194,10 @@ class Member:
         #: key: its next heartbeat to them carries the configuration itself.  (Immutable:
         #: the empty one is shared, and a simulated run holds 100,000 members.)
         self._older: frozenset[int] = _NOBODY
+        #: Members a change of this leader's removed, until it is committed: its
+        #: heartbeat goes to them too, carrying the configuration, so that a removed node
+        #: that still hears it learns it is no member any more (and stops).
+        self._parting: frozenset[int] = _NOBODY
         #: This node learned a configuration without itself: it takes no part in rounds
         #: (one restarted with such a configuration kept has retired already).
         self.retired = configuration is not None and view.id not in configuration.members
@@ -328,6 +334,18 @@ class Member:
             self.rewatch()
 
     @property
+    def committed(self) -> bool:
+        """Whether this node leads and its configuration is committed in its round (a
+        majority of its voters acknowledged a heartbeat carrying it): it may change it."""
+        membership = self.membership
+        return (
+            membership is not None
+            and self.state is NodeState.LEADER
+            and membership.committed is not None
+            and membership.committed.key == membership.configuration.key
+        )
+
+    @property
     def configuration_key(self) -> tuple[int, int]:
         """The key of this node's configuration (the founding one's, ``(0, 0)``, without
         one): what its heartbeats and its answers to them carry."""
@@ -337,12 +355,26 @@ class Member:
     def _membership(self, actions: list[MembershipAction]) -> None:
         """Carry out what the membership asks (``Keep``: the :class:`Persist` this
         event's actions begin with, see :meth:`_reports`)."""
+        was_retired = self.retired
         for action in actions:
             if type(action) is Changed:
                 self._configure(action.configuration)
                 self._older = frozenset(self._peers())  # (their answers show an older key)
+                members = action.configuration.members
+                parting = action.previous.members - members - {self.id}
+                if parting or self._parting:
+                    self._parting = (self._parting | parting) - members
                 self.retired = False
+                self._out.append(
+                    Notice("configuration", None, self.epoch, action.configuration.describe())
+                )
+            elif type(action) is Committed:
+                self._parting = _NOBODY  # (told with the heartbeats since the change)
             elif type(action) is Retired:
+                if not was_retired:  # (a node that was no member: nothing to say)
+                    configuration = self.configuration
+                    what = "" if configuration is None else configuration.describe()
+                    self._out.append(Notice("removed", self.id, self.epoch, what))
                 self.retired = True
 
     def answer_heartbeat(self, leader: int, ping: Ping, epoch: int, answer: int) -> None:
@@ -1013,6 +1045,10 @@ class Member:
             full = Ping(seq, version, made_in, configuration) if older else ping
         for peer in lease.peers:
             self._out.append(Send(peer, full if peer in older else ping, epoch))
+        if self._parting and configuration is not None:
+            told = Ping(seq, configuration.version, configuration.epoch, configuration)
+            for peer in self._parting:
+                self._out.append(Send(peer, told, epoch))
         return set(lease.peers)
 
     def demote(self, reason: str, *, rejoin: bool = True) -> None:
@@ -1101,11 +1137,10 @@ class Member:
                 if not self._sitting_out:
                     self.answer_heartbeat(sender, message, epoch, self._answering_epoch())
                 return
-        lease = self.lease
         if seq > 0 and isinstance(message, Pong):  # an answer to this node's heartbeat
-            current = self._answered(sender, message, epoch)
-            if lease is not None and lease.answer(sender, seq, epoch, self._now, current=current):
-                self._leads_with(lease)
+            if sender in self._parting:  # a member removed: told, it counts for nothing
+                return
+            self._heartbeat_answered(sender, message, epoch)
         if self._sitting_out:
             return
         if kind == "ping":
@@ -1124,6 +1159,13 @@ class Member:
             assert self.settings is not None
             self._behind = True
             self._out.append(SetTimer(BEHIND, self.settings.suspect_after))
+
+    def _heartbeat_answered(self, sender: int, pong: Pong, epoch: int) -> None:
+        """``sender`` answered this node's heartbeat: the membership and the lease hear it."""
+        current = self._answered(sender, pong, epoch)
+        lease = self.lease
+        if lease is not None and lease.answer(sender, pong.seq, epoch, self._now, current=current):
+            self._leads_with(lease)
 
     def _answered(self, peer: int, pong: Pong, epoch: int) -> bool:
         """``peer`` answered this node's heartbeat in round ``epoch`` with ``pong``:
@@ -1205,12 +1247,13 @@ class Member:
 
     def _membership_key(self) -> Hashable:
         """The membership's part of :meth:`key`: its own state (the configuration, who
-        answered with which key, what is committed), who is sent the configuration, and
-        whether this node retired."""
+        answered with which key, what is committed), who is sent the configuration (the
+        members that answered with an older one, those a change removed), and whether
+        this node retired."""
         membership = self.membership
         if membership is None:
             return None
-        return (membership.key(), self._older, self.retired)
+        return (membership.key(), self._older, self._parting, self.retired)
 
     def __repr__(self) -> str:
         return f"<Member {self.id} {self.election!r}>"

@@ -13,7 +13,8 @@ This is where the network stack comes in (Pykka, ZeroMQ, the codec); the electio
 - :class:`NodeEvent` (as it happens) and :class:`NodeStatus` (when asked): what a node
   reports.
 - :data:`OPERATOR`, :class:`StatusQuery`, :class:`StatusAnswer`, :class:`TransferQuery`,
-  :class:`TransferAnswer`, :class:`WatchQuery`, :class:`LeadershipNotice`: the
+  :class:`TransferAnswer`, :class:`MemberQuery`, :class:`MemberAnswer`,
+  :class:`WatchQuery`, :class:`LeadershipNotice`: the
   operator's questions and their answers;
   :func:`wire_kinds`: every kind a node's codec must know.
 - :class:`Identity`, :class:`ClusterNotice`: a service node's cluster identity, and the
@@ -33,6 +34,8 @@ from ._queries import (
     WATCH_KINDS,
     WATCHER,
     LeadershipNotice,
+    MemberAnswer,
+    MemberQuery,
     StatusAnswer,
     StatusQuery,
     TransferAnswer,
@@ -62,6 +65,8 @@ __all__ = [
     "Leadership",
     "LeadershipNotice",
     "Listen",
+    "MemberAnswer",
+    "MemberQuery",
     "NodeActor",
     "NodeEvent",
     "NodeStatus",

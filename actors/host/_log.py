@@ -81,6 +81,15 @@ class NodeLines:
             )
         if kind == "stalled":
             return None
+        if kind == "configuration":
+            return logging.INFO, (
+                f"node {node} counts majorities in configuration {detail} {view(leader, epoch)}"
+            )
+        if kind == "removed":
+            return logging.INFO, (
+                f"node {node} was removed from the cluster: configuration {detail} "
+                f"{view(leader, epoch)}"
+            )
         about = "" if peer is None else f" of node {peer}"
         return logging.INFO, (
             f"node {node} notes {kind}{about}: {detail or 'no detail'} {view(leader, epoch)}"

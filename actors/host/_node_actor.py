@@ -46,7 +46,7 @@ from ringleader.actors.core import (
     SetTimer,
     StateChanged,
 )
-from ringleader.actors.crashes import Configuration, DetectorSettings, Member
+from ringleader.actors.crashes import Add, Configuration, DetectorSettings, Member, Remove
 from ringleader.actors.faults import Misbehaving
 from ringleader.actors.tracing import NodeTrace
 from ringleader.transport import (
@@ -67,7 +67,15 @@ from ._leadership import Leadership
 from ._log import NodeLines, log, view
 from ._misbehaving_sends import NETWORK_TIMERS, MisbehavingSends
 from ._operator_desk import OperatorDesk
-from ._queries import HOST_KINDS, OPERATOR, WATCHER, LeadershipNotice, TransferAnswer
+from ._queries import (
+    HOST_KINDS,
+    OPERATOR,
+    WATCHER,
+    LeadershipNotice,
+    MemberAnswer,
+    MemberQuery,
+    TransferAnswer,
+)
 from ._rejections import Rejections
 from ._reply_links import ReplyLinks
 from ._reporter import EventSink, Reporter
@@ -146,6 +154,7 @@ class NodeActor(pykka.ThreadingActor):
             self._replies,
             status=self.status,
             transfer=self._transfer,
+            change=self._change_members,
             epoch=lambda: self._reporter.said[2],
             leadership=self._leadership_notice,
         )
@@ -338,6 +347,40 @@ class NodeActor(pykka.ThreadingActor):
         state, elected, epoch = self._reporter.said
         return TransferAnswer(refused, None if state is NodeState.UNDECIDED else elected, epoch)
 
+    def _change_members(self, query: MemberQuery) -> MemberAnswer:
+        """An operator's ``ringleader member add|remove``: the leader makes the change
+        (pending until a majority of the new voters acknowledge it), or says why not."""
+        change: Add | Remove
+        if query.change == "add":
+            change = Add(query.node, query.address)
+        elif query.change == "remove":
+            change = Remove(query.node)
+        else:
+            return self._member_answer(f"no such change {query.change!r}: add or remove")
+        try:
+            refused, actions = self.member.request(change, now=self._now())
+            self._carry_out(actions)
+        except Exception:  # noqa: BLE001 -- logged with its traceback
+            self._errors += 1
+            log.exception("%s: error while changing the members; the node carries on", self)
+            refused = "the node failed to make the change (see its log)"
+        else:
+            if refused is None:
+                log.info(
+                    "%s %ss node %s at an operator's request: %s %s",
+                    self,
+                    query.change,
+                    query.node,
+                    self.member.configuration.describe() if self.member.configuration else "",
+                    self.view(),
+                )
+        return self._member_answer(refused)
+
+    def _member_answer(self, refused: str | None) -> MemberAnswer:
+        state, elected, epoch = self._reporter.said
+        leader = None if state is NodeState.UNDECIDED else elected
+        return MemberAnswer(refused, self.member.configuration, leader, epoch)
+
     def _leadership_notice(self) -> LeadershipNotice:
         """What this node tells its observers: the leader it names, the epoch, whether it
         leads holding its lease, and for how much longer."""
@@ -372,6 +415,8 @@ class NodeActor(pykka.ThreadingActor):
             sent_by_epoch=dict(sender.by_epoch),
             bad_signatures=dict(self._rejections.bad_signatures),
             other_clusters={} if self._identity is None else dict(self._identity.others),
+            configuration=member.configuration,
+            committed=member.committed,
         )
 
     # -- the message path -------------------------------------------------------------

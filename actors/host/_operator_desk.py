@@ -21,6 +21,8 @@ from ._queries import (
     OPERATOR,
     WATCHER,
     LeadershipNotice,
+    MemberAnswer,
+    MemberQuery,
     StatusAnswer,
     StatusQuery,
     TransferAnswer,
@@ -38,7 +40,11 @@ MAX_WATCHERS = 8
 #: The longest a watch lasts without being renewed (s).
 MAX_WATCH = 60.0
 
-Answer = StatusAnswer | TransferAnswer | LeadershipNotice
+#: The membership answers a node remembers, by the operator's reply address: an operator
+#: asks again until answered, and a change asked twice must be made once.
+MEMBER_ANSWERS_KEPT = 16
+
+Answer = StatusAnswer | TransferAnswer | LeadershipNotice | MemberAnswer
 
 
 class OperatorDesk:
@@ -55,6 +61,7 @@ class OperatorDesk:
         *,
         status: Callable[[], NodeStatus],
         transfer: Callable[[int], TransferAnswer],
+        change: Callable[[MemberQuery], MemberAnswer],
         epoch: Callable[[], int],
         leadership: Callable[[], LeadershipNotice],
     ) -> None:
@@ -63,6 +70,9 @@ class OperatorDesk:
         self.replies = replies
         self._status = status
         self._transfer = transfer
+        self._change = change
+        #: The answer to each operator's membership question, by its reply address.
+        self._changes: dict[str, MemberAnswer] = {}
         self._epoch = epoch
         self._leadership = leadership
         #: Each observer's reply address → (when its watch runs out, its incarnation,
@@ -91,6 +101,8 @@ class OperatorDesk:
             answer, reply_to = StatusAnswer(self._status()), message.reply_to
         elif sender == OPERATOR and type(message) is TransferQuery:
             answer, reply_to = self._transfer(message.to), message.reply_to
+        elif sender == OPERATOR and type(message) is MemberQuery:
+            answer, reply_to = self._member(message), message.reply_to
         elif asker and type(message) is WatchQuery:
             self._watch(message, incarnation, sender)
             answer, reply_to = self._leadership(), message.reply_to
@@ -99,6 +111,17 @@ class OperatorDesk:
             return FrameRejected("unknown_sender", what, authentic=True)
         self._send(sender, reply_to, incarnation, answer)
         return None
+
+    def _member(self, query: MemberQuery) -> MemberAnswer:
+        """The answer to ``query``: made once, whatever the times it is asked (the
+        operator asks again until it hears)."""
+        kept = self._changes.get(query.reply_to)
+        if kept is None:
+            kept = self._change(query)
+            if len(self._changes) >= MEMBER_ANSWERS_KEPT:
+                del self._changes[next(iter(self._changes))]
+            self._changes[query.reply_to] = kept
+        return kept
 
     def changed(self) -> None:
         """The node published its leadership: tell every observer, if the leader, the

@@ -3,7 +3,8 @@ say to each other.
 
 The operator is not a member: it signs with the cluster secret as the reserved sender
 :data:`OPERATOR` and may ask a node for its status, :class:`StatusQuery`, or its leader
-to hand over to another node, :class:`TransferQuery`, or watch its leadership,
+to hand over to another node, :class:`TransferQuery`, or to add or remove a member,
+:class:`MemberQuery`, or watch its leadership,
 :class:`WatchQuery` (``ringleader watch``): the node answers with a
 :class:`LeadershipNotice` at once and again at each change until the watch runs out.
 The node answers itself, on a link of its own, and the election never sees these
@@ -15,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ringleader.actors.core import Election, Message
-from ringleader.actors.crashes import DETECTOR_MESSAGES, STEADY_MESSAGES
+from ringleader.actors.crashes import DETECTOR_MESSAGES, STEADY_MESSAGES, Configuration
 from ringleader.transport import OPERATOR, WATCHER
 
 from ._identity import ClusterNotice
@@ -27,6 +28,8 @@ __all__ = [
     "OPERATOR_KINDS",
     "WATCHER",
     "LeadershipNotice",
+    "MemberAnswer",
+    "MemberQuery",
     "StatusAnswer",
     "StatusQuery",
     "TransferAnswer",
@@ -98,6 +101,33 @@ class LeadershipNotice(Message):
     lease_left: float | None
 
 
+@dataclass(frozen=True, slots=True)
+class MemberQuery(Message):
+    """An operator asks the leader to add node ``node`` (as a learner, reached at
+    ``address``) or to remove it: ``change`` is ``"add"`` or ``"remove"``; the answer
+    goes to ``reply_to``."""
+
+    kind = "member_query"
+    change: str
+    node: int
+    address: str | None
+    reply_to: str
+
+
+@dataclass(frozen=True, slots=True)
+class MemberAnswer(Message):
+    """A node's answer to a :class:`MemberQuery`: ``refused`` says why it made no
+    change (``None``: it made it, pending until a majority of the new voters
+    acknowledge it); ``configuration`` is its configuration when it answered, and
+    ``leader`` and ``epoch`` its view."""
+
+    kind = "member_answer"
+    refused: str | None
+    configuration: Configuration | None
+    leader: int | None
+    epoch: int
+
+
 OPERATOR_MESSAGES: tuple[type[Message], ...] = (
     StatusQuery,
     StatusAnswer,
@@ -105,6 +135,8 @@ OPERATOR_MESSAGES: tuple[type[Message], ...] = (
     TransferAnswer,
     WatchQuery,
     LeadershipNotice,
+    MemberQuery,
+    MemberAnswer,
 )
 OPERATOR_KINDS = frozenset(m.kind for m in OPERATOR_MESSAGES)
 #: What a watcher holding only the read-only watch key may send or be sent: a watch, a
@@ -132,5 +164,7 @@ def wire_kinds(algorithm: type[Election]) -> dict[str, type[Message]]:
         TransferAnswer,
         WatchQuery,
         LeadershipNotice,
+        MemberQuery,
+        MemberAnswer,
     )
     return {m.kind: m for m in (*framework, *algorithm.messages)}

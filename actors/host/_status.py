@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ringleader.actors.core import Difference
-from ringleader.actors.crashes import DETECTOR_KINDS, STEADY_KINDS
+from ringleader.actors.crashes import DETECTOR_KINDS, STEADY_KINDS, Configuration
 
 __all__ = ["NodeEvent", "NodeStatus"]
 
@@ -76,6 +76,11 @@ class NodeStatus:
     lost: dict[str, int] = field(default_factory=dict)
     #: Peers that run a cluster defined otherwise: peer → the line naming the difference.
     other_clusters: dict[int, str] = field(default_factory=dict)
+    #: The cluster's configuration as this node keeps it (``None``: it runs none).
+    configuration: Configuration | None = None
+    #: This node leads and its configuration is committed in its round (a majority of
+    #: its voters acknowledged a heartbeat carrying it).
+    committed: bool = False
 
     @property
     def sent_total(self) -> int:

@@ -15,6 +15,7 @@ from ._exits import EXIT_USAGE
 from ._explore import add_explore_command
 from ._keys import add_keys_command
 from ._lab import add_lab_command
+from ._member import add_member_command
 from ._node import add_node_command
 from ._run import add_run_command
 from ._status import add_status_command
@@ -55,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
         add_node_command(commands),
         add_status_command(commands),
         add_transfer_command(commands),
+        add_member_command(commands),
         add_watch_command(commands),
         add_keys_command(commands),
         add_explore_command(commands),

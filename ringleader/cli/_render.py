@@ -367,7 +367,8 @@ def print_status(console: Console, summary: dict[str, Any]) -> None:
     everyone: dict[str, int] = {}
     for node in summary["nodes"]:
         if not node["answered"]:
-            table.add_row(str(node["id"]), node["address"], "[red]no answer[/]", *[""] * 5)
+            silent = "[red]no answer[/]" if node.get("member", True) else "no member, silent"
+            table.add_row(str(node["id"]), node["address"], silent, *[""] * 5)
             continue
         for reason, count in node["rejected"].items():
             everyone[reason] = everyone.get(reason, 0) + count
@@ -376,7 +377,7 @@ def print_status(console: Console, summary: dict[str, Any]) -> None:
         table.add_row(
             str(node["id"]),
             node["address"],
-            node["state"],
+            node["state"] if node.get("member", True) else f"{node['state']} (no member)",
             "–" if node["leader"] is None else str(node["leader"]),
             str(node["epoch"]),
             str(node["incarnation"]),
@@ -394,6 +395,14 @@ def print_status(console: Console, summary: dict[str, Any]) -> None:
             )
         for line in node.get("other_clusters", {}).values():
             console.print(f"[yellow]node {node['id']}: {line}[/]")
+    configuration = summary.get("configuration")
+    if configuration is not None and configuration["version"] > 0:
+        learners = configuration["learners"]
+        console.print(
+            f"Configuration version {configuration['version']} (round "
+            f"{configuration['epoch']}): voters {','.join(map(str, configuration['voters']))}"
+            + (f"; learners {','.join(map(str, learners))}" if learners else "")
+        )
     if summary["agreed"]:
         console.print(f"Leader: node {summary['leader']}, epoch {summary['epoch']}; all agree")
     else:

@@ -128,6 +128,7 @@ def explore_config(
     state for state.  ``ray``: to that many actors of the Ray cluster at that address
     instead (``auto``, or its head's ``HOST:PORT``; ``workers`` 0: one per CPU of the
     cluster), which needs ``pip install 'ringleader[ray]'``."""
+    config.check_no_spares("ringleader explore (without --service)")
     options = options or explore_options(config)
     shared = workers > 1 or ray is not None
     if shared and exact:

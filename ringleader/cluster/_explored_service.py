@@ -76,6 +76,7 @@ def service_model(
         config.wiring.views(settings),
         options,
         timing or service_timing(config),
+        founding=config.founding,
     )
 
 

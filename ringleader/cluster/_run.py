@@ -46,6 +46,7 @@ def run(
     ``simulate``: run it in the deterministic simulator instead, in virtual time, with
     ``seed`` (the report's ``mode`` is ``"simulated"``).
     """
+    config.check_no_spares("ringleader run")
     if simulate:
         from ._simulated import simulate_run  # noqa: PLC0415 -- only for a simulated run
 

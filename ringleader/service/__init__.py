@@ -9,6 +9,8 @@
   supervises it.
 - :func:`ask_status` is ``ringleader status``: the operator asks every node;
   :func:`transfer` is ``ringleader transfer``: it asks the leader to hand over;
+  :func:`add_member` and :func:`remove_member` are ``ringleader member add|remove``:
+  they ask the leader to change the members, live;
   :class:`Observer` is ``ringleader watch``: it follows the leader as it changes
   (each change a :class:`Watched`).
 - :class:`NodeOptions`: how a node runs beyond its config and id, checked once whoever
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
     from ._assembly import check_standalone, service_settings
     from ._async_node import AsyncNode
     from ._callbacks import LeaderChange
+    from ._members import MemberChange, add_member, remove_member
     from ._metrics import FAILOVER_BUCKETS, NodeMetrics
     from ._node import Node
     from ._node_options import NodeOptions, OptionError, flag, parse_address
@@ -78,6 +81,9 @@ _HOMES = {
     "EventWriter": "._output",
     "LeaderChange": "._callbacks",
     "LeadershipView": "._view",
+    "MemberChange": "._members",
+    "add_member": "._members",
+    "remove_member": "._members",
     "Node": "._node",
     "NodeMetrics": "._metrics",
     "Observer": "._observer",
@@ -122,6 +128,7 @@ __all__ = [
     "EventWriter",
     "LeaderChange",
     "LeadershipView",
+    "MemberChange",
     "Node",
     "NodeMetrics",
     "NodeOptions",
@@ -131,6 +138,7 @@ __all__ = [
     "StateFile",
     "Transfer",
     "Watched",
+    "add_member",
     "ask_status",
     "check_standalone",
     "command_line",
@@ -144,6 +152,7 @@ __all__ = [
     "node_event",
     "parse_address",
     "parse_command",
+    "remove_member",
     "run_node",
     "serve",
     "service_settings",

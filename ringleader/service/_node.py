@@ -243,6 +243,9 @@ class Node:
             leads_at_lease=bool(self._settings.get("lease")),
             on_failed=None if on_failed is None else lambda why: on_failed(self._failed(why)),
         )
+        #: The configuration without this node that it learned while running (``None``
+        #: while it is a member, or waits to be added): see :attr:`removed`.
+        self._removed: str | None = None
         #: The epoch of the last ``lost`` line, until a ``leader`` or ``lease`` line
         #: (for ``emit``: a lease regained in that epoch says ``leader`` again).
         self._lost_epoch: int | None = None
@@ -286,7 +289,14 @@ class Node:
         return self._founding() if state is None else state.configuration
 
     def _founding(self) -> Configuration:
-        return Configuration.founding([n.id for n in self.config.nodes], self._addresses)
+        return Configuration.founding(self.config.founding, self._addresses)
+
+    @property
+    def removed(self) -> str | None:
+        """If the cluster removed this node while it ran, the configuration without it
+        (in words: ``version 3 (round 7): voters 1,2``), else ``None``.  A removed node
+        takes no part any more; ``ringleader node`` stops it (docs/how-to/membership.md)."""
+        return self._removed
 
     @property
     def running(self) -> bool:
@@ -626,6 +636,9 @@ class Node:
             self._metrics.observe(event)
         if event.kind == "failed":  # it could not keep its state, and stopped
             self._running = False
+        elif event.kind == "removed":
+            self._removed = event.detail or "a configuration without it"
+            self._wake()
         elif event.kind == "suspect" and event.subject is not None:
             self._suspects = self._suspects | {event.subject}
         elif event.kind == "recovered":

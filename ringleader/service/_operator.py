@@ -11,9 +11,11 @@ Nodes answer only the operator, and only that question.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from typing import Any
 
 from ringleader.actors import agreement
+from ringleader.actors.crashes import Configuration
 from ringleader.actors.host import NodeStatus, StatusAnswer, StatusQuery
 from ringleader.topologies import Config
 from ringleader.transport import Deadline
@@ -24,14 +26,18 @@ from ._standalone import check_standalone
 __all__ = ["ask_status", "status_summary"]
 
 
-def ask_status(config: Config, *, timeout: float = 2.0) -> dict[int, NodeStatus | None]:
-    """Every node's status, or ``None`` for a node that did not answer within ``timeout``.
+def ask_status(
+    config: Config, *, timeout: float = 2.0, nodes: Iterable[int] | None = None
+) -> dict[int, NodeStatus | None]:
+    """Every node's status (``nodes``: those nodes' only), or ``None`` for a node that did
+    not answer within ``timeout``.
 
     The nodes answer by connecting back to this machine, on a free port of the address
     it uses to reach the first node: a firewall between them must let that through.
     """
     check_standalone(config)
-    answers: dict[int, NodeStatus | None] = {n.id: None for n in config.nodes}
+    asked = [n.id for n in config.nodes] if nodes is None else list(nodes)
+    answers: dict[int, NodeStatus | None] = dict.fromkeys(asked)
     with operator_line(config, answers, timeout=timeout) as line:
         _ask(line, answers, Deadline(timeout))
     return answers
@@ -57,13 +63,23 @@ def _ask(line: OperatorLine, answers: dict[int, NodeStatus | None], deadline: De
 def status_summary(config: Config, answers: dict[int, NodeStatus | None]) -> dict[str, Any]:
     """What ``ringleader status --json`` prints: each node's answer and whether they agree.
 
-    ``agreed``: every node answered and names the same leader in the same epoch, and that
-    leader says it leads.
+    ``agreed``: every member answered and names the same leader in the same epoch, and
+    that leader says it leads.  The members are those of the newest configuration a node
+    answered with (``configuration``; the config's nodes but its spares if none did): a
+    spare not added yet, or a node removed, is listed with ``member`` false and need not
+    answer.
     """
+    newest = _newest_configuration(answers)
+    members = set(config.founding) if newest is None else newest.members
     nodes = []
     for spec in config.nodes:
         status = answers.get(spec.id)
-        entry: dict[str, Any] = {"id": spec.id, "address": spec.address, "answered": False}
+        entry: dict[str, Any] = {
+            "id": spec.id,
+            "address": spec.address,
+            "member": spec.id in members,
+            "answered": False,
+        }
         if status is not None:
             entry.update(
                 answered=True,
@@ -79,13 +95,21 @@ def status_summary(config: Config, answers: dict[int, NodeStatus | None]) -> dic
             )
         nodes.append(entry)
     agreed = None
-    if all(n["answered"] for n in nodes):
-        agreed = agreement({n["id"]: (n["state"], n["leader"], n["epoch"]) for n in nodes})
+    voting = [n for n in nodes if n["member"]]
+    if all(n["answered"] for n in voting):
+        agreed = agreement({n["id"]: (n["state"], n["leader"], n["epoch"]) for n in voting})
     leader, epoch = (None, None) if agreed is None else agreed
     return {
         "cluster": f"{config.cluster_id:016x}",
         "agreed": agreed is not None,
         "leader": leader,
         "epoch": epoch,
+        "configuration": None if newest is None else newest.to_json(),
         "nodes": nodes,
     }
+
+
+def _newest_configuration(answers: dict[int, NodeStatus | None]) -> Configuration | None:
+    """The newest configuration any node answered with (``None``: none runs one)."""
+    held = [s.configuration for s in answers.values() if s is not None and s.configuration]
+    return max(held, key=lambda c: c.key) if held else None

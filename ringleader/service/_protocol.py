@@ -27,6 +27,7 @@ from dataclasses import asdict
 from typing import Any
 
 from ringleader.actors.core import Difference
+from ringleader.actors.crashes import Configuration
 from ringleader.actors.host import NodeEvent, NodeStatus
 
 from ._view import LeadershipView
@@ -93,6 +94,9 @@ def event_dict(event: NodeEvent) -> dict[str, Any]:
         data["reason"] = reason
         data["detail"] = detail
         data["address"] = event.address  # where it came from; None if unknown
+    elif event.kind in ("configuration", "removed"):
+        # The configuration now in effect, in words ("version 2 (round 7): voters 1,2,3").
+        data["configuration"] = event.detail
     elif event.kind == "other_cluster":
         data["peer"] = event.subject
         data["address"] = event.address
@@ -146,8 +150,12 @@ def node_event(data: dict[str, Any]) -> NodeEvent:
 
 
 def status_dict(status: NodeStatus) -> dict[str, Any]:
-    """A node's status as the line that answers ``status``."""
-    return {"event": STATUS, **asdict(status)}
+    """A node's status as the line that answers ``status`` (its configuration as the
+    state file writes it)."""
+    data = asdict(status)
+    configuration = status.configuration
+    data["configuration"] = None if configuration is None else configuration.to_json()
+    return {"event": STATUS, **data}
 
 
 def status_from_dict(data: dict[str, Any]) -> NodeStatus:
@@ -155,6 +163,9 @@ def status_from_dict(data: dict[str, Any]) -> NodeStatus:
     fields = {k: v for k, v in data.items() if k in NodeStatus.__dataclass_fields__}
     for name in ("sent_by_epoch", "other_clusters"):
         fields[name] = {int(k): v for k, v in fields.get(name, {}).items()}
+    configuration = fields.get("configuration")
+    if configuration is not None:
+        fields["configuration"] = Configuration.from_json(configuration)
     return NodeStatus(**fields)
 
 

@@ -176,7 +176,8 @@ def serve(
     :class:`~ringleader.Node`.  ``trace``: write this node's part of the trace there, as
     it goes (see :mod:`ringleader.actors.tracing`); ``trace_heartbeats``: the detector's
     traffic too.  A node that cannot keep its state stops, and this raises its
-    :class:`~ringleader.StateError`.
+    :class:`~ringleader.StateError`; a node the cluster removed (``removed`` line) stops,
+    and this returns.
     """
     part = None
     if trace is not None:
@@ -222,6 +223,8 @@ def serve(
         while not stop.is_set():
             if node.failure is not None:
                 raise node.failure
+            if node.removed is not None:  # (its ``removed`` line says so): it stops
+                break
             pause.wait(SIGNAL_LATENCY)
     finally:
         node.stop()

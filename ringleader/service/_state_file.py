@@ -349,8 +349,9 @@ class StateFile:
 
 def founding_configuration(config: Config) -> Configuration:
     """The configuration ``config``'s list of nodes founds: version 0, every node a
-    voter, at the address its peers dial."""
-    return Configuration.founding([n.id for n in config.nodes], config.addresses)
+    voter but the spares, at the address its peers dial (a spare's address is kept
+    too: the leader adds it from there)."""
+    return Configuration.founding(config.founding, config.addresses)
 
 
 #: What fixes a failed read or write, by its errno: room on the disk, a writable disk.

@@ -684,14 +684,18 @@ def test_the_lease_counts_only_acknowledgements_that_carried_the_leader_s_key() 
             assert world.members[2].configuration == newer
             break
     assert world.holds_lease(3)
-    # The configuration itself went to 2 only until its answers showed the new key (and
-    # never to 1, which is no member any more).
+    # The configuration itself went to 2 only until its answers showed the new key, and
+    # to 1, the member removed, only until the change was committed: so that it learns
+    # it is no member any more.
     full = [
         (t, s.to)
         for t, n, s in world.sent[sent:]
         if n == 3 and type(s.message) is Ping and s.message.configuration
     ]
-    assert 1 <= len(full) <= 2 and {to for _, to in full} == {2}
+    assert 1 <= len([t for t, to in full if to == 2]) <= 2
+    assert 1 <= len([t for t, to in full if to == 1]) <= 2
+    assert {to for _, to in full} == {1, 2}
+    assert world.members[1].retired
     world.run(0.5)
     later = [
         s
@@ -701,6 +705,7 @@ def test_the_lease_counts_only_acknowledgements_that_carried_the_leader_s_key() 
     assert later and all(
         s.message.configuration is None and s.message.configuration_key == newer.key for s in later
     )
+    assert all(s.to == 2 for s in later)  # (nothing to node 1 any more)
 
 
 def test_a_follower_that_learns_a_configuration_without_itself_retires() -> None:
@@ -748,7 +753,9 @@ def test_a_leader_makes_a_change_it_is_asked_for_one_at_a_time() -> None:
     assert world.holds_lease(3) and world.members[2].configuration == without
     assert three.membership is not None and three.membership.committed == without
     assert three.refuse_change(Add(1)) is None
-    assert one.configuration == founding  # (it hears no heartbeat any more)
+    # The removed node heard the heartbeats that carried the change until it was
+    # committed: it knows it is no member, and retired.
+    assert one.configuration == without and one.retired
 
 
 def test_a_leader_asked_to_remove_itself_hands_over_and_the_next_removes_it() -> None:

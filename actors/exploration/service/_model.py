@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
+from functools import cached_property
 from typing import Any
 
 from ringleader.actors.algorithms import crash_policy
@@ -102,12 +103,16 @@ class ServiceModel:
         views: Sequence[NodeView],
         options: ServiceOptions,
         timing: Timing,
+        *,
+        founding: Sequence[int] | None = None,
     ) -> None:
         self.algorithm = algorithm
         self.views = list(views)
-        self.options = options
-        self.timing = timing
+        self.options, self.timing = options, timing
         self.ids = [v.id for v in self.views]
+        #: The founding configuration's members: every node but the config's spares
+        #: (a spare takes no part until a change adds it).
+        self.founding = Configuration.founding(self.ids if founding is None else founding)
         self.n = n = len(self.views)
         self.index = {node: i for i, node in enumerate(self.ids)}
         policy = crash_policy(algorithm)
@@ -193,7 +198,7 @@ class ServiceModel:
         algorithm = self.algorithm
         # (As ``ringleader node`` builds it: the configuration its state file kept, else
         # the founding one.)
-        founding = Configuration.founding(view.members)
+        founding = self.founding
 
         def make(
             floor: int,
@@ -330,6 +335,11 @@ class ServiceModel:
                 return self._restart(tuple(successor), i, wipe=False)
         raise ValueError("no fault is under way")
 
+    @cached_property
+    def _all_members(self) -> bool:
+        """Whether every node is a founding member (the config lists no spare)."""
+        return len(self.founding.members) == self.n
+
     def leading(self, state: tuple[int, ...]) -> tuple[int, int] | None:
         """``(leader, epoch)`` if every live member names one leader in one epoch and that
         leader holds its lease (a member: of that leader's configuration; a node it
@@ -337,8 +347,8 @@ class ServiceModel:
         P, S, n = self.P, self.S, self.n
         live = [i for i in range(n) if state[i] != DOWN]
         named = {state[P + i] for i in live}
-        if len(named) != 1 and state[self.C] == self.options.changes:
-            return None  # (no change made: every node is a member)
+        if len(named) != 1 and state[self.C] == self.options.changes and self._all_members:
+            return None  # (no change made, and no spare: every node is a member)
         for pair in named:
             leader, epoch = self.pairs[pair]
             if leader < 0 or state[leader] == DOWN or state[S + leader] <= 0:
@@ -680,7 +690,7 @@ class ServiceModel:
     def _configurations(self, state: tuple[int, ...]) -> set[Configuration]:
         """Every configuration a live node holds or a node's state file keeps in
         ``state``."""
-        founding = Configuration.founding(self.ids)
+        founding = self.founding
         held = {
             self.nodes[j].configuration(state[j]) or founding
             for j in range(self.n)

@@ -1,0 +1,111 @@
+"""Members changed live in whole processes (issue 32, item 1): a cluster of three
+``ringleader node`` processes grows to four with ``ringleader member add`` (a spare of
+the config, started beside them), loses its leader to a SIGKILL, elects among the four,
+and shrinks back to three with ``ringleader member remove``: of the dead node, then of
+the leader itself (it hands over first, and its process stops with a ``removed``
+line).  Every step is checked from the nodes' own events and ``ringleader status``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import ringleader
+from ringleader.service import ask_status, status_summary
+from ringleader.topologies import SECRET_ENV
+from tests.conftest import eventually
+from tests.nodes import NodeProcess, running, wait_agreement, write_config
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="process tests use Linux /proc")
+
+SECRET = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0"
+MESH = 'topology = "full_mesh"\nalgorithm = "bully"\ntransport = "tcp"\n'
+
+
+def member(config: Path, *args: str) -> tuple[int, dict[str, object], str]:
+    """``ringleader member ARGS --json``: exit status, its object, its stderr."""
+    done = subprocess.run(
+        [sys.executable, "-m", "ringleader", "member", args[0], str(config), *args[1:], "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, SECRET_ENV: SECRET},
+    )
+    return done.returncode, json.loads(done.stdout), done.stderr
+
+
+def spare(path: Path, node: int) -> None:
+    """Mark node ``node`` of the config at ``path`` ``spare = true``."""
+    text = path.read_text(encoding="utf-8")
+    table = f"\n[[nodes]]\nid = {node}\n"
+    at = text.index(table) + len(table)
+    path.write_text(text[:at] + "spare = true\n" + text[at:], encoding="utf-8")
+
+
+def statuses(config: ringleader.Config) -> dict[str, object]:
+    return status_summary(config, ask_status(config, timeout=1.0))
+
+
+def test_three_grow_to_four_lose_the_leader_and_shrink_back_to_three(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(SECRET_ENV, SECRET)
+    path = write_config(tmp_path / "mesh.toml", MESH, [1, 2, 3, 4])
+    spare(path, 4)
+    config = ringleader.load_config(path)
+    assert config.founding == [1, 2, 3] and config.spares == [4]
+    with running(path, [1, 2, 3], env={SECRET_ENV: SECRET}) as nodes:
+        epoch = wait_agreement(nodes, [1, 2, 3], 3)
+        # The spare, started: it listens and takes no part until it is added.
+        nodes[4] = NodeProcess(path, 4, env={SECRET_ENV: SECRET})
+        nodes[4].wait_for(lambda e: e["event"] == "listening", 60.0)
+        summary = statuses(config)
+        assert summary["agreed"] and summary["leader"] == 3
+        assert [n["member"] for n in summary["nodes"]] == [True, True, True, False]
+
+        # 3 -> 4: a learner first, a voter once it caught up, committed.
+        status, added, _ = member(path, "add", "--id", "4")
+        assert status == 0 and added["changed"] and added["leader"] == 3, added
+        assert added["configuration"]["voters"] == [1, 2, 3, 4]  # type: ignore[index]
+        for node in (1, 2, 3, 4):
+            nodes[node].wait_for(
+                lambda e: e["event"] == "configuration" and "voters 1,2,3,4" in e["configuration"]
+            )
+        assert nodes[4].leader() == (3, epoch)
+
+        # The leader killed: the four elect among themselves (4, the highest live).
+        nodes[3].kill()
+        wait_agreement(nodes, [1, 2, 4], 4)
+        summary = statuses(config)
+        assert summary["leader"] is None  # node 3, a voter, does not answer
+
+        # 4 -> 3: the dead node removed; the remaining three agree, with nobody missing.
+        status, removed, _ = member(path, "remove", "--id", "3")
+        assert status == 0 and removed["leader"] == 4, removed
+        assert removed["configuration"]["voters"] == [1, 2, 4]  # type: ignore[index]
+        summary = eventually(lambda: (s := statuses(config))["agreed"] and s, 10.0)
+        assert summary and summary["leader"] == 4
+        assert [n["member"] for n in summary["nodes"]] == [True, True, False, True]
+
+        # The leader removed: it hands over first, the new leader removes it, and its
+        # process stops with a ``removed`` line (exit status 0).
+        status, removed, _ = member(path, "remove", "--id", "4")
+        assert status == 0 and removed["leader"] == 2, removed
+        assert removed["configuration"]["voters"] == [1, 2]  # type: ignore[index]
+        line = nodes[4].wait_for(lambda e: e["event"] == "removed")
+        assert "voters 1,2" in line["configuration"]
+        assert nodes[4].process.wait(20) == 0
+        summary = eventually(lambda: (s := statuses(config))["agreed"] and s, 10.0)
+        assert summary and summary["leader"] == 2
+
+        # Refused, in one line, changing nothing: node 3 is no member any more.
+        status, refused, stderr = member(path, "remove", "--id", "3")
+        assert status == 1 and not refused["changed"]
+        assert str(refused["refused"]).startswith("node 3 is no member already")
+        assert stderr.count("\n") == 1
