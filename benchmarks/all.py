@@ -11,7 +11,7 @@ Each benchmark runs as a child process of its own (``python benchmarks/NAME.py â
 output shown as it comes and kept, in this order: hop, ring, processes, command,
 simulator, explore (when the script exists), explore_ray, explore_service, scale, failover, trace,
 sweep, scale_nodes, fencing (``steady.py`` is not among them: it needs root, for network
-namespaces).  Nothing
+namespaces; nor is ``etcd_side.py``: it needs etcd, which CI does not install).  Nothing
 else should run on the machine meanwhile: every benchmark prints the load before and
 after, and that is the first thing to look at.
 

@@ -5,6 +5,7 @@ performance page's figures are written where its markers say, and ``_compare``'s
 from __future__ import annotations
 
 import importlib.util
+import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import eventually
 from tests.paths import ROOT
 
 BENCHMARKS = ROOT / "benchmarks"
@@ -20,6 +22,7 @@ BENCHMARKS = ROOT / "benchmarks"
 NOT_IN_ALL = {
     "chaos": "a fault-injection harness with pass/fail checks; its CI test runs it",
     "steady": "root only (network namespaces); tests/system/test_multihost.py runs its scenarios",
+    "etcd_side": "needs etcd (Debian's etcd-server and etcd-client), which CI does not install",
 }
 
 
@@ -121,6 +124,50 @@ def test_a_benchmark_run_again_takes_its_place_in_the_full_run(
     assert read[0] == first[0]  # ring kept as it ran
     assert read[1].output == ["At N = 4,900: peak 360 MB"] and read[1].status == 0
     assert "again: scale" in page.read_text(encoding="utf-8")
+
+
+def test_etcd_side_without_etcd_says_how_to_install_it_and_exits_2(
+    benchmarks_on_path: None,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    etcd_side = _load("etcd_side")
+    monkeypatch.setenv("PATH", str(tmp_path))  # no etcd, no etcdctl
+    assert etcd_side.main(["--quick"]) == 2
+    said = capsys.readouterr()
+    assert said.out == ""
+    assert said.err == (
+        "etcd_side: etcd is not installed (no etcd or etcdctl on PATH): "
+        "apt-get install -y etcd-server etcd-client\n"
+    )
+    with pytest.raises(SystemExit) as refused:
+        etcd_side.main(["--only", "kill", "elect"])
+    assert refused.value.code == 2
+    assert "invalid choice: 'elect'" in capsys.readouterr().err
+
+
+def _gone(pid: int) -> bool:
+    """Whether ``pid`` has ended (gone, or a zombie not yet reaped)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1].startswith("Z")
+    except (FileNotFoundError, IndexError):
+        return True
+
+
+def test_etcd_side_leaves_no_process_behind_even_a_paused_one(benchmarks_on_path: None) -> None:
+    etcd_side = _load("etcd_side")
+    script = 'sleep 600 & echo "{\\"event\\": \\"up\\", \\"child\\": $!}"; wait'
+    shell = etcd_side.Process("shell", ["sh", "-c", script])
+    _, up = etcd_side.wait_for([shell], lambda e: e["event"] == "up", "the shell", timeout=30)
+    child = int(up["child"])
+    shell.signal(signal.SIGSTOP)  # as a paused leader is, when a run fails
+    etcd_side.Process.stop_all()
+    assert etcd_side.Process.live == []
+    assert shell.process.returncode == -signal.SIGKILL
+    assert eventually(lambda: _gone(child), timeout=10), "its child still runs"
+    with pytest.raises(etcd_side.Failed, match=r"no nothing within 0\.01 s"):
+        etcd_side.wait_for([shell], lambda e: False, "nothing", timeout=0.01)
 
 
 def test_compare_paired_takes_each_runs_ratio_with_itself(quiet_cpu: ModuleType) -> None:
