@@ -40,9 +40,9 @@ MAX_WATCHERS = 8
 #: The longest a watch lasts without being renewed (s).
 MAX_WATCH = 60.0
 
-#: The membership answers a node remembers, by the operator's reply address: an operator
-#: asks again until answered, and a change asked twice must be made once.
-MEMBER_ANSWERS_KEPT = 16
+#: The answers to hand-overs and changes of members a node remembers, by the operator's
+#: reply address: an operator asks again until answered, and must be acted on once.
+ANSWERS_KEPT = 16
 
 Answer = StatusAnswer | TransferAnswer | LeadershipNotice | MemberAnswer
 
@@ -71,8 +71,9 @@ class OperatorDesk:
         self._status = status
         self._transfer = transfer
         self._change = change
-        #: The answer to each operator's membership question, by its reply address.
-        self._changes: dict[str, MemberAnswer] = {}
+        #: The answer to each operator's hand-over or membership question, by its
+        #: reply address.
+        self._acted: dict[str, TransferAnswer | MemberAnswer] = {}
         self._epoch = epoch
         self._leadership = leadership
         #: Each observer's reply address → (when its watch runs out, its incarnation,
@@ -100,9 +101,17 @@ class OperatorDesk:
         if asker and type(message) is StatusQuery:
             answer, reply_to = StatusAnswer(self._status()), message.reply_to
         elif sender == OPERATOR and type(message) is TransferQuery:
-            answer, reply_to = self._transfer(message.to), message.reply_to
+            to = message.to
+            answer, reply_to = (
+                self._once(message.reply_to, lambda: self._transfer(to)),
+                message.reply_to,
+            )
         elif sender == OPERATOR and type(message) is MemberQuery:
-            answer, reply_to = self._member(message), message.reply_to
+            query = message
+            answer, reply_to = (
+                self._once(query.reply_to, lambda: self._change(query)),
+                query.reply_to,
+            )
         elif asker and type(message) is WatchQuery:
             self._watch(message, incarnation, sender)
             answer, reply_to = self._leadership(), message.reply_to
@@ -112,15 +121,18 @@ class OperatorDesk:
         self._send(sender, reply_to, incarnation, answer)
         return None
 
-    def _member(self, query: MemberQuery) -> MemberAnswer:
-        """The answer to ``query``: made once, whatever the times it is asked (the
-        operator asks again until it hears)."""
-        kept = self._changes.get(query.reply_to)
+    def _once(
+        self, reply_to: str, act: Callable[[], TransferAnswer | MemberAnswer]
+    ) -> TransferAnswer | MemberAnswer:
+        """The answer to a question that changes something (a hand-over, a change of
+        members), acted on once whatever the times it is asked: the operator asks again
+        on its line until it hears, and gets the first answer."""
+        kept = self._acted.get(reply_to)
         if kept is None:
-            kept = self._change(query)
-            if len(self._changes) >= MEMBER_ANSWERS_KEPT:
-                del self._changes[next(iter(self._changes))]
-            self._changes[query.reply_to] = kept
+            kept = act()
+            if len(self._acted) >= ANSWERS_KEPT:
+                del self._acted[next(iter(self._acted))]
+            self._acted[reply_to] = kept
         return kept
 
     def changed(self) -> None:

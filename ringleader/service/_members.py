@@ -134,8 +134,16 @@ def _leader(config: Config, deadline: Deadline) -> tuple[int, NodeStatus]:
     """The leader and its status: asked of every node, briefly first (a node that is
     down must not hold the question up), then for longer."""
     wait = QUICK_STATUS
+    majority = len(config.founding) // 2 + 1
+
+    def enough(answers: dict[int, NodeStatus | None]) -> bool:
+        """A majority answered, a leader among them: the nodes that have not answered
+        yet (down, or spares not started) need not hold the question up."""
+        heard = [s for s in answers.values() if s is not None]
+        return len(heard) >= majority and any(s.state == "leader" for s in heard)
+
     while True:
-        answers = ask_status(config, timeout=max(0.05, min(wait, deadline.left())))
+        answers = ask_status(config, timeout=max(0.05, min(wait, deadline.left())), enough=enough)
         leaders = [s for s in answers.values() if s is not None and s.state == "leader"]
         if leaders:
             # Two self-proclaimed leaders (a stale one, before it learns of the newer
@@ -151,8 +159,16 @@ def _leader(config: Config, deadline: Deadline) -> tuple[int, NodeStatus]:
 
 def _new_leader(config: Config, previous: int, deadline: Deadline) -> int:
     """The node that leads once ``previous`` handed over."""
+
+    def led(answers: dict[int, NodeStatus | None]) -> bool:
+        return any(
+            s is not None and s.state == "leader" and n != previous for n, s in answers.items()
+        )
+
     while deadline.left() > 0:
-        answers = ask_status(config, timeout=max(0.05, min(QUICK_STATUS, deadline.left())))
+        answers = ask_status(
+            config, timeout=max(0.05, min(QUICK_STATUS, deadline.left())), enough=led
+        )
         leaders = [
             s for n, s in answers.items() if s is not None and s.state == "leader" and n != previous
         ]

@@ -11,7 +11,7 @@ Nodes answer only the operator, and only that question.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ringleader.actors import agreement
@@ -20,17 +20,21 @@ from ringleader.actors.host import NodeStatus, StatusAnswer, StatusQuery
 from ringleader.topologies import Config
 from ringleader.transport import Deadline
 
-from ._operator_line import ASK_AGAIN, OperatorLine, operator_line
+from ._operator_line import ASK_AGAIN, OperatorLine, ask_again_after, operator_line
 from ._standalone import check_standalone
 
 __all__ = ["ask_status", "status_summary"]
 
 
 def ask_status(
-    config: Config, *, timeout: float = 2.0, nodes: Iterable[int] | None = None
+    config: Config,
+    *,
+    timeout: float = 2.0,
+    nodes: Iterable[int] | None = None,
+    enough: Callable[[dict[int, NodeStatus | None]], bool] | None = None,
 ) -> dict[int, NodeStatus | None]:
     """Every node's status (``nodes``: those nodes' only), or ``None`` for a node that did
-    not answer within ``timeout``.
+    not answer within ``timeout`` (or before the answers were ``enough``, if given).
 
     The nodes answer by connecting back to this machine, on a free port of the address
     it uses to reach the first node: a firewall between them must let that through.
@@ -39,25 +43,33 @@ def ask_status(
     asked = [n.id for n in config.nodes] if nodes is None else list(nodes)
     answers: dict[int, NodeStatus | None] = dict.fromkeys(asked)
     with operator_line(config, answers, timeout=timeout) as line:
-        _ask(line, answers, Deadline(timeout))
+        _ask(line, answers, Deadline(timeout), enough)
     return answers
 
 
-def _ask(line: OperatorLine, answers: dict[int, NodeStatus | None], deadline: Deadline) -> None:
+def _ask(
+    line: OperatorLine,
+    answers: dict[int, NodeStatus | None],
+    deadline: Deadline,
+    enough: Callable[[dict[int, NodeStatus | None]], bool] | None,
+) -> None:
     query = StatusQuery(line.address)
     pending = set(answers)
-    asked: dict[int, float] = {}  # node → when last asked
+    asked: dict[int, tuple[float, int]] = {}  # node → when last asked, how many times
     while pending and deadline.left() > 0:
-        # Ask each node as soon as the link to it is up, and again every ASK_AGAIN s
-        # until it answers.
+        # Ask each node as soon as the link to it is up, and again (soon at first, then
+        # every ASK_AGAIN s) until it answers.
         now = time.monotonic()
         for node in sorted(pending):
-            if now - asked.get(node, -ASK_AGAIN) >= ASK_AGAIN and line.ask(node, query):
-                asked[node] = now
+            last, times = asked.get(node, (-ASK_AGAIN, 0))
+            if now - last >= ask_again_after(times) and line.ask(node, query):
+                asked[node] = (now, times + 1)
         for sender, message in line.answers(deadline):
             if type(message) is StatusAnswer and sender in pending:
                 answers[sender] = message.status
                 pending.discard(sender)
+                if enough is not None and enough(answers):
+                    return
 
 
 def status_summary(config: Config, answers: dict[int, NodeStatus | None]) -> dict[str, Any]:

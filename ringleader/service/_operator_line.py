@@ -23,13 +23,24 @@ from ringleader.errors import FrameRejected
 from ringleader.topologies import Config, cluster_codec, node_secret
 from ringleader.transport import Deadline, Links, Mailbox, Session, SocketOptions, ZmqNetwork
 
-__all__ = ["ASK_AGAIN", "OperatorLine", "ask_once_answered", "operator_line"]
+__all__ = ["ASK_AGAIN", "OperatorLine", "ask_again_after", "ask_once_answered", "operator_line"]
 
 AnswerT = TypeVar("AnswerT")
 
-#: Seconds between questions to a node that has not answered.  A node's first answer is
-#: lost if its link back here is still connecting; it answers a repeat the same way.
+#: The longest between questions to a node that has not answered (s).  A node's first
+#: answer is lost if its link back here is still connecting (on loopback, a millisecond
+#: or two); it answers a repeat the same way.  So the repeats come soon at first, then
+#: further apart: :func:`ask_again_after`.
 ASK_AGAIN = 0.2
+#: The first repeat (s).
+FIRST_REPEAT = 0.01
+
+
+def ask_again_after(asked: int) -> float:
+    """How long after the last question to ask again, having asked ``asked`` times:
+    10 ms, 20, 40 … up to :data:`ASK_AGAIN`."""
+    return min(ASK_AGAIN, FIRST_REPEAT * float(2 ** max(0, asked - 1)))
+
 
 #: The longest the line waits for a frame at a time (s), so a caller's deadline and its
 #: repeats are kept to within this.
@@ -77,16 +88,16 @@ def ask_once_answered(
     deadline: Deadline,
 ) -> AnswerT | None:
     """Ask ``node`` the question ``question(reply_address)`` makes, on a line of its own,
-    again every :data:`ASK_AGAIN` s until it answers with an ``answer``; that answer, or
-    ``None`` when ``deadline`` passes first."""
+    again (:func:`ask_again_after`) until it answers with an ``answer``; that answer, or
+    ``None`` when ``deadline`` passes first.  (A node answers a line's repeats of a
+    question that changes something with its first answer: it acts once.)"""
     with operator_line(config, [node], timeout=max(0.1, deadline.left())) as line:
         asked_once = question(line.address)
-        asked = -ASK_AGAIN
+        asked, times = -ASK_AGAIN, 0
         while deadline.left() > 0:
             now = time.monotonic()
-            # Again until answered (see ASK_AGAIN).
-            if now - asked >= ASK_AGAIN and line.ask(node, asked_once):
-                asked = now
+            if now - asked >= ask_again_after(times) and line.ask(node, asked_once):
+                asked, times = now, times + 1
             for sender, message in line.answers(deadline):
                 if type(message) is answer and sender == node:
                     return message

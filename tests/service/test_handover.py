@@ -114,8 +114,13 @@ def test_transfer_moves_the_leadership_to_the_chosen_node(
     with running(config, ids) as nodes:
         wait_agreement(nodes, ids, 3)
         nodes[3].wait_for(lambda e: e["event"] == "lease", 20)
-        assert main(["transfer", str(config), "--to", "1", "--json"]) == 0
-        done = json.loads(capsys.readouterr().out)
+        # Refused ("node 1 is not live") until node 1 has answered a heartbeat of node
+        # 3's round within its lease: the first moments after the lease, it may not yet.
+        transferred = eventually(
+            lambda: main(["transfer", str(config), "--to", "1", "--json"]) == 0, 20.0
+        )
+        assert transferred, capsys.readouterr()
+        done = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
         assert (done["transferred"], done["from"], done["to"]) == (True, 3, 1)
         epoch = wait_agreement(nodes, ids, 1)
         assert epoch == done["epoch"]
