@@ -14,8 +14,8 @@ check's verdict, the fewest and most messages, every path shown — is the one
 search cannot carry the counts (:class:`~._lean.Uneven`), this search stops and one
 worker searches again, as :func:`~._search.explore` does.
 
-The workers are processes (:class:`Processes`, started with ``spawn``: each builds its
-model again from ``build``, nothing of the driver's is copied) or anything that answers
+The workers are processes (:class:`Processes`, forked on Linux and spawned elsewhere
+(:data:`START`): each builds its model again from ``build``) or anything that answers
 :class:`Pool`'s calls.  A worker ignores Ctrl-C and stops when its end of the pipe to
 the driver closes; the driver stops them all when the search ends, fails or is
 interrupted: no process is left behind.
@@ -41,6 +41,7 @@ import multiprocessing
 import os
 import pickle
 import signal
+import sys
 import traceback
 from collections.abc import Callable, Collection, Sequence
 from multiprocessing.connection import Connection, wait
@@ -320,24 +321,38 @@ def _meet(into: Extreme, part: Extreme) -> None:
         into.high, into.most = part.high, part.most
 
 
+#: How worker processes start: forked on Linux — a copy of the driver, its modules
+#: imported, in a few milliseconds where ``spawn`` starts a new interpreter that imports
+#: the package again (a fifth of a second of CPU, a worker) — and spawned elsewhere
+#: (macOS's system libraries are not safe to fork).
+START = "fork" if sys.platform == "linux" else "spawn"
+
+
 class Processes:
     """``parts`` worker processes, each holding a part; the driver talks to each over
-    a pipe.  Started with ``spawn``: a worker imports what it needs and builds its
-    model from ``build``."""
+    a pipe.  Started as :data:`START` says; a worker builds its model from ``build``."""
 
     def __init__(
         self, build: Callable[[], Inputs], parts: int, links: Collection[tuple[int, int]]
     ) -> None:
-        context = multiprocessing.get_context("spawn")
+        context = (
+            multiprocessing.get_context("fork")
+            if START == "fork"
+            else multiprocessing.get_context("spawn")
+        )
         self.parts = parts
         self.conns: list[Connection] = []
         self.processes: list[Any] = []
         try:
             for index in range(parts):
                 ours, theirs = context.Pipe()
+                # Forked, a worker holds copies of the driver's ends of the pipes so far,
+                # its own too: it closes them, so that it sees its pipe close.
+                drivers = [*self.conns, ours] if START == "fork" else []
                 process = context.Process(
                     target=_serve,
                     args=(theirs, build, index, parts, list(links)),
+                    kwargs={"drivers": drivers},
                     name=f"ringleader-explore-{index}",
                     daemon=True,
                 )
@@ -398,9 +413,14 @@ def _serve(
     index: int,
     parts: int,
     links: list[tuple[int, int]],
+    *,
+    drivers: Sequence[Connection] = (),
 ) -> None:
-    """A worker process: its part, and the driver's calls, until the pipe closes."""
+    """A worker process: its part, and the driver's calls, until the pipe closes
+    (``drivers``: the driver's ends of the pipes, to close here, if forked)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the driver's to handle
+    for end in drivers:
+        end.close()
     gc.disable()  # millions of small objects, in no cycle: as the search on one worker
 
     def answer(status: str, value: Any) -> None:

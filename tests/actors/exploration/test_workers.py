@@ -324,14 +324,19 @@ def _children(pid: int) -> set[int]:
 
 
 def _workers_of(pid: int) -> set[int]:
-    """The worker processes ``pid`` started (spawned)."""
+    """The worker processes ``pid`` started: forked (its command line) or spawned."""
     found = set()
+    try:
+        own = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return found
     for child in _children(pid):
         try:
-            if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes():
-                found.add(child)
+            line = Path(f"/proc/{child}/cmdline").read_bytes()
         except OSError:
             continue
+        if line == own or b"spawn_main" in line:
+            found.add(child)
     return found
 
 
