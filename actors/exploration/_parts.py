@@ -43,8 +43,9 @@ from __future__ import annotations
 import struct
 import tempfile
 from array import array
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from collections.abc import Callable, Collection, Iterable, Sequence
+from itertools import count
 from typing import IO, Any
 
 from ringleader.actors.checks import co_leaders
@@ -319,15 +320,13 @@ class Part:
 
     def merge(self, batches: Sequence[bytes | None]) -> tuple[bytes, int]:
         """Meet the successors the other parts sent this part (``batches``; its own were
-        met as they were found): the places where its new states were first met, in
-        order (bytes of ``array('q')``), and the least place of a step back to a level
+        met as they were found): the places where its new states were first met (bytes
+        of ``array('q')``, in no order), and the least place of a step back to a level
         before (-1: none; the search is then uneven, ``_lean.py``)."""
         for batch in batches:
             if batch is not None:
                 self._meet(batch)
-        firsts = self.following[PLACE::_FIELDS]
-        self.order = order = sorted(range(len(firsts)), key=firsts.__getitem__)
-        return array("q", [firsts[i] for i in order]).tobytes(), self.uneven
+        return self.following[PLACE::_FIELDS].tobytes(), self.uneven
 
     def _meet(self, batch: bytes) -> None:
         """A batch's successors, met as the lean search meets them — except that they
@@ -411,18 +410,17 @@ class Part:
         is kept from ``max_states`` on.  Check the level's end states, up to state
         ``last`` (-1: all; the search stops after it, at ``max_states``), and the new
         states kept.  Then the next level is the one to expand."""
-        theirs: list[int] = []
-        for data in others:
-            got = array("q")
-            got.frombytes(data)
-            theirs.extend(got)
-        theirs.sort()  # sorted runs, merged
-        following, order = self.following, self.order
+        following = self.following
         firsts = following[PLACE::_FIELDS]
-        numbers = array("q", bytes(8 * len(order)))
-        for j, i in enumerate(order):
-            number = base + j + bisect_left(theirs, firsts[i])
-            numbers[i] = number if number < max_states else -1
+        every = array("q", firsts)
+        for data in others:
+            every.frombytes(data)
+        # The level's new states, every part's, numbered in the order of their places.
+        number_of = dict(zip(sorted(every), count(base)))
+        numbers = array("q", map(number_of.__getitem__, firsts))
+        if base + len(every) > max_states:  # cut: none kept from max_states on
+            numbers = array("q", [k if k < max_states else -1 for k in numbers])
+        del number_of, every
         held = (len(following) + 3 * len(numbers)) * 8 + self.where.nbytes
         self.levels_peak = max(self.levels_peak, held)
         self._check_ends(last)
