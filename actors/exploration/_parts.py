@@ -253,16 +253,14 @@ class Part:
                             if lead >= 0 or to in self.clashes:
                                 self._clash(to, successor, lead)
                         low = fewest + messages
-                        if low < following[k] or (
-                            low == following[k] and place < following[k + LOW_PLACE]
-                        ):
+                        was = following[k]
+                        if low <= was and (low < was or place < following[k + LOW_PLACE]):
                             following[k] = low
                             following[k + LOW_PLACE] = place
                             following[k + LOW_EVENT] = event
                         high = most + messages
-                        if high > following[k + 1] or (
-                            high == following[k + 1] and place < following[k + HIGH_PLACE]
-                        ):
+                        was = following[k + 1]
+                        if high >= was and (high > was or place < following[k + HIGH_PLACE]):
                             following[k + 1] = high
                             following[k + HIGH_PLACE] = place
                             following[k + HIGH_EVENT] = event
