@@ -20,17 +20,33 @@ The workers are processes (:class:`Processes`, forked on Linux and spawned elsew
 the driver closes; the driver stops them all when the search ends, fails or is
 interrupted: no process is left behind.
 
-**Not as fast as two cores.**  Sharing out costs work one search does not do: the
-owner of each step's successor picked (a hash of its nodes' states), the successors of
-another part packed into its batch and met again by their owner, each new state
-numbered against the other parts' places, the states set aside expanded by every part,
-and each worker's start (a process importing the package and building its model).
+**Not as fast as two cores.**  Sharing out costs work one search does not do.  Counted
+in instructions (``valgrind --tool=cachegrind``, which a busy machine does not blur), on
+Chang–Roberts n = 8 (142,081 states) the whole command executes 16.5 G instructions on
+one worker and 20.2 G on two (1.22 times; 23.8 G, 1.44 times, when workers were spawned,
+owners always hashed and new states numbered by a binary search each).  What is left:
+
+- the parts' loop keeps, for each successor, the least place of the steps to it (one
+  search's choice among equals): a part walks its states in no order of number — its
+  own successors are queued before those other parts sent, and the states set aside
+  after the rest — so every step to a known successor compares places, where one
+  search, walking in number order, keeps the first;
+- the successors of another part (half the steps that change a node's state: one in
+  ten on Chang–Roberts) packed into its batch and met again by their owner;
+  each part's new states numbered against the other parts' places; the states set
+  aside expanded by every part;
+- the command's start (importing the package, 2.1 G instructions) and its end (writing
+  the runs) are one process's either way: about 14 % of one worker's instructions on
+  that model, so even two workers that did no more than one in all could be at most
+  about 1.75 times as fast;
+- and the parts are not even: the nodes' states that own them do not split the steps
+  in halves (on n = 9, 53 % of them fall to one part), and each level waits for the
+  slower part.
+
 Owning states by their nodes' states keeps about 90 % of Chang–Roberts' steps in the
-part that took them (half, by a hash of the whole state), and that halved the extra:
-on Chang–Roberts n = 9 (713,292 states) two workers spend about 1.45 times one worker's
-CPU seconds (1.52–1.65 by a hash of the whole state; ``benchmarks/explore.py
---workers-only`` gives the figures of the day), so on two idle cores they can be at
-most about 1.4 times as fast, short of issue 31's 1.7.
+part that took them (half, by a hash of the whole state).  ``benchmarks/explore.py
+--workers-only`` gives the day's wall clock and CPU seconds; on two idle cores two
+workers can be at most about 1.4 times as fast as one, short of issue 31's 1.7.
 """
 
 from __future__ import annotations
