@@ -192,6 +192,19 @@ class Model:
             self.events.append(event)
         return number
 
+    def mover(self, number: int) -> int:
+        """The node whose state the steps of event ``number`` may change — every other
+        node's state stays as it was — or -1 if they change no node's state."""
+        event = self.events[number]
+        what = event[0]
+        if what in ("deliver", "duplicate"):
+            return self.dst[event[1]]
+        if what in ("start", "timer", "crash", "restart"):
+            return int(event[1])
+        if what in ("lose", "partition", "heal", "pause", "resume"):
+            return -1  # links and phases only
+        raise ValueError(f"no mover known for event {event!r}")
+
     def crashed(self, state: tuple[int, ...]) -> list[int]:
         """The ids of the nodes that crashed in ``state``."""
         return [self.ids[i] for i in range(self.n) if state[i] == CRASHED]

@@ -43,8 +43,9 @@ from __future__ import annotations
 import struct
 import tempfile
 from array import array
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from collections.abc import Callable, Collection, Iterable, Sequence
+from itertools import count
 from typing import IO, Any
 
 from ringleader.actors.checks import co_leaders
@@ -150,6 +151,8 @@ class Part:
         self.end_count = 0
         self.kept: dict[int, tuple[int, ...]] = {}
         self.levels_peak = 0
+        #: Per event number: the node whose state its steps may change (``Model.mover``).
+        self.movers: list[int] = []
         self._level()
 
     def _level(self) -> None:
@@ -210,9 +213,13 @@ class Part:
         the least place and the fewest and most messages, so a batch carries each state
         once however many steps lead to it.  The states that would add a table entry
         while the tables are sealed are set aside, and returned (number, state)."""
-        parts, me, expand, n = self.parts, self.index, self.model.expand, self.model.n
+        model = self.model
+        parts, me, expand, n = self.parts, self.index, model.expand, model.n
         where, following, leads, add = self.where, self.following, self.leads, self.seen.add
+        get, put, push = where.get, where.put, self.frontier.push
+        events, movers = model.events, self.movers
         out, aside, level_ends = self.out, [], self.level_ends
+        movers.extend(model.mover(e) for e in range(len(movers), len(events)))
         for number, fewest, most in states:
             state = pop()
             try:
@@ -223,16 +230,19 @@ class Part:
                 aside.append((number, state))
                 self.set_aside[number] = (fewest, most)
                 continue
+            if not sealed:  # new events, maybe: whom their steps change
+                movers.extend(model.mover(e) for e in range(len(movers), len(events)))
             if end:
                 level_ends.append((number, state, fewest, most))
             place = number << SHIFT
             for event, successor, messages, lead in steps:
                 signed = hash(successor)  # fingerprint(successor) is this, as unsigned
                 fp = signed & _MASK or 1
-                o = hash(successor[:n]) % parts  # owner(successor, n, parts), inlined
-                low, high = fewest + messages, most + messages
-                if o == me:
-                    to = where.get(fp)
+                # owner(successor, n, parts): this part's, as the state it leaves, unless
+                # the step changed its node's state (a sixth of the steps) — then hashed.
+                i = movers[event]
+                if i < 0 or successor[i] == state[i] or hash(successor[:n]) % parts == me:
+                    to = get(fp)
                     if to >= 0:  # in the next level already: one more run to it
                         k = to * _FIELDS
                         if place < following[k + PLACE]:  # met first here
@@ -242,15 +252,15 @@ class Part:
                             leads[to] = lead
                             if lead >= 0 or to in self.clashes:
                                 self._clash(to, successor, lead)
-                        if low < following[k] or (
-                            low == following[k] and place < following[k + LOW_PLACE]
-                        ):
+                        low = fewest + messages
+                        was = following[k]
+                        if low <= was and (low < was or place < following[k + LOW_PLACE]):
                             following[k] = low
                             following[k + LOW_PLACE] = place
                             following[k + LOW_EVENT] = event
-                        if high > following[k + 1] or (
-                            high == following[k + 1] and place < following[k + HIGH_PLACE]
-                        ):
+                        high = most + messages
+                        was = following[k + 1]
+                        if high >= was and (high > was or place < following[k + HIGH_PLACE]):
                             following[k + 1] = high
                             following[k + HIGH_PLACE] = place
                             following[k + HIGH_EVENT] = event
@@ -259,15 +269,21 @@ class Part:
                             self.uneven = place
                     else:
                         to = len(leads)
-                        where.put(fp, to)
-                        self.frontier.push(successor)
+                        put(fp, to)
+                        push(successor)
                         following.extend(
-                            (low, high, place, event, messages, place, event, place, event)
+                            (
+                                fewest + messages,
+                                most + messages,
+                                *(place, event, messages, place, event, place, event),
+                            )
                         )
                         leads.append(lead)
                         if lead >= 0:
                             self._clash(to, successor, lead)
                 else:  # met by its owner, from the batch: one entry a state
+                    o = hash(successor[:n]) % parts
+                    low, high = fewest + messages, most + messages
                     entry = out[o].get(signed)
                     if entry is None:
                         out[o][signed] = [
@@ -302,15 +318,13 @@ class Part:
 
     def merge(self, batches: Sequence[bytes | None]) -> tuple[bytes, int]:
         """Meet the successors the other parts sent this part (``batches``; its own were
-        met as they were found): the places where its new states were first met, in
-        order (bytes of ``array('q')``), and the least place of a step back to a level
+        met as they were found): the places where its new states were first met (bytes
+        of ``array('q')``, in no order), and the least place of a step back to a level
         before (-1: none; the search is then uneven, ``_lean.py``)."""
         for batch in batches:
             if batch is not None:
                 self._meet(batch)
-        firsts = self.following[PLACE::_FIELDS]
-        self.order = order = sorted(range(len(firsts)), key=firsts.__getitem__)
-        return array("q", [firsts[i] for i in order]).tobytes(), self.uneven
+        return self.following[PLACE::_FIELDS].tobytes(), self.uneven
 
     def _meet(self, batch: bytes) -> None:
         """A batch's successors, met as the lean search meets them — except that they
@@ -394,18 +408,17 @@ class Part:
         is kept from ``max_states`` on.  Check the level's end states, up to state
         ``last`` (-1: all; the search stops after it, at ``max_states``), and the new
         states kept.  Then the next level is the one to expand."""
-        theirs: list[int] = []
-        for data in others:
-            got = array("q")
-            got.frombytes(data)
-            theirs.extend(got)
-        theirs.sort()  # sorted runs, merged
-        following, order = self.following, self.order
+        following = self.following
         firsts = following[PLACE::_FIELDS]
-        numbers = array("q", bytes(8 * len(order)))
-        for j, i in enumerate(order):
-            number = base + j + bisect_left(theirs, firsts[i])
-            numbers[i] = number if number < max_states else -1
+        every = array("q", firsts)
+        for data in others:
+            every.frombytes(data)
+        # The level's new states, every part's, numbered in the order of their places.
+        number_of = dict(zip(sorted(every), count(base)))
+        numbers = array("q", map(number_of.__getitem__, firsts))
+        if base + len(every) > max_states:  # cut: none kept from max_states on
+            numbers = array("q", [k if k < max_states else -1 for k in numbers])
+        del number_of, every
         held = (len(following) + 3 * len(numbers)) * 8 + self.where.nbytes
         self.levels_peak = max(self.levels_peak, held)
         self._check_ends(last)

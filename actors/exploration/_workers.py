@@ -14,23 +14,39 @@ check's verdict, the fewest and most messages, every path shown — is the one
 search cannot carry the counts (:class:`~._lean.Uneven`), this search stops and one
 worker searches again, as :func:`~._search.explore` does.
 
-The workers are processes (:class:`Processes`, started with ``spawn``: each builds its
-model again from ``build``, nothing of the driver's is copied) or anything that answers
+The workers are processes (:class:`Processes`, forked on Linux and spawned elsewhere
+(:data:`START`): each builds its model again from ``build``) or anything that answers
 :class:`Pool`'s calls.  A worker ignores Ctrl-C and stops when its end of the pipe to
 the driver closes; the driver stops them all when the search ends, fails or is
 interrupted: no process is left behind.
 
-**Not as fast as two cores.**  Sharing out costs work one search does not do: the
-owner of each step's successor picked (a hash of its nodes' states), the successors of
-another part packed into its batch and met again by their owner, each new state
-numbered against the other parts' places, the states set aside expanded by every part,
-and each worker's start (a process importing the package and building its model).
+**Not as fast as two cores.**  Sharing out costs work one search does not do.  Counted
+in instructions (``valgrind --tool=cachegrind``, which a busy machine does not blur), on
+Chang–Roberts n = 8 (142,081 states) the whole command executes 16.5 G instructions on
+one worker and 20.2 G on two (1.22 times; 23.8 G, 1.44 times, when workers were spawned,
+owners always hashed and new states numbered by a binary search each).  What is left:
+
+- the parts' loop keeps, for each successor, the least place of the steps to it (one
+  search's choice among equals): a part walks its states in no order of number — its
+  own successors are queued before those other parts sent, and the states set aside
+  after the rest — so every step to a known successor compares places, where one
+  search, walking in number order, keeps the first;
+- the successors of another part (half the steps that change a node's state: one in
+  ten on Chang–Roberts) packed into its batch and met again by their owner;
+  each part's new states numbered against the other parts' places; the states set
+  aside expanded by every part;
+- the command's start (importing the package, 2.1 G instructions) and its end (writing
+  the runs) are one process's either way: about 14 % of one worker's instructions on
+  that model, so even two workers that did no more than one in all could be at most
+  about 1.75 times as fast;
+- and the parts are not even: the nodes' states that own them do not split the steps
+  in halves (on n = 9, 53 % of them fall to one part), and each level waits for the
+  slower part.
+
 Owning states by their nodes' states keeps about 90 % of Chang–Roberts' steps in the
-part that took them (half, by a hash of the whole state), and that halved the extra:
-on Chang–Roberts n = 9 (713,292 states) two workers spend about 1.45 times one worker's
-CPU seconds (1.52–1.65 by a hash of the whole state; ``benchmarks/explore.py
---workers-only`` gives the figures of the day), so on two idle cores they can be at
-most about 1.4 times as fast, short of issue 31's 1.7.
+part that took them (half, by a hash of the whole state).  ``benchmarks/explore.py
+--workers-only`` gives the day's wall clock and CPU seconds; on two idle cores two
+workers can be at most about 1.4 times as fast as one, short of issue 31's 1.7.
 """
 
 from __future__ import annotations
@@ -41,6 +57,7 @@ import multiprocessing
 import os
 import pickle
 import signal
+import sys
 import traceback
 from collections.abc import Callable, Collection, Sequence
 from multiprocessing.connection import Connection, wait
@@ -320,24 +337,38 @@ def _meet(into: Extreme, part: Extreme) -> None:
         into.high, into.most = part.high, part.most
 
 
+#: How worker processes start: forked on Linux — a copy of the driver, its modules
+#: imported, in a few milliseconds where ``spawn`` starts a new interpreter that imports
+#: the package again (a fifth of a second of CPU, a worker) — and spawned elsewhere
+#: (macOS's system libraries are not safe to fork).
+START = "fork" if sys.platform == "linux" else "spawn"
+
+
 class Processes:
     """``parts`` worker processes, each holding a part; the driver talks to each over
-    a pipe.  Started with ``spawn``: a worker imports what it needs and builds its
-    model from ``build``."""
+    a pipe.  Started as :data:`START` says; a worker builds its model from ``build``."""
 
     def __init__(
         self, build: Callable[[], Inputs], parts: int, links: Collection[tuple[int, int]]
     ) -> None:
-        context = multiprocessing.get_context("spawn")
+        context = (
+            multiprocessing.get_context("fork")
+            if START == "fork"
+            else multiprocessing.get_context("spawn")
+        )
         self.parts = parts
         self.conns: list[Connection] = []
         self.processes: list[Any] = []
         try:
             for index in range(parts):
                 ours, theirs = context.Pipe()
+                # Forked, a worker holds copies of the driver's ends of the pipes so far,
+                # its own too: it closes them, so that it sees its pipe close.
+                drivers = [*self.conns, ours] if START == "fork" else []
                 process = context.Process(
                     target=_serve,
                     args=(theirs, build, index, parts, list(links)),
+                    kwargs={"drivers": drivers},
                     name=f"ringleader-explore-{index}",
                     daemon=True,
                 )
@@ -398,9 +429,14 @@ def _serve(
     index: int,
     parts: int,
     links: list[tuple[int, int]],
+    *,
+    drivers: Sequence[Connection] = (),
 ) -> None:
-    """A worker process: its part, and the driver's calls, until the pipe closes."""
+    """A worker process: its part, and the driver's calls, until the pipe closes
+    (``drivers``: the driver's ends of the pipes, to close here, if forked)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the driver's to handle
+    for end in drivers:
+        end.close()
     gc.disable()  # millions of small objects, in no cycle: as the search on one worker
 
     def answer(status: str, value: Any) -> None:

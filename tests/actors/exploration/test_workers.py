@@ -19,6 +19,7 @@ import pytest
 
 from ringleader.actors.exploration import (
     Exploration,
+    Model,
     Options,
     Part,
     Processes,
@@ -189,6 +190,39 @@ def test_most_steps_of_a_ring_election_stay_with_the_part_that_took_them(tmp_pat
     assert owner((1, 2, 3, 4, 5, 6, 7, 0, 0), 7, 2) == owner((1, 2, 3, 4, 5, 6, 7, 5, 9), 7, 2)
 
 
+def test_a_step_changes_no_node_but_the_one_its_event_moves() -> None:
+    """A part keeps a successor for its own, unhashed, when the one node its step may
+    change (``Model.mover``) kept its state: so no other node's state may change, with
+    every kind of step — faults too."""
+    config = load_config(EXAMPLES / "mesh.toml", Overrides(algorithm="bully", nodes=4))
+    options = Options(
+        crashes=1,
+        restarts=True,
+        losses=1,
+        duplicates=1,
+        partitions=((frozenset({1, 2}),),),
+        pauses=(3,),
+    )
+    model = Model(*explore_inputs(config, options, None))
+    n, level, seen = model.n, [model.initial()], set()
+    while level and len(seen) < 20_000:
+        following = []
+        for state in level:
+            for event, successor, _, _ in model.expand(state)[0]:
+                mover = model.mover(event)
+                changed = {i for i in range(n) if successor[i] != state[i]}
+                assert changed <= {mover} - {-1}, model.describe(event)
+                if successor not in seen:
+                    seen.add(successor)
+                    following.append(successor)
+        level = following
+    kinds = {event[0] for event in model.events}
+    assert kinds == {
+        *("start", "deliver", "timer", "crash", "restart", "lose", "duplicate"),
+        *("partition", "heal", "pause", "resume"),
+    }
+
+
 def test_two_worker_processes_find_what_one_finds(tmp_path: Path) -> None:
     config = ring(tmp_path, 7)
     options = explore_options(config)
@@ -324,14 +358,19 @@ def _children(pid: int) -> set[int]:
 
 
 def _workers_of(pid: int) -> set[int]:
-    """The worker processes ``pid`` started (spawned)."""
+    """The worker processes ``pid`` started: forked (its command line) or spawned."""
     found = set()
+    try:
+        own = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return found
     for child in _children(pid):
         try:
-            if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes():
-                found.add(child)
+            line = Path(f"/proc/{child}/cmdline").read_bytes()
         except OSError:
             continue
+        if line == own or b"spawn_main" in line:
+            found.add(child)
     return found
 
 
