@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from ringleader.actors.core import Candidate, Message, NodeView
 
+from ._configuration import Configuration
 from ._lease import Lease
 
 __all__ = ["HandOver", "HandOverRequest", "refusal", "successor"]
@@ -48,8 +49,16 @@ class HandOverRequest(Message):
     kind = "handover_request"
 
 
-def refusal(view: NodeView, lease: Lease | None, leading: bool, to: int) -> str | None:
-    """Why the leader of ``view`` cannot hand over to ``to`` now, or ``None``."""
+def refusal(
+    view: NodeView,
+    lease: Lease | None,
+    leading: bool,
+    to: int,
+    configuration: Configuration | None = None,
+) -> str | None:
+    """Why the leader of ``view`` cannot hand over to ``to`` now, or ``None``;
+    ``configuration``: the leader's current one (a node of the config file it no longer
+    lists, removed or never added, is no member)."""
     me = view.id
     if not leading:
         return f"node {me} does not lead"
@@ -57,6 +66,11 @@ def refusal(view: NodeView, lease: Lease | None, leading: bool, to: int) -> str 
         return f"node {to} already leads"
     if to not in view.members:
         return f"node {to} is not a member of the cluster"
+    if configuration is not None and to not in configuration.members:
+        return (
+            f"node {to} is no member now: {configuration.describe()} "
+            "(ringleader member add it first)"
+        )
     if lease is None:
         return "a hand-over needs the leader's lease (lease = 0 turns it off)"
     return _unfit(me, lease, to)

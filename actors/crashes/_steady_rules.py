@@ -20,6 +20,7 @@ from typing import Protocol
 
 from ringleader.actors.core import Action, Election, Message, NodeState, Notice, Send
 
+from ._configuration import Configuration
 from ._crash_policy import CrashPolicy, Intent, NewRound, Situation
 from ._detector import FailureDetector, Ping
 from ._handover import HandOver, HandOverRequest, refusal, successor
@@ -46,6 +47,9 @@ class Seat(Situation, Protocol):
 
     @property
     def lease(self) -> Lease | None: ...
+
+    @property
+    def configuration(self) -> Configuration | None: ...
 
     @property
     def detector(self) -> FailureDetector | None: ...
@@ -615,7 +619,9 @@ class SteadyRules:
         """Why this node cannot hand over to ``to`` now (see ``_handover.py``), or
         ``None``."""
         member = self.member
-        return refusal(member.view, member.lease, member.state is NodeState.LEADER, to)
+        return refusal(
+            member.view, member.lease, member.state is NodeState.LEADER, to, member.configuration
+        )
 
     def hand_over(
         self, to: int | None = None, reason: str = "resigned", *, stopping: bool = False

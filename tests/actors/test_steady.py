@@ -756,6 +756,12 @@ def test_a_leader_makes_a_change_it_is_asked_for_one_at_a_time() -> None:
     # The removed node heard the heartbeats that carried the change until it was
     # committed: it knows it is no member, and retired.
     assert one.configuration == without and one.retired
+    # A hand-over to the node removed is refused as one to no member, not as one to a
+    # member that does not answer (``ringleader transfer --to 1`` said "not live").
+    assert three.refuse_hand_over(1) == (
+        f"node 1 is no member now: version 1 (round {epoch}): voters 2,3 "
+        "(ringleader member add it first)"
+    )
 
 
 def test_a_leader_asked_to_remove_itself_hands_over_and_the_next_removes_it() -> None:
