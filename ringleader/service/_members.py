@@ -82,6 +82,10 @@ def remove_member(config: Config, node: int, *, timeout: float = 10.0) -> Member
     raises :class:`~ringleader.MembershipRefused` saying why if it is not within
     ``timeout`` s."""
     check_standalone(config)
+    if node not in config.addresses:
+        raise MembershipRefused(
+            f"node {node} is not listed in {config.source or 'the config'}: it is no member"
+        )
     return _change(
         config, "remove", node, None, timeout=timeout, done=lambda c: node not in c.members
     )

@@ -75,14 +75,16 @@ def _ask(
 def status_summary(config: Config, answers: dict[int, NodeStatus | None]) -> dict[str, Any]:
     """What ``ringleader status --json`` prints: each node's answer and whether they agree.
 
-    ``agreed``: every member answered and names the same leader in the same epoch, and
+    ``agreed``: every voter answered and names the same leader in the same epoch, and
     that leader says it leads.  The members are those of the newest configuration a node
     answered with (``configuration``; the config's nodes but its spares if none did): a
-    spare not added yet, or a node removed, is listed with ``member`` false and need not
+    spare not added yet, or a node removed, is listed with ``member`` false, and a
+    learner (a member that votes in no majority yet) with ``voter`` false: neither need
     answer.
     """
     newest = _newest_configuration(answers)
     members = set(config.founding) if newest is None else newest.members
+    voters = set(config.founding) if newest is None else newest.voters
     nodes = []
     for spec in config.nodes:
         status = answers.get(spec.id)
@@ -90,6 +92,7 @@ def status_summary(config: Config, answers: dict[int, NodeStatus | None]) -> dic
             "id": spec.id,
             "address": spec.address,
             "member": spec.id in members,
+            "voter": spec.id in voters,
             "answered": False,
         }
         if status is not None:
@@ -107,7 +110,7 @@ def status_summary(config: Config, answers: dict[int, NodeStatus | None]) -> dic
             )
         nodes.append(entry)
     agreed = None
-    voting = [n for n in nodes if n["member"]]
+    voting = [n for n in nodes if n["voter"]]  # (a learner not up yet holds nothing back)
     if all(n["answered"] for n in voting):
         agreed = agreement({n["id"]: (n["state"], n["leader"], n["epoch"]) for n in voting})
     leader, epoch = (None, None) if agreed is None else agreed

@@ -66,3 +66,33 @@ def test_only_the_operator_may_ask_for_a_change() -> None:
     )
     refused = desk.answer(2, 1, MemberQuery("remove", 1, None, "tcp://127.0.0.1:5000"))
     assert refused is not None and refused.reason == "unknown_sender"
+
+
+def test_status_agrees_among_the_voters_a_silent_learner_or_spare_holds_nothing_back(
+    tmp_path: Any,
+) -> None:
+    from ringleader.actors.crashes import Configuration
+    from ringleader.actors.host import NodeStatus
+    from ringleader.service import status_summary
+    from tests.nodes import write_config
+
+    path = write_config(tmp_path / "c.toml", 'topology = "full_mesh"\n', [1, 2, 3, 4, 5])
+    config = __import__("ringleader").load_config(path)
+    learning = Configuration(1, 7, frozenset({1, 2, 3}), frozenset({4}))
+
+    def status(node: int, state: str) -> NodeStatus:
+        return NodeStatus(node, 1.0, state, 3, 7, 1, None, configuration=learning)
+
+    answers = {1: status(1, "not_leader"), 2: status(2, "not_leader"), 3: status(3, "leader")}
+    summary = status_summary(config, {**answers, 4: None, 5: None})
+    assert summary["agreed"] and summary["leader"] == 3
+    shown = [(n["id"], n["member"], n["voter"]) for n in summary["nodes"]]
+    assert shown == [
+        (1, True, True),
+        (2, True, True),
+        (3, True, True),
+        (4, True, False),
+        (5, False, False),
+    ]
+    summary = status_summary(config, {**answers, 3: None, 4: None, 5: None})
+    assert not summary["agreed"]  # a voter silent: no agreement
