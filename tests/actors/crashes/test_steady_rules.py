@@ -60,6 +60,7 @@ class Seat:
     moves: list[tuple[object, ...]] = field(default_factory=list)
     suspected: frozenset[int] = frozenset()
     recovery: None = None  # (a node that lost its state: not here)
+    configuration: None = None  # (every member votes)
 
     def __post_init__(self) -> None:
         others = tuple(m for m in MEMBERS if m != self.id)
