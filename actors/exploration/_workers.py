@@ -346,7 +346,8 @@ START = "fork" if sys.platform == "linux" else "spawn"
 
 class Processes:
     """``parts`` worker processes, each holding a part; the driver talks to each over
-    a pipe.  Started as :data:`START` says; a worker builds its model from ``build``."""
+    a pipe.  Started as ``START`` says (forked on Linux); a worker builds its model from
+    ``build``."""
 
     def __init__(
         self, build: Callable[[], Inputs], parts: int, links: Collection[tuple[int, int]]
