@@ -338,12 +338,7 @@ class Member:
         """Whether this node leads and its configuration is committed in its round (a
         majority of its voters acknowledged a heartbeat carrying it): it may change it."""
         membership = self.membership
-        return (
-            membership is not None
-            and self.state is NodeState.LEADER
-            and membership.committed is not None
-            and membership.committed.key == membership.configuration.key
-        )
+        return membership is not None and self.state is NodeState.LEADER and membership.ready
 
     @property
     def configuration_key(self) -> tuple[int, int]:
