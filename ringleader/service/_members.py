@@ -31,18 +31,12 @@ from ringleader.errors import MembershipRefused
 from ringleader.topologies import Config
 from ringleader.transport import Deadline
 
-from ._operator import ask_status
+from ._operator import QUICK_STATUS, STATUS_WAIT, ask_status, find_leader
 from ._operator_line import ask_once_answered
 from ._standalone import check_standalone
 
 __all__ = ["MemberChange", "add_member", "remove_member"]
 
-#: How long the tool waits for every node's status at a time (s): a node that has not
-#: answered by then is likely down.
-STATUS_WAIT = 1.0
-#: How long it waits at first, and while it looks for a new leader (s): live nodes
-#: answer within milliseconds.
-QUICK_STATUS = 0.3
 #: How often the tool looks whether the change is committed (s).
 LOOK_AGAIN = 0.05
 
@@ -135,30 +129,10 @@ def _change(
 
 
 def _leader(config: Config, deadline: Deadline) -> tuple[int, NodeStatus]:
-    """The leader and its status: asked of every node, briefly first (a node that is
-    down must not hold the question up), then for longer."""
-    wait = QUICK_STATUS
-    majority = len(config.founding) // 2 + 1
-
-    def enough(answers: dict[int, NodeStatus | None]) -> bool:
-        """A majority answered, a leader among them: the nodes that have not answered
-        yet (down, or spares not started) need not hold the question up."""
-        heard = [s for s in answers.values() if s is not None]
-        return len(heard) >= majority and any(s.state == "leader" for s in heard)
-
-    while True:
-        answers = ask_status(config, timeout=max(0.05, min(wait, deadline.left())), enough=enough)
-        leaders = [s for s in answers.values() if s is not None and s.state == "leader"]
-        if leaders:
-            # Two self-proclaimed leaders (a stale one, before it learns of the newer
-            # round): the one of the newer epoch leads.
-            status = max(leaders, key=lambda s: s.epoch)
-            return status.id, status
-        if deadline.left() <= 0 or wait >= STATUS_WAIT:
-            silent = sorted(n for n, s in answers.items() if s is None)
-            also = f" (no answer from {', '.join(map(str, silent))})" if silent else ""
-            raise MembershipRefused(f"no node leads now{also}: try again once one does")
-        wait = STATUS_WAIT
+    found = find_leader(config, deadline)
+    if isinstance(found, str):
+        raise MembershipRefused(found)
+    return found.id, found
 
 
 def _new_leader(config: Config, previous: int, deadline: Deadline) -> int:

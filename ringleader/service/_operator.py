@@ -23,7 +23,13 @@ from ringleader.transport import Deadline
 from ._operator_line import ASK_AGAIN, OperatorLine, ask_again_after, operator_line
 from ._standalone import check_standalone
 
-__all__ = ["ask_status", "status_summary"]
+__all__ = ["ask_status", "find_leader", "status_summary"]
+
+#: How long finding the leader waits for the nodes at first (s): live nodes answer within
+#: milliseconds, and one that is down must not hold the question up...
+QUICK_STATUS = 0.3
+#: ... and, if no leader answered by then, the second time.
+STATUS_WAIT = 1.0
 
 
 def ask_status(
@@ -45,6 +51,32 @@ def ask_status(
     with operator_line(config, answers, timeout=timeout) as line:
         _ask(line, answers, Deadline(timeout), enough)
     return answers
+
+
+def find_leader(config: Config, deadline: Deadline) -> NodeStatus | str:
+    """The leader's status, asked of every node (briefly first, then for longer), or the
+    line saying that no node leads.  It stops asking once a majority of the founding
+    voters answered with a leader among them: the nodes that have not answered yet (down,
+    or spares not started) need not hold the question up."""
+    majority = len(config.founding) // 2 + 1
+
+    def enough(answers: dict[int, NodeStatus | None]) -> bool:
+        heard = [s for s in answers.values() if s is not None]
+        return len(heard) >= majority and any(s.state == "leader" for s in heard)
+
+    wait = QUICK_STATUS
+    while True:
+        answers = ask_status(config, timeout=max(0.05, min(wait, deadline.left())), enough=enough)
+        leaders = [s for s in answers.values() if s is not None and s.state == "leader"]
+        if leaders:
+            # Two self-proclaimed leaders (a stale one, before it learns of the newer
+            # round): the one of the newer epoch leads.
+            return max(leaders, key=lambda s: s.epoch)
+        if deadline.left() <= 0 or wait >= STATUS_WAIT:
+            silent = sorted(n for n, s in answers.items() if s is None)
+            also = f" (no answer from {', '.join(map(str, silent))})" if silent else ""
+            return f"no node leads now{also}: try again once one does"
+        wait = STATUS_WAIT
 
 
 def _ask(

@@ -20,7 +20,7 @@ from ringleader.errors import TransferRefused
 from ringleader.topologies import Config
 from ringleader.transport import Deadline
 
-from ._operator import ask_status
+from ._operator import STATUS_WAIT, ask_status, find_leader
 from ._operator_line import ask_once_answered
 from ._standalone import check_standalone
 
@@ -63,21 +63,11 @@ def transfer(config: Config, to: int, *, timeout: float = 5.0) -> Transfer:
     raise TransferRefused(f"node {leader} handed over, but node {to} did not lead in {timeout} s")
 
 
-#: How long the tool waits for every node's status at a time: a node that has not
-#: answered by then is likely down, and need not hold up a hand-over between others.
-STATUS_WAIT = 1.0
-
-
 def _leader(config: Config, deadline: Deadline) -> int:
-    answers = ask_status(config, timeout=max(0.1, min(STATUS_WAIT, deadline.left() / 2)))
-    leaders = sorted(n for n, s in answers.items() if s is not None and s.state == "leader")
-    if not leaders:
-        silent = sorted(n for n, s in answers.items() if s is None)
-        also = f" (no answer from {', '.join(map(str, silent))})" if silent else ""
-        raise TransferRefused(f"no node leads now{also}: try again once one does")
-    # Two self-proclaimed leaders (a stale one, before it learns of the newer round):
-    # the one of the newer epoch leads.
-    return max(leaders, key=lambda n: answers[n].epoch)  # type: ignore[union-attr]
+    found = find_leader(config, deadline)
+    if isinstance(found, str):
+        raise TransferRefused(found)
+    return found.id
 
 
 def _ask(config: Config, leader: int, to: int, deadline: Deadline) -> None:
