@@ -22,14 +22,18 @@ __all__ = ["local_secret_path", "node_secret", "run_secret", "secret_env"]
 
 log = logging.getLogger(__name__)
 
+#: The local secrets this process has warned of (once each).
+_warned: set[Path] = set()
+
 
 def node_secret(config: Config) -> bytes:
     """The secret a standalone node (or ``ringleader status``) signs with.
 
     The config's (``secret_file`` or ``$RINGLEADER_SECRET``) if there is one.  Without
     one, a cluster whose every address is on this machine uses a random secret kept in a
-    file only this user can read (``local_secret``), with a warning; a cluster that
-    spans machines is refused: :class:`ConfigError`, exit 2.
+    file only this user can read (``local_secret``), with a warning (once a process: a
+    tool that opens several operator lines reads it each time); a cluster that spans
+    machines is refused: :class:`ConfigError`, exit 2.
     """
     secret = config.secret()
     if secret is not None:
@@ -51,12 +55,14 @@ def node_secret(config: Config) -> bytes:
             f'secret_file = "DIR/secret" in the config, or set ${SECRET_ENV}',
         )
     path = local_secret_path()
-    log.warning(
-        "no secret_file or $%s: using this user's secret for the cluster, %s (only this "
-        "user's nodes on this machine can join; 'ringleader keys DIR' makes one to share)",
-        SECRET_ENV,
-        path,
-    )
+    if path not in _warned:
+        _warned.add(path)
+        log.warning(
+            "no secret_file or $%s: using this user's secret for the cluster, %s (only this "
+            "user's nodes on this machine can join; 'ringleader keys DIR' makes one to share)",
+            SECRET_ENV,
+            path,
+        )
     return local_secret(path)
 
 

@@ -36,6 +36,14 @@ a list of lists of node ids) and ``heal`` say when the network split and healed,
 ``pause`` and ``resume`` (with ``seconds`` when known) when a node stood still; a send
 delivered more than once has ``copies``.
 
+A service's run as the explorer replays it (``ringleader explore --service --changes``)
+tells the members changing: ``change`` is an operator asking ``node`` to ``change``
+(``"add"`` or ``"remove"``) node ``peer``, with the answer, ``configuration`` (the new
+one, in words: ``"version 2 (round 5): voters 2,3"``) or ``refused`` (why, in words),
+and ``epoch``; ``configuration`` and ``removed`` (``configuration`` and ``epoch``) are a
+node's own, as ``ringleader node`` prints them: it counts majorities in a newer
+configuration, or the cluster removed it.
+
 A ``violation`` is a check of :mod:`ringleader.actors.checks` that the state the run had
 just come to broke: ``check`` (its kind, e.g. ``two_leaders``), ``nodes``, ``epoch`` and
 ``detail`` (in words); its ``node`` is the node whose state change broke it.

@@ -29,6 +29,12 @@ EVENTS = (
     "heal",
     "pause",
     "resume",
+    # a membership change an operator asked a node for, and its answer (the service
+    # explorer's runs), and each node's configuration as it changed (as ``ringleader
+    # node``'s own lines say it)
+    "change",
+    "configuration",
+    "removed",
     # a check of every state broken (:mod:`ringleader.actors.checks`): when, by whom
     "violation",
     # the first line of a trace: what ran (see ``_writer.py``); never recorded

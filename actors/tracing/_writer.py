@@ -54,6 +54,25 @@ def _jsonable(value: Any) -> Any:
 _NETWORK = {"partition": "groups", "heal": "groups", "pause": "seconds", "resume": "seconds"}
 
 
+#: The members changing: an operator's request, and a node's configuration.
+_MEMBERSHIP = ("change", "configuration", "removed")
+
+
+def _membership(line: Event, details: list[Any]) -> None:
+    """An operator's ``change`` (what, of which node, the answer: the new configuration
+    or why not, the epoch), or a node's ``configuration`` or ``removed`` (the
+    configuration in words, the epoch)."""
+    if line["event"] != "change":
+        line.update(configuration=details[0], epoch=details[1])
+        return
+    what, peer, refused, configuration, epoch = details
+    line.update(change=what, peer=peer, epoch=epoch)
+    if refused is None:
+        line["configuration"] = configuration
+    else:
+        line["refused"] = refused
+
+
 def _is_heartbeat_timer(name: str) -> bool:
     return name.startswith("detector:")
 
@@ -113,6 +132,8 @@ def _events(records: Iterable[Record], began: float, heartbeats: bool) -> Iterat
                 line["vars"] = _variable(details[3])
         elif event == "suspect":
             line.update(peer=details[0], epoch=details[1])
+        elif event in _MEMBERSHIP:
+            _membership(line, details)
         elif event == "violation":  # a Violation, or its fields
             found = details[0]
             line.update(

@@ -4,7 +4,8 @@ committed.
 
 Like ``ringleader transfer`` the tool is an operator, not a member: it asks every node
 for its status (:func:`~ringleader.service.ask_status`) to find the leader and sends it a
-:class:`~ringleader.actors.host.MemberQuery`.  The leader makes the change
+:class:`~ringleader.actors.host.MemberQuery`, all on one operator line
+(``_operator_line.py``) that stays open until the command is done.  The leader makes the change
 (``Member.request``: single-server changes, docs/design/membership.md) or refuses,
 saying why in one line.  Then the tool waits until the leader's configuration is the one
 asked for and committed: a majority of its voters acknowledged a heartbeat carrying it.
@@ -26,13 +27,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ringleader.actors.crashes import Configuration
-from ringleader.actors.host import MemberAnswer, MemberQuery, NodeStatus
+from ringleader.actors.host import MemberAnswer, MemberQuery, NodeStatus, StatusAnswer, StatusQuery
 from ringleader.errors import MembershipRefused
 from ringleader.topologies import Config
 from ringleader.transport import Deadline
 
-from ._operator import QUICK_STATUS, STATUS_WAIT, ask_status, find_leader
-from ._operator_line import ask_once_answered
+from ._operator import QUICK_STATUS, ask_status_on, find_leader
+from ._operator_line import OperatorLine, ask_until_answered, operator_line
 from ._standalone import check_standalone
 
 __all__ = ["MemberChange", "add_member", "remove_member"]
@@ -96,27 +97,31 @@ def _change(
 ) -> MemberChange:
     began = time.monotonic()
     deadline = Deadline(timeout)
-    leader, status = _leader(config, deadline)
-    if status.configuration is not None and done(status.configuration) and status.committed:
-        what = "a member" if change == "add" else "no member"
-        raise MembershipRefused(f"node {node} is {what} already: {status.configuration.describe()}")
-    answer = _ask(config, leader, MemberQuery(change, node, address, ""), deadline)
-    if answer.refused is not None and change == "remove" and node == leader:
-        if answer.leader == leader:  # it still leads: it refused outright
-            raise MembershipRefused(answer.refused)
-        # It handed over first (rule 7): ask the new leader.
-        leader = _new_leader(config, leader, deadline)
-        answer = _ask(config, leader, MemberQuery(change, node, address, ""), deadline)
-    if answer.refused is not None:
-        raise MembershipRefused(answer.refused)
-    while (left := deadline.left()) > 0:
-        now = ask_status(config, timeout=min(left, STATUS_WAIT), nodes=[leader]).get(leader)
-        configuration = None if now is None else now.configuration
-        if now is not None and now.committed and configuration is not None and done(configuration):
-            return MemberChange(
-                change, node, leader, now.epoch, configuration, time.monotonic() - began
+    everyone = [n.id for n in config.nodes]
+    # One line for the whole command: finding the leader, the question, and the wait,
+    # each status asked again on it (no new sockets, connections and identity each time).
+    with operator_line(config, everyone, timeout=max(0.1, timeout)) as line:
+        leader, status = _leader(config, line, deadline)
+        if status.configuration is not None and done(status.configuration) and status.committed:
+            what = "a member" if change == "add" else "no member"
+            raise MembershipRefused(
+                f"node {node} is {what} already: {status.configuration.describe()}"
             )
-        time.sleep(min(LOOK_AGAIN, max(0.0, deadline.left())))
+        answer = _ask(line, leader, MemberQuery(change, node, address, line.address), deadline)
+        if answer.refused is not None and change == "remove" and node == leader:
+            if answer.leader == leader:  # it still leads: it refused outright
+                raise MembershipRefused(answer.refused)
+            # It handed over first (rule 7): ask the new leader (another node: the line's
+            # one question that changes something, to it).
+            leader = _new_leader(line, everyone, leader, deadline)
+            answer = _ask(line, leader, MemberQuery(change, node, address, line.address), deadline)
+        if answer.refused is not None:
+            raise MembershipRefused(answer.refused)
+        committed = _committed(line, leader, deadline, done)
+    if committed is not None:
+        return MemberChange(
+            change, node, leader, committed.epoch, committed.configuration, time.monotonic() - began
+        )
     if change == "add":
         raise MembershipRefused(
             f"node {leader} added node {node} as a learner, but node {node} did not catch "
@@ -128,43 +133,79 @@ def _change(
     )
 
 
-def _leader(config: Config, deadline: Deadline) -> tuple[int, NodeStatus]:
-    found = find_leader(config, deadline)
+@dataclass(frozen=True)
+class _Committed:
+    epoch: int
+    configuration: Configuration
+
+
+def _committed(
+    line: OperatorLine,
+    leader: int,
+    deadline: Deadline,
+    done: Callable[[Configuration], bool],
+) -> _Committed | None:
+    """Ask ``leader`` for its status every :data:`LOOK_AGAIN` s, on ``line``, until it
+    says its configuration is the one asked for (``done``) and committed; ``None`` if
+    ``deadline`` passes first.  (A late answer to an earlier question of the line can
+    only say not yet: the leader's configuration was not done when the tool began.)"""
+    query = StatusQuery(line.address)
+    asked = -LOOK_AGAIN
+    while deadline.left() > 0:
+        now = time.monotonic()
+        if now - asked >= LOOK_AGAIN and line.ask(leader, query):
+            asked = now
+        for sender, message in line.answers(deadline):
+            if sender != leader or type(message) is not StatusAnswer:
+                continue
+            status = message.status
+            configuration = status.configuration
+            if status.committed and configuration is not None and done(configuration):
+                return _Committed(status.epoch, configuration)
+    return None
+
+
+def _leader(config: Config, line: OperatorLine, deadline: Deadline) -> tuple[int, NodeStatus]:
+    found = find_leader(config, deadline, line=line)
     if isinstance(found, str):
         raise MembershipRefused(found)
     return found.id, found
 
 
-def _new_leader(config: Config, previous: int, deadline: Deadline) -> int:
-    """The node that leads once ``previous`` handed over."""
+def _new_leader(line: OperatorLine, everyone: list[int], previous: int, deadline: Deadline) -> int:
+    """The node that leads once ``previous`` handed over, once its configuration is
+    committed in its round (until then it would refuse the change: Raft's rule since
+    2015), asked of every node on ``line`` every :data:`LOOK_AGAIN` s at most."""
+
+    def ready(status: NodeStatus | None) -> bool:
+        return (
+            status is not None
+            and status.state == "leader"
+            and status.committed
+            and status.id != previous
+        )
 
     def led(answers: dict[int, NodeStatus | None]) -> bool:
-        return any(
-            s is not None and s.state == "leader" and n != previous for n, s in answers.items()
-        )
+        return any(ready(s) for s in answers.values())
 
-    while deadline.left() > 0:
-        answers = ask_status(
-            config, timeout=max(0.05, min(QUICK_STATUS, deadline.left())), enough=led
+    while (left := deadline.left()) > 0:
+        began = time.monotonic()
+        answers = ask_status_on(
+            line, everyone, timeout=max(0.05, min(QUICK_STATUS, left)), enough=led
         )
-        leaders = [
-            s for n, s in answers.items() if s is not None and s.state == "leader" and n != previous
-        ]
+        leaders = [s for s in answers.values() if s is not None and ready(s)]
         if leaders:
             return max(leaders, key=lambda s: s.epoch).id
-    raise MembershipRefused(f"node {previous} handed over, but no other node led in time")
-
-
-def _ask(config: Config, leader: int, query: MemberQuery, deadline: Deadline) -> MemberAnswer:
-    """Send the question to ``leader`` until it answers (on a line of its own: the node
-    answers a line's repeats with its first answer, and makes a change once)."""
-    answer = ask_once_answered(
-        config,
-        leader,
-        lambda reply_to: MemberQuery(query.change, query.node, query.address, reply_to),
-        MemberAnswer,
-        deadline,
+        time.sleep(min(max(0.0, began + LOOK_AGAIN - time.monotonic()), deadline.left()))
+    raise MembershipRefused(
+        f"node {previous} handed over, but no other node led (its configuration committed) in time"
     )
+
+
+def _ask(line: OperatorLine, leader: int, query: MemberQuery, deadline: Deadline) -> MemberAnswer:
+    """Send the question to ``leader`` until it answers (the node answers a line's
+    repeats with its first answer, and makes a change once)."""
+    answer = ask_until_answered(line, leader, query, MemberAnswer, deadline)
     if answer is None:
         raise MembershipRefused(f"node {leader} did not answer within the time given")
     return answer

@@ -23,7 +23,7 @@ from ringleader.transport import Deadline
 from ._operator_line import ASK_AGAIN, OperatorLine, ask_again_after, operator_line
 from ._standalone import check_standalone
 
-__all__ = ["ask_status", "find_leader", "status_summary"]
+__all__ = ["ask_status", "ask_status_on", "find_leader", "status_summary"]
 
 #: How long finding the leader waits for the nodes at first (s): live nodes answer within
 #: milliseconds, and one that is down must not hold the question up...
@@ -47,18 +47,36 @@ def ask_status(
     """
     check_standalone(config)
     asked = [n.id for n in config.nodes] if nodes is None else list(nodes)
-    answers: dict[int, NodeStatus | None] = dict.fromkeys(asked)
-    with operator_line(config, answers, timeout=timeout) as line:
-        _ask(line, answers, Deadline(timeout), enough)
+    with operator_line(config, asked, timeout=timeout) as line:
+        return ask_status_on(line, asked, timeout=timeout, enough=enough)
+
+
+def ask_status_on(
+    line: OperatorLine,
+    nodes: Iterable[int],
+    *,
+    timeout: float,
+    enough: Callable[[dict[int, NodeStatus | None]], bool] | None = None,
+) -> dict[int, NodeStatus | None]:
+    """:func:`ask_status` on a line already open to ``nodes`` (a tool that asks more
+    than once keeps one line: no new sockets, connections and identity each time).  An
+    answer to an earlier question on the line that comes late counts as this one's: a
+    status is a snapshot either way."""
+    answers: dict[int, NodeStatus | None] = dict.fromkeys(nodes)
+    _ask(line, answers, Deadline(timeout), enough)
     return answers
 
 
-def find_leader(config: Config, deadline: Deadline) -> NodeStatus | str:
+def find_leader(
+    config: Config, deadline: Deadline, *, line: OperatorLine | None = None
+) -> NodeStatus | str:
     """The leader's status, asked of every node (briefly first, then for longer), or the
     line saying that no node leads.  It stops asking once a majority of the founding
     voters answered with a leader among them: the nodes that have not answered yet (down,
-    or spares not started) need not hold the question up."""
+    or spares not started) need not hold the question up.  ``line``: asked on that line
+    (open to every node of ``config``), else on lines of its own."""
     majority = len(config.founding) // 2 + 1
+    everyone = [n.id for n in config.nodes]
 
     def enough(answers: dict[int, NodeStatus | None]) -> bool:
         heard = [s for s in answers.values() if s is not None]
@@ -66,7 +84,11 @@ def find_leader(config: Config, deadline: Deadline) -> NodeStatus | str:
 
     wait = QUICK_STATUS
     while True:
-        answers = ask_status(config, timeout=max(0.05, min(wait, deadline.left())), enough=enough)
+        timeout = max(0.05, min(wait, deadline.left()))
+        if line is None:
+            answers = ask_status(config, timeout=timeout, enough=enough)
+        else:
+            answers = ask_status_on(line, everyone, timeout=timeout, enough=enough)
         leaders = [s for s in answers.values() if s is not None and s.state == "leader"]
         if leaders:
             # Two self-proclaimed leaders (a stale one, before it learns of the newer

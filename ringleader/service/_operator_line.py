@@ -1,5 +1,6 @@
-"""The operator's line to a cluster: what ``ringleader status`` and ``ringleader
-transfer`` open to ask nodes a question over the authenticated wire.
+"""The operator's line to a cluster: what ``ringleader status``, ``transfer`` and
+``member`` open to ask nodes questions over the authenticated wire (a command that asks
+more than once keeps its line open until it is done).
 
 The tool signs with the cluster secret as the reserved sender
 :data:`~ringleader.transport.OPERATOR`, binds a mailbox of its own for the answers (on the
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import socket
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any, TypeVar
 
@@ -23,7 +24,13 @@ from ringleader.errors import FrameRejected
 from ringleader.topologies import Config, cluster_codec, node_secret
 from ringleader.transport import Deadline, Links, Mailbox, Session, SocketOptions, ZmqNetwork
 
-__all__ = ["ASK_AGAIN", "OperatorLine", "ask_again_after", "ask_once_answered", "operator_line"]
+__all__ = [
+    "ASK_AGAIN",
+    "OperatorLine",
+    "ask_again_after",
+    "ask_until_answered",
+    "operator_line",
+]
 
 AnswerT = TypeVar("AnswerT")
 
@@ -80,27 +87,26 @@ class OperatorLine:
             yield header.sender, message
 
 
-def ask_once_answered(
-    config: Config,
+def ask_until_answered(
+    line: OperatorLine,
     node: int,
-    question: Callable[[str], Any],
+    question: Any,
     answer: type[AnswerT],
     deadline: Deadline,
 ) -> AnswerT | None:
-    """Ask ``node`` the question ``question(reply_address)`` makes, on a line of its own,
+    """Ask ``node`` ``question`` (whose reply address is ``line.address``) on ``line``,
     again (:func:`ask_again_after`) until it answers with an ``answer``; that answer, or
-    ``None`` when ``deadline`` passes first.  (A node answers a line's repeats of a
-    question that changes something with its first answer: it acts once.)"""
-    with operator_line(config, [node], timeout=max(0.1, deadline.left())) as line:
-        asked_once = question(line.address)
-        asked, times = -ASK_AGAIN, 0
-        while deadline.left() > 0:
-            now = time.monotonic()
-            if now - asked >= ask_again_after(times) and line.ask(node, asked_once):
-                asked, times = now, times + 1
-            for sender, message in line.answers(deadline):
-                if type(message) is answer and sender == node:
-                    return message
+    ``None`` when ``deadline`` passes first.  A node answers a line's repeats of a
+    question that changes something (a hand-over, a change of members) with its first
+    answer: it acts once, so ask one such question of a node per line."""
+    asked, times = -ASK_AGAIN, 0
+    while deadline.left() > 0:
+        now = time.monotonic()
+        if now - asked >= ask_again_after(times) and line.ask(node, question):
+            asked, times = now, times + 1
+        for sender, message in line.answers(deadline):
+            if type(message) is answer and sender == node:
+                return message
     return None
 
 

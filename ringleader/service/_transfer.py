@@ -4,7 +4,8 @@ hand the leadership over to node N.
 Like ``ringleader status`` the tool is an operator, not a member: it asks every node for
 its status (:func:`~ringleader.service.ask_status`) to find the leader, sends that node a
 :class:`~ringleader.actors.host.TransferQuery`, and waits for its
-:class:`~ringleader.actors.host.TransferAnswer`: the leader refuses, saying why (it does
+:class:`~ringleader.actors.host.TransferAnswer` (all on one operator line, open until the
+command is done): the leader refuses, saying why (it does
 not lead any more, N is not a member, or N has not answered its heartbeat within the
 lease), or hands over at once (``Node.resign(to=N)``).  Then it waits until N's own status
 says it leads.
@@ -15,13 +16,13 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from ringleader.actors.host import TransferAnswer, TransferQuery
+from ringleader.actors.host import StatusAnswer, StatusQuery, TransferAnswer, TransferQuery
 from ringleader.errors import TransferRefused
 from ringleader.topologies import Config
 from ringleader.transport import Deadline
 
-from ._operator import STATUS_WAIT, ask_status, find_leader
-from ._operator_line import ask_once_answered
+from ._operator import find_leader
+from ._operator_line import OperatorLine, ask_until_answered, operator_line
 from ._standalone import check_standalone
 
 __all__ = ["Transfer", "transfer"]
@@ -51,29 +52,38 @@ def transfer(config: Config, to: int, *, timeout: float = 5.0) -> Transfer:
         raise TransferRefused(f"node {to} is not a member of the cluster (ids: {ids})")
     began = time.monotonic()
     deadline = Deadline(timeout)
-    leader = _leader(config, deadline)
-    if leader == to:
-        raise TransferRefused(f"node {to} already leads")
-    _ask(config, leader, to, deadline)
-    while (left := deadline.left()) > 0:
-        status = ask_status(config, timeout=min(left, STATUS_WAIT)).get(to)
-        if status is not None and status.state == "leader":
-            return Transfer(leader, to, status.epoch, time.monotonic() - began)
-        time.sleep(min(LOOK_AGAIN, max(0.0, deadline.left())))
+    everyone = [n.id for n in config.nodes]
+    # One line for the whole command: finding the leader, the question, and the wait.
+    with operator_line(config, everyone, timeout=max(0.1, timeout)) as line:
+        leader = _leader(config, line, deadline)
+        if leader == to:
+            raise TransferRefused(f"node {to} already leads")
+        _ask(line, leader, to, deadline)
+        query = StatusQuery(line.address)
+        asked = -LOOK_AGAIN
+        while deadline.left() > 0:
+            now = time.monotonic()
+            if now - asked >= LOOK_AGAIN and line.ask(to, query):
+                asked = now
+            for sender, message in line.answers(deadline):
+                if sender == to and type(message) is StatusAnswer:
+                    status = message.status
+                    if status.state == "leader":
+                        return Transfer(leader, to, status.epoch, time.monotonic() - began)
     raise TransferRefused(f"node {leader} handed over, but node {to} did not lead in {timeout} s")
 
 
-def _leader(config: Config, deadline: Deadline) -> int:
-    found = find_leader(config, deadline)
+def _leader(config: Config, line: OperatorLine, deadline: Deadline) -> int:
+    found = find_leader(config, deadline, line=line)
     if isinstance(found, str):
         raise TransferRefused(found)
     return found.id
 
 
-def _ask(config: Config, leader: int, to: int, deadline: Deadline) -> None:
+def _ask(line: OperatorLine, leader: int, to: int, deadline: Deadline) -> None:
     """Send the question to ``leader`` until it answers; raise if it refuses."""
-    answer = ask_once_answered(
-        config, leader, lambda reply_to: TransferQuery(to, reply_to), TransferAnswer, deadline
+    answer = ask_until_answered(
+        line, leader, TransferQuery(to, line.address), TransferAnswer, deadline
     )
     if answer is None:
         raise TransferRefused(f"node {leader} did not answer within the time given")

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._steps import (
+    MEMBERSHIP,
     NETWORK,
     RINGS,
     Event,
@@ -52,6 +53,23 @@ def _network(trigger: Event, me: str) -> str | None:
     if event == "resume":
         return f"{me} resumes"
     return None
+
+
+def _membership(trigger: Event, me: str) -> str:
+    """A node's configuration changed, in the words ``ringleader node`` prints."""
+    configuration = trigger.get("configuration")
+    if trigger["event"] == "removed":
+        return f"{me} is removed from the cluster ({configuration}): it takes no part any more"
+    return f"{me} counts majorities in configuration {configuration}"
+
+
+def _change(trigger: Event, me: str) -> str:
+    """An operator's request for a membership change, and the node's answer."""
+    what = "add (as a learner)" if trigger.get("change") == "add" else "remove"
+    asked = f"an operator asks {me} to {what} {label(trigger.get('peer'))}"
+    if trigger.get("refused") is not None:
+        return f"{asked}: {me} refuses ({trigger['refused']})"
+    return f"{asked}: {me} makes configuration {trigger.get('configuration')}"
 
 
 def _peers(sends: list[Event]) -> str:
@@ -152,8 +170,8 @@ class _Teller:
 
     def _tell(self, step: Step) -> str:
         me, trigger = label(step.node), step.trigger
-        if trigger is not None and trigger["event"] in NETWORK:
-            return _network(trigger, me) or ""
+        if trigger is not None and trigger["event"] in NETWORK | MEMBERSHIP:
+            return _network(trigger, me) or _membership(trigger, me)
         kind = trigger["event"] if trigger else "start"
         if trigger is not None and step.stale:
             return (
@@ -184,8 +202,11 @@ class _Teller:
             return said + self.state(step, said) + self.changed(step)
         return said + self.state(step, said)
 
-    def common(self, step: Step, me: str, trigger: Event | None) -> str | None:
-        """Crashes, restarts, suspicions and timers read alike in every algorithm."""
+    def common(  # noqa: PLR0911 -- one case per trigger
+        self, step: Step, me: str, trigger: Event | None
+    ) -> str | None:
+        """Crashes, restarts, suspicions, timers and an operator's membership change read
+        alike in every algorithm."""
         sends = self.sends(step.sends)
         then = f" → {sends}" if sends else ""
         if trigger is None:
@@ -196,6 +217,8 @@ class _Teller:
             return f"{me} recovers{then}"
         if trigger["event"] == "suspect":
             return f"{me} suspects {label(trigger['peer'])} (no answer within T){then}"
+        if trigger["event"] == "change":
+            return f"{_change(trigger, me)}{then}"
         if trigger["event"] == "timer":
             name = str(trigger["timer"])
             own = " and starts a round of its own" if ":" in name and step.sends else ""

@@ -1,7 +1,8 @@
 """A trace's run as the notes' steps, and what ran it.
 
 A *step* is what one node does on one trigger — a message received, a timer, a
-suspicion, a crash or a restart (or nothing: an initiator starting) — with the sends and
+suspicion, a crash or a restart, an operator's request for a membership change (or
+nothing: an initiator starting) — with the sends and
 the change of state that follow it on that node (:func:`steps`).  A trace's header names
 the algorithm that ran (:func:`algorithm_ran`); a trace without one (written before
 traces had one) has it guessed from its message kinds (:func:`algorithm_of`).  A message
@@ -19,6 +20,7 @@ from ._trace_file import candidate, label
 
 __all__ = [
     "ALGORITHM_KINDS",
+    "MEMBERSHIP",
     "NETWORK",
     "RINGS",
     "Event",
@@ -46,8 +48,11 @@ ALGORITHM_KINDS: dict[str, tuple[frozenset[str], str]] = {
     "echo": (frozenset({"demande", "rep", "elu"}), "the echo election"),
 }
 RINGS = {"lelann", "hirschberg_sinclair", "chang_roberts"}
-TRIGGERS = {"receive", "timer", "suspect", "crash", "restart"}
+#: What sets off a step: an operator's request for a membership ``change`` too.
+TRIGGERS = {"receive", "timer", "suspect", "crash", "restart", "change"}
 NETWORK = {"partition", "heal", "pause", "resume"}  # what a misbehaving network did
+#: A node's configuration changed (learned on a heartbeat, left out): a step of its own.
+MEMBERSHIP = {"configuration", "removed"}
 
 
 def algorithm_of(kinds: Iterable[str]) -> str | None:
@@ -163,6 +168,9 @@ def steps(events: list[Event]) -> list[Step]:
         if kind in NETWORK:  # a step of its own: what follows is the node's
             found.append(Step(node, event["t"], event, events=[index]))
             current.pop(node, None)
+            continue
+        if kind in MEMBERSHIP:  # a step of its own, in the middle of a node's
+            found.append(Step(node, event["t"], event, events=[index]))
             continue
         if kind in TRIGGERS:
             step = current[node] = Step(

@@ -31,6 +31,9 @@ _NEEDS = {
     "state": ("state",),
     "suspect": ("peer",),
     "timer": ("timer",),
+    "change": ("change", "peer"),
+    "configuration": ("configuration",),
+    "removed": ("configuration",),
 }
 
 

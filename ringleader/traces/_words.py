@@ -101,5 +101,17 @@ def event_words(event: dict[str, Any]) -> str:  # noqa: PLR0911 -- a sentence pe
         sides = " | ".join(" ".join(label(n) for n in g) for g in event.get("groups", []))
         verb = "splits" if kind == "partition" else "heals"
         return f"the network {verb}: {sides} | the rest"
+    if kind == "change":
+        what = "add" if event.get("change") == "add" else "remove"
+        answer = (
+            f"refused: {event['refused']}"
+            if event.get("refused") is not None
+            else f"configuration {event.get('configuration')}"
+        )
+        return f"an operator asks {me} to {what} {label(event.get('peer'))}: {answer}"
+    if kind == "configuration":
+        return f"{me}: configuration {event.get('configuration')}"
+    if kind == "removed":
+        return f"{me} is removed ({event.get('configuration')})"
     words = {"crash": "crashes", "restart": "restarts (recovers)", "pause": "pauses (stands still)"}
     return f"{me} {words.get(kind, kind + 's')}"

@@ -109,3 +109,49 @@ def test_three_grow_to_four_lose_the_leader_and_shrink_back_to_three(
         assert status == 1 and not refused["changed"]
         assert str(refused["refused"]).startswith("node 3 is no member already")
         assert stderr.count("\n") == 1
+
+
+WARNING = "no secret_file or $RINGLEADER_SECRET"
+
+
+def tool(
+    words: tuple[str, ...], config: Path, *options: str, env: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
+    """``ringleader WORDS CONFIG OPTIONS``, as a user runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "ringleader", *words, str(config), *options],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env=env,
+    )
+
+
+@pytest.mark.timeout(180)
+def test_without_a_secret_each_operator_command_warns_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no secret_file nor $RINGLEADER_SECRET, the nodes and the tools share this
+    user's local secret, and each command says so once, however many times it opens
+    its line to the nodes or reads the secret (``member`` warned at each look)."""
+    monkeypatch.delenv(SECRET_ENV, raising=False)
+    env = dict(os.environ)
+    path = write_config(tmp_path / "mesh.toml", MESH, [1, 2, 3, 4])
+    spare(path, 4)
+    with running(path, [1, 2, 3]) as nodes:
+        wait_agreement(nodes, [1, 2, 3], 3)
+        nodes[4] = NodeProcess(path, 4)
+        nodes[4].wait_for(lambda e: e["event"] == "listening", 60.0)
+        commands: list[tuple[tuple[str, ...], tuple[str, ...], int]] = [
+            (("member", "add"), ("--id", "4"), 0),
+            (("status",), (), 0),
+            (("transfer",), ("--to", "4"), 0),
+            (("watch",), ("--once",), 0),
+            (("member", "remove"), ("--id", "4"), 0),  # the leader: it hands over first
+            (("member", "remove"), ("--id", "4"), 1),  # refused: no member already
+        ]
+        for words, options, status in commands:
+            done = tool(words, path, *options, env=env)
+            assert done.returncode == status, (words, done.stderr)
+            assert done.stderr.count(WARNING) == 1, (words, done.stderr)

@@ -3,6 +3,7 @@ secret (``secret_file``), CURVE secret keys (``keys``) and this user's local sec
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import pytest
@@ -85,3 +86,17 @@ def test_this_users_local_secret_is_refused_if_others_may_read_it(tmp_path: Path
     path.chmod(0o644)
     with pytest.raises(ConfigError, match=f"chmod 600 {path}"):
         node_secret(config)
+
+
+def test_this_users_local_secret_is_warned_of_once_a_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A tool reads the secret each time it opens a line to the nodes (``ringleader
+    member`` did, looking again and again): the warning is said once."""
+    monkeypatch.delenv("RINGLEADER_SECRET", raising=False)
+    config = ringleader.load_config(config_file(tmp_path, ""))
+    with caplog.at_level(logging.WARNING):
+        secrets = {node_secret(config) for _ in range(3)}
+    said = [r for r in caplog.records if "no secret_file" in r.getMessage()]
+    assert len(secrets) == 1 and len(said) == 1
+    assert str(local_secret_path()) in said[0].getMessage()

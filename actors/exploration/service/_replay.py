@@ -5,8 +5,11 @@ The search and the walks keep numbers; a counterexample is worth reading.
 :class:`~ringleader.actors.Member` objects (deterministic: the run is the one the search
 saw), each given the true time (a tick a step of time), and records every event as a
 host would (``ringleader.actors.tracing``): sends, receives, timers, changes of state,
-suspicions, crashes and restarts, and what the network did — a frame lost (a send
-marked ``lost``, with why), delivered twice, a split and its healing, a pause.
+suspicions, crashes and restarts, what the network did — a frame lost (a send
+marked ``lost``, with why), delivered twice, a split and its healing, a pause — and the
+members changing: an operator's request (``change``: whom it asked to add or remove
+which node, and the answer, the new configuration or why not) and each node's
+``configuration`` and ``removed``, as ``ringleader node`` says them.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ringleader.actors.core import Action, Notice, Persist, Send, StateChanged
-from ringleader.actors.crashes import Configuration, Member
+from ringleader.actors.crashes import Configuration, Member, Remove
 from ringleader.actors.tracing import Record
 
 from ._model import ServiceModel
@@ -56,7 +59,9 @@ class _Run:
         self.members[i] = member
         self.act(i, member.handle_boot(now=self.now))
 
-    def act(self, i: int, actions: list[Action]) -> None:
+    def act(self, i: int, actions: list[Action], told: str | None = None) -> None:
+        """Record what node ``i``'s ``actions`` show and carry them out; ``told``: the
+        configuration the event's own record gave already."""
         model = self.model
         unseen: StateChanged | None = None  # recorded after a suspicion, before a send
         for action in actions:
@@ -69,6 +74,9 @@ class _Run:
                 unseen = action
             elif type(action) is Notice and action.kind == "suspect" and action.node is not None:
                 self.record(i, "suspect", action.node, action.epoch)
+            elif type(action) is Notice and action.kind in ("configuration", "removed"):
+                if action.detail != told:  # (the change's own record says it already)
+                    self.record(i, action.kind, action.detail, action.epoch)
             elif type(action) is Persist:
                 configuration = action.configuration
                 assert configuration is None or isinstance(configuration, Configuration)
@@ -115,12 +123,18 @@ class _Run:
             self.links[k].clear()
 
     def ask(self, i: int, k: int) -> None:
-        """An operator asks node ``i`` for the model's change ``k``.  (The trace has no
-        record of the request itself: what it made happen is recorded, and the path's
-        steps say it in words.)"""
+        """An operator asks node ``i`` for the model's change ``k``: a ``change`` record
+        (what, of which node, and the answer: the new configuration, or why not), then
+        what it made happen."""
         member = self.members[i]
         assert member is not None
-        self.act(i, member.request(self.model.menu[k], now=self.now)[1])
+        change = self.model.menu[k]
+        refused, actions = member.request(change, now=self.now)
+        what = "remove" if isinstance(change, Remove) else "add"
+        configuration = member.configuration
+        told = None if refused is not None or configuration is None else configuration.describe()
+        self.record(i, "change", what, change.node, refused, told, member.epoch)
+        self.act(i, actions, told)
 
     def _groups(self, event: tuple[Any, ...]) -> list[list[int]]:
         """What a split or cut separates, as the trace says it: two sides (a cut link:

@@ -5,20 +5,29 @@ clocks and faults, with the configuration kept in each node's state file as
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
+from ringleader.actors import read_trace, write_trace
 from ringleader.actors.crashes import Configuration, Remove
 from ringleader.actors.exploration.service import (
     FAULT_EVENTS,
+    Finding,
     ServiceModel,
     ServiceOptions,
+    WalkResult,
     search,
     service_records,
 )
+from ringleader.actors.tracing import Event
+from ringleader.cli import main
 from ringleader.cluster import service_model
 from ringleader.topologies import load_config
+from ringleader.traces import narrate, trace_header, write_service_runs
 from tests.actors.exploration.test_explore_service import SERVICE, ringleader
 
 FOUNDING = Configuration.founding([1, 2, 3])
@@ -117,3 +126,85 @@ def test_once_a_change_is_made_the_faults_are_over_only_with_its_voters_majority
     _, changed, _ = model.take(state, ("change", 2, model.menu.index(Remove(1))))
     _, crashed, _ = model.take(changed, ("crash", 1))
     assert not model.up(crashed)  # voters 2,3 with 2 down: nobody can be elected
+
+
+def _changed(model: ServiceModel, node: int) -> list[int]:
+    """The settled cluster (P3 leads round 5), P3 asked to remove ``node``, and the
+    fault-free steps after it until P2 and P3 keep a configuration in their state files
+    (asked to remove itself, P3 hands over: no step after it)."""
+    state, path = model.settle(model.initial()[0])
+    number, state, _ = model.take(state, ("change", 2, model.menu.index(Remove(node))))
+    path.append(number)
+    if node != 3:
+        K = model.K
+        _run_until(
+            model, state, lambda s: None not in {model.kept[s[K + i]][2] for i in (1, 2)}, path
+        )
+    return path
+
+
+def _trace(model: ServiceModel, path: list[int]) -> list[Event]:
+    buffer = io.StringIO()
+    write_trace(service_records(model, path), buffer, nodes=model.n, heartbeats=True)
+    return list(read_trace(buffer.getvalue().splitlines()))
+
+
+def _membership(events: list[Event]) -> list[dict[str, object]]:
+    keys = ("event", "node", "change", "peer", "configuration", "refused", "epoch")
+    shown = [e for e in events if e["event"] in ("change", "configuration", "removed")]
+    return [{k: e[k] for k in keys if k in e} for e in shown]
+
+
+def test_a_run_with_a_change_tells_who_asked_whom_for_what_and_the_answer() -> None:
+    """The operator's request is an event of the trace (``change``), with the answer;
+    each node's new configuration follows, in ``ringleader node``'s words."""
+    model = _model(changes=1)
+    path = _changed(model, 1)
+    events = _trace(model, path)
+    without = "version 1 (round 5): voters 2,3"
+    assert _membership(events) == [
+        {"event": "change", "node": 3, "change": "remove", "peer": 1, "configuration": without,
+         "epoch": 5},
+        {"event": "configuration", "node": 1, "configuration": without, "epoch": 5},
+        {"event": "removed", "node": 1, "configuration": without, "epoch": 5},
+        {"event": "configuration", "node": 2, "configuration": without, "epoch": 5},
+    ]  # fmt: skip
+    told = narrate(events)
+    assert f"an operator asks P3 to remove P1: P3 makes configuration {without}" in "\n".join(told)
+    assert any(line.endswith(f"P2 counts majorities in configuration {without}") for line in told)
+    assert any(f"P1 is removed from the cluster ({without})" in line for line in told)
+
+
+def test_the_leader_asked_to_remove_itself_answers_that_it_hands_over_first() -> None:
+    model = _model(changes=1)
+    path = _changed(model, 3)
+    (change,) = [e for e in _trace(model, path) if e["event"] == "change"]
+    assert change["node"] == 3 and change["peer"] == 3 and "configuration" not in change
+    assert change["refused"] == (
+        "node 3 leads: it hands over to node 2 first; ask node 2 to remove node 3"
+    )
+
+
+def test_the_trace_of_a_found_path_with_a_change_is_replayed_with_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What ``ringleader explore --service --changes`` writes for a finding, and what
+    ``ringleader replay`` then says: the change is in both.  (The path is taken step by
+    step from the model: the rules as they are have no finding with a change that a
+    test can find in seconds.)"""
+    config = load_config(SERVICE)
+    model = _model(changes=1)
+    path = _changed(model, 2)
+    found = WalkResult(model, 1, len(path), len(path), 0.0, 0)
+    found.findings = [Finding("no_progress", "(a stand-in)", -1)]
+    found.paths = {"no_progress": path}
+    files = write_service_runs(found, tmp_path, header=trace_header(config, mode="explored"))
+    text = files["no_progress"].read_text(encoding="utf-8")
+    assert '"event":"change","t":0.3,"node":3,"change":"remove","peer":2,' in text
+    assert main(["replay", str(files["no_progress"]), "--no-step"]) == 0
+    replayed = capsys.readouterr().out
+    assert (
+        "t=0.300 an operator asks P3 to remove P2: P3 makes configuration "
+        "version 1 (round 5): voters 1,3" in replayed
+    )
+    assert "P2 is removed from the cluster (version 1 (round 5): voters 1,3)" in replayed
