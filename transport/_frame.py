@@ -80,8 +80,10 @@ WATCHER = OPERATOR + 1
 #: framework's, so every algorithm's kind byte moved: a node of format 4 would misread
 #: them, and is refused as ``bad_version`` instead.  6: ``ping`` and ``pong`` carry the
 #: sender's configuration key (and the configuration itself when the other's is older):
-#: a node of format 5 would read neither, and is refused the same way.
-FORMAT_VERSION = 7
+#: a node of format 5 would read neither, and is refused the same way.  7: the
+#: membership question and answer (kind bytes 13, 14).  8: ``prevote`` and
+#: ``prevote_reply`` carry a configuration (a member that missed a change learns it).
+FORMAT_VERSION = 8
 MAC_SIZE = 32
 #: A kind is one byte.
 MAX_KINDS = 256

@@ -50,6 +50,7 @@ from ._membership import (
     Refused,
     Remove,
     Retired,
+    Told,
 )
 from ._moments import SAME_MOMENT, after, reached
 from ._prevote import ANY_ATTEMPT, PreVote, PreVoteReply
@@ -103,6 +104,7 @@ __all__ = [
     "RingRepair",
     "Situation",
     "SteadySettings",
+    "Told",
     "after",
     "proclaim_in_own_round",
     "reached",

@@ -26,9 +26,9 @@ majorities hold at least ``(n // 2 + 1) + ((n + 1) // 2 + 1) = n + 2`` places am
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-__all__ = ["Configuration", "ConfigurationError"]
+__all__ = ["Configuration", "ConfigurationError", "newer"]
 
 
 class ConfigurationError(ValueError):
@@ -93,6 +93,21 @@ class Configuration:
         """Whether the voters of ``other`` and these differ by one node at most: then
         every majority of one shares a node with every majority of the other."""
         return len(self.voters ^ other.voters) <= 1
+
+    def same_members(self, other: Configuration) -> bool:
+        """Whether ``other`` lists the same voters, learners and addresses (one is the
+        other re-issued, or both are)."""
+        return (self.voters, self.learners, self.addresses) == (
+            other.voters,
+            other.learners,
+            other.addresses,
+        )
+
+    def reissued(self, epoch: int) -> Configuration:
+        """The same members, re-issued by the leader of round ``epoch`` (its version
+        kept): newer than every configuration made in an earlier round, as Raft's
+        leader's first entry of its term is (docs/design/membership.md, rule 5)."""
+        return replace(self, epoch=epoch)
 
     # -- single-server changes: each makes the next version, in round ``epoch`` --
 
@@ -175,6 +190,14 @@ class Configuration:
         """For people: ``version 2 (round 7): voters 1,2,3; learners 4``."""
         text = f"version {self.version} (round {self.epoch}): voters {_ids(self.voters)}"
         return text + (f"; learners {_ids(self.learners)}" if self.learners else "")
+
+
+def newer(mine: Configuration | None, theirs: tuple[int, int] | None) -> Configuration | None:
+    """``mine`` if it is newer than the configuration whose key is ``theirs`` (``None``:
+    the other holds none), else ``None``: what an answer carries back (rule 3)."""
+    if mine is None or (theirs is not None and mine.key <= theirs):
+        return None
+    return mine
 
 
 def _whole(value: object) -> bool:

@@ -63,7 +63,7 @@ from ringleader.actors.core import (
     SetTimer,
 )
 
-from ._configuration import Configuration
+from ._configuration import Configuration, newer
 from ._crash_policy import CrashPolicy, Intent, NewRound
 from ._detector import (
     DETECTOR_KINDS,
@@ -90,8 +90,10 @@ from ._membership import (
     Refused,
     Remove,
     Retired,
+    Told,
 )
 from ._moments import reached
+from ._prevote import PreVote, PreVoteReply
 from ._recovery import REJOIN, Recovery
 from ._rounds import BEHIND, STALL, Rounds
 from ._steady import STEADY_KINDS, SteadySettings
@@ -352,7 +354,12 @@ class Member:
         event's actions begin with, see :meth:`_reports`)."""
         was_retired = self.retired
         for action in actions:
-            if type(action) is Changed:
+            if type(action) is Changed and action.configuration.same_members(action.previous):
+                # Re-issued in a newer round (rule 5): its key alone changed, so the same
+                # majorities count and the lease goes on; the heartbeats carry it.
+                self.configuration = action.configuration
+                self._older = frozenset(self._peers())
+            elif type(action) is Changed:
                 self._configure(action.configuration)
                 self._older = frozenset(self._peers())  # (their answers show an older key)
                 members = action.configuration.members
@@ -388,8 +395,7 @@ class Member:
         if configuration is None:
             return Pong(seq)
         made_in, version = configuration.key
-        newer = configuration if configuration.key > theirs else None
-        return Pong(seq, version, made_in, newer)
+        return Pong(seq, version, made_in, newer(configuration, theirs))
 
     def _election(self, epoch: int, initiator: bool) -> Election:
         return self.algorithm(
@@ -583,6 +589,15 @@ class Member:
             self._detector_message(sender, message, epoch)
             return self.flush()
         if message.kind in STEADY_KINDS:
+            membership = self.membership
+            if (
+                isinstance(message, PreVote | PreVoteReply)
+                and message.configuration is not None
+                and membership is not None
+            ):
+                # Learnt first, from any member (a retired one too: it may be added back).
+                told = Told(sender, message.configuration)
+                self._membership(membership.handle(told, now))
             if self.steady is not None and not self.retired:  # (a retired node: none)
                 self.steady.message(sender, message, epoch)
             return self.flush()

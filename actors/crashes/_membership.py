@@ -9,8 +9,10 @@ it touches no socket, clock or file.
 The rules (Ongaro's thesis, §4.1 and §4.2, on a service without a log):
 
 - **A configuration takes effect on a node as soon as it learns it**, from the leader's
-  heartbeat (:class:`Heard`) or, at the leader, from a follower's answer
-  (:class:`Acknowledged`) that carries a newer one: :class:`Keep` (durable first), then
+  heartbeat (:class:`Heard`), at the leader from a follower's answer
+  (:class:`Acknowledged`), or from any member's pre-vote or its answer (:class:`Told`:
+  so that a node that was down while a change reached the others learns it from
+  whoever asks it for a round) that carries a newer one: :class:`Keep` (durable first), then
   :class:`Changed` (majorities are counted against it from now on; the leader's lease
   starts over in it).  A node never goes back to an older one.
 - **Only the leader changes it, one member at a time** (:class:`Add`,
@@ -55,6 +57,7 @@ __all__ = [
     "Refused",
     "Remove",
     "Retired",
+    "Told",
 ]
 
 #: Heartbeats a learner acknowledges with the current configuration before it votes.
@@ -96,6 +99,16 @@ class Acknowledged:
 
 
 @dataclass(frozen=True, slots=True)
+class Told:
+    """``peer``'s pre-vote, or its answer to this node's, carried ``configuration``
+    (the newer of two members' is adopted, whoever holds it: configurations only grow
+    in key order, and a leader still commits in its own round what it learns so)."""
+
+    peer: int
+    configuration: Configuration
+
+
+@dataclass(frozen=True, slots=True)
 class Add:
     """An operator asks that ``node`` (listening at ``address``) become a member."""
 
@@ -110,7 +123,7 @@ class Remove:
     node: int
 
 
-MembershipEvent = Lead | Follow | Heard | Acknowledged | Add | Remove
+MembershipEvent = Lead | Follow | Heard | Acknowledged | Told | Add | Remove
 
 
 # -- actions: what the membership asks of its host, in order --
@@ -185,6 +198,7 @@ class Membership:
         "epoch",
         "me",
         "pending",
+        "queued",
     )
 
     def __init__(self, me: int, configuration: Configuration, catch_up: int = CATCH_UP) -> None:
@@ -197,6 +211,8 @@ class Membership:
         self.committed: Configuration | None = None
         #: The configuration this leader made (or found) and has not committed yet.
         self.pending: Configuration | None = None
+        #: A change asked for while this leader re-issues its configuration first.
+        self.queued: Add | Remove | None = None
         self._acks: dict[int, tuple[int, int]] = {}  # peer → key it answered with
         self._caught_up: dict[int, int] = {}  # learner → heartbeats answered, current
 
@@ -233,21 +249,23 @@ class Membership:
         if isinstance(event, Lead):
             return self._lead(event.epoch, now)
         if isinstance(event, Follow):
-            self.epoch = self.pending = self.committed = None
+            self.epoch = self.pending = self.committed = self.queued = None
             self._acks.clear()
             self._caught_up.clear()
             return []
         if isinstance(event, Heard):
-            if self.epoch is not None and event.epoch <= self.epoch:
-                return []  # a leader hears no older (or its own) round's leader
-            return self.learn(event.configuration)
+            # (A leader hears no older, nor its own, round's leader.)
+            deaf = self.epoch is not None and event.epoch <= self.epoch
+            return [] if deaf else self.learn(event.configuration)
         if isinstance(event, Acknowledged):
             return self._acknowledged(event, now)
+        if isinstance(event, Told):
+            return self.learn(event.configuration)
         return self._request(event, now)
 
     def _lead(self, epoch: int, now: float) -> list[MembershipAction]:
         self.epoch = epoch
-        self.committed = None
+        self.committed = self.queued = None
         # Its own configuration may be one an earlier leader never committed: it is
         # this leader's to commit first, in this round.
         self.pending = self.configuration
@@ -257,7 +275,7 @@ class Membership:
 
     def learn(self, configuration: Configuration) -> list[MembershipAction]:
         """Adopt ``configuration`` if it is newer than this node's (a heartbeat's, an
-        answer's, or one its host made durable and applies itself)."""
+        answer's, a pre-vote's, or one its host made durable and applies itself)."""
         previous = self.configuration
         if configuration.key <= previous.key:
             return []
@@ -298,14 +316,34 @@ class Membership:
         if not pending.is_quorum(holding):
             return []
         self.pending, self.committed = None, pending
-        return [Committed(pending, now)]
+        actions: list[MembershipAction] = [Committed(pending, now)]
+        queued, self.queued = self.queued, None
+        if queued is not None:  # re-issued: the change asked for now
+            actions += self._request(queued, now)
+        return actions
+
+    @property
+    def reissued(self) -> bool:
+        """Whether this leader's configuration bears its round (re-issued, or made, in
+        it): only then may it make a change from it (rule 5)."""
+        return self.configuration.epoch == self.epoch
+
+    def _reissue(self, now: float) -> list[MembershipAction]:
+        """Re-issue the configuration in this leader's round before changing it (rule 5;
+        Raft's leader commits an entry of its own term first): once a majority holds
+        it, no configuration made in an earlier round and never committed (a sibling)
+        can be adopted by a majority that misses it."""
+        return self._change(self.configuration.reissued(self._epoch), now)
 
     def _promote(self, now: float) -> list[MembershipAction]:
-        """Promote the first learner that caught up, if no change is pending."""
+        """Promote the first learner that caught up, if no change is pending (its
+        configuration re-issued in this round first)."""
         if not self.ready:
             return []
         for learner in sorted(self.configuration.learners):
             if self._caught_up.get(learner, 0) >= self.catch_up:
+                if not self.reissued:
+                    return self._reissue(now)
                 return self._change(self.configuration.promote(learner, self._epoch), now)
         return []
 
@@ -317,6 +355,9 @@ class Membership:
         if new is None:  # this leader removes itself: it hands over first (rule 7)
             assert isinstance(change, Remove)
             return [HandOverFirst(max(self.configuration.voters - {self.me}), change)]
+        if not self.reissued:  # (the change is made once the re-issue is committed)
+            self.queued = change
+            return self._reissue(now)
         return self._change(new, now)
 
     def refuse(self, change: Add | Remove) -> str | None:
@@ -376,6 +417,7 @@ class Membership:
         """An equal membership that changes apart from this one (for the explorer)."""
         other = type(self)(self.me, self.configuration, self.catch_up)
         other.epoch, other.committed, other.pending = self.epoch, self.committed, self.pending
+        other.queued = self.queued
         other._acks, other._caught_up = dict(self._acks), dict(self._caught_up)
         return other
 
@@ -387,6 +429,7 @@ class Membership:
             self.epoch,
             self.committed,
             self.pending,
+            self.queued,
             frozenset(self._acks.items()),
             frozenset(self._caught_up.items()),
         )

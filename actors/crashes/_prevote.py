@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from ringleader.actors.core import Message
 
+from ._configuration import Configuration
 from ._crash_policy import NewRound
 
 __all__ = ["ANY_ATTEMPT", "PreVote", "PreVoteReply", "PreVoting"]
@@ -38,20 +39,25 @@ ANY_ATTEMPT = 0
 
 @dataclass(frozen=True, slots=True)
 class PreVote(Message):
-    """Would you join a new round of mine?  ``attempt`` numbers the asker's tries."""
+    """Would you join a new round of mine?  ``attempt`` numbers the asker's tries;
+    ``configuration`` is the asker's (``None`` without one), which a member holding an
+    older one adopts (docs/design/membership.md, rule 3)."""
 
     kind = "prevote"
     attempt: int
+    configuration: Configuration | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class PreVoteReply(Message):
     """The answer to :class:`PreVote` ``attempt``: ``granted`` unless a live leader is
-    heard here."""
+    heard here; ``configuration``, this member's when it is newer than the one the
+    pre-vote carried (``None`` otherwise)."""
 
     kind = "prevote_reply"
     attempt: int
     granted: bool
+    configuration: Configuration | None = None
 
 
 class PreVoting:

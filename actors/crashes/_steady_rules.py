@@ -20,7 +20,7 @@ from typing import Protocol
 
 from ringleader.actors.core import Action, Election, Message, NodeState, Notice, Send
 
-from ._configuration import Configuration
+from ._configuration import Configuration, newer
 from ._crash_policy import CrashPolicy, Intent, NewRound, Situation
 from ._detector import FailureDetector, Ping
 from ._handover import HandOver, HandOverRequest, refusal, successor
@@ -335,8 +335,11 @@ class SteadyRules:
                 member.emit(Send(asker, PreVoteReply(ANY_ATTEMPT, True), member.epoch))
 
     def _ask(self, ask: PreVote) -> None:
+        """Ask every other node listed, with this node's configuration (a member that
+        missed a change learns it from whoever asks, rule 3)."""
         member = self.member
         epoch = member.epoch
+        ask = PreVote(ask.attempt, member.configuration)
         for peer in member.view.members:
             if peer != member.id:
                 member.emit(Send(peer, ask, epoch))
@@ -550,7 +553,9 @@ class SteadyRules:
             # learned it) is granted no round: this node would not take part in it.
             voter = member.counts(sender)
             granted = voter and not self.held(sender) and not self.promising
-            member.emit(Send(sender, PreVoteReply(message.attempt, granted), member.epoch))
+            theirs = message.configuration
+            mine = newer(member.configuration, None if theirs is None else theirs.key)
+            member.emit(Send(sender, PreVoteReply(message.attempt, granted, mine), member.epoch))
             if not granted and voter:  # said yes later if this node stops vouching meanwhile
                 self.refused.add(sender)
         elif isinstance(message, PreVoteReply):

@@ -653,7 +653,9 @@ def test_a_leader_adopts_the_newer_configuration_a_follower_answers_with() -> No
     actions = three.handle_message(1, Pong(seq, 1, 1, newer), epoch, now=world.now)
     assert type(actions[0]) is Persist and actions[0].configuration == newer
     assert three.configuration == newer and three.lease is not None
-    assert not three.lease.held  # its lease starts over in it (L2)
+    # The same members: the same majorities, so the lease goes on (a configuration with
+    # other voters starts it over, L2: the next test).
+    assert three.lease.held
     t0 = world.now
     world.run(0.5)
     assert {m.configuration for m in world.members.values()} == {newer}
@@ -738,11 +740,23 @@ def test_a_leader_makes_a_change_it_is_asked_for_one_at_a_time() -> None:
     assert three.refuse_change(Remove(1)) is None  # (asking changes nothing)
     assert three.configuration == founding
     refused, actions = three.request(Remove(1), now=world.now)
+    # Re-issued in its round first (rule 5), kept first: the same members, so the lease
+    # goes on; a second change waits.
+    reissued = founding.reissued(epoch)
+    assert refused is None and three.configuration == reissued
+    assert type(actions[0]) is Persist and actions[0].configuration == reissued
+    assert three.lease is not None and three.lease.held
+    assert three.refuse_change(Remove(2)) == (
+        f"a change is not committed yet: version 0 (round {epoch}): voters 1,2,3"
+    )
+    # Once a follower holds it, the removal is made: kept first, then counted in; its
+    # lease starts over (L2) until 2 holds it too.
     without = founding.remove(1, epoch)
-    # Kept first, then counted in: its lease starts over (L2) until 2 holds it too.
-    assert refused is None and three.configuration == without
-    assert type(actions[0]) is Persist and actions[0].configuration == without
-    assert three.lease is not None and not three.lease.held
+    for _ in range(20):
+        world.run(DELAY / 2)
+        if three.configuration == without:
+            break
+    assert three.configuration == without and not three.lease.held
     # One change at a time: the next waits until this one is committed.
     assert three.refuse_change(Remove(2)) == (
         f"a change is not committed yet: version 1 (round {epoch}): voters 2,3"
@@ -830,10 +844,32 @@ def test_a_removed_node_that_never_learned_it_is_granted_no_pre_vote() -> None:
     world.run(1.0)  # node 2 stands by no leader now
     replies = [
         a.message
-        for a in two.handle_message(1, PreVote(77), epoch, now=world.now)
+        for a in two.handle_message(1, PreVote(77, founding), epoch, now=world.now)
         if type(a) is Send and type(a.message) is PreVoteReply
     ]
-    assert replies == [PreVoteReply(77, False)]
+    # (The answer carries node 2's newer configuration: see the next test.)
+    assert replies == [PreVoteReply(77, False, founding.remove(1, epoch))]
+
+
+def test_a_node_removed_by_the_last_voter_but_one_learns_it_from_a_pre_vote_answer() -> None:
+    # Voters 1 and 2: the leader (2) removing node 1 is its own majority, so the change is
+    # committed as it is made, before any heartbeat carried it to node 1.  Node 1, hearing
+    # its leader no more, asks node 2 for a round: the answer (no) carries the newer
+    # configuration, so node 1 learns it is removed, says so and retires, instead of
+    # asking for rounds for ever.
+    founding = Configuration.founding([1, 2])
+    world = World(ids=(1, 2), configuration=founding)
+    world.boot()
+    leader, epoch = settled(world)
+    assert leader == 2
+    world.run(0.5)
+    assert world.call(2, "request", Remove(1)) is None
+    world.run(2.0)
+    assert world.members[2].configuration == founding.remove(1, epoch)
+    one = world.members[1]
+    assert one.retired and one.configuration == founding.remove(1, epoch)
+    removed = [n for _, node, n in world.notices if node == 1 and n.kind == "removed"]
+    assert len(removed) == 1 and world.holds_lease(2)
 
 
 def test_a_removal_that_leaves_no_live_majority_is_refused() -> None:
@@ -851,3 +887,75 @@ def test_a_removal_that_leaves_no_live_majority_is_refused() -> None:
         "removing node 2 would leave voters 1,3 without a live majority (node 1 not answering)"
     )
     assert three.refuse_change(Remove(1)) is None  # voters 2,3, both up
+
+
+def test_a_learner_promoted_while_down_learns_it_from_a_pre_vote() -> None:
+    # Node 4 was down while the leader promoted it: back, it holds the configuration that
+    # made it a learner, while 1, 2 and 3 count it a voter.  The leader (3) then dies:
+    # with voters 1,2,4 left, every majority needs node 4, which runs no election while
+    # it thinks itself a learner, and no leader is left to tell it (under Bully, 1 and 2
+    # waited for it round after round: `no_progress`, found by explore --service
+    # --faults 2 --changes 2).  A pre-vote carries the asker's configuration: 4 learns
+    # it from the first node that asks it for a round, and votes.
+    learner = Configuration(1, 1, frozenset({1, 2, 3}), frozenset({4}))
+    world = World(ids=(1, 2, 3, 4), configuration=learner)
+    world.boot()
+    leader, epoch = settled(world)
+    assert leader == 3
+    world.crash(4)
+    promoted = learner.promote(4, epoch)
+    for node in (1, 2, 3):
+        world.call(node, "configure", promoted)
+    world.run(0.5)
+    world.boot(4)  # (its state file holds the learner's configuration)
+    world.run(0.2)
+    assert world.members[4].configuration == learner
+    world.crash(3)
+    t0 = world.now
+    leader, epoch = settled(world, 5.0)
+    assert leader == 4 and world.members[4].configuration == promoted
+    world.run(0.5)
+    assert world.holds_lease(4) and world.now - t0 < 2.0
+
+
+def test_a_change_made_in_an_older_round_never_meets_a_majority_that_missed_it() -> None:
+    # Raft's single-server bug of 2015, in this service's terms.  Voters 1,2,3,4 and
+    # learner 5.  Leader 4 removes node 1 (S: voters 2,3,4) and is cut off before its
+    # heartbeat carried S anywhere.  Leader 3 takes over in a newer round, commits the
+    # configuration there and promotes 5 (S': voters 1..5) with nodes 1 and 5; node 2 is
+    # cut off in between.  S and S' are two changes apart: a majority of S ({2,4}) and
+    # one of S' ({1,3,5}) share nobody.  Node 4, back in touch with node 2 alone, led a
+    # newer round with S and node 2 adopted it: two leases at once.  A leader now
+    # re-issues its configuration in its own round (and commits that) before it changes
+    # it, so node 2 holds a configuration newer than S and never adopts it.
+    c = Configuration(1, 1, frozenset({1, 2, 3, 4}), frozenset({5}))
+    world = World(ids=(1, 2, 3, 4, 5), configuration=c)
+    world.boot()
+    world.crash(5)
+    leader, _ = settled(world)
+    world.run(0.5)
+    assert leader == 4 and world.holds_lease(4)
+
+    def cut(node: int, others: tuple[int, ...]) -> None:
+        world.blocked.update(frozenset((node, other)) for other in others)
+
+    def never_two_leases(seconds: float) -> None:
+        for _ in range(round(seconds / (HEARTBEAT / 4))):
+            world.run(HEARTBEAT / 4)
+            holding = [n for n in world.ids if world.holds_lease(n)]
+            assert len(holding) <= 1, (world.now, holding, world.views())
+
+    assert world.call(4, "request", Remove(1)) is None
+    four = world.members[4]
+    for _ in range(100):  # until node 4 made S: then it is cut off at once
+        if four.configuration is not None and four.configuration.version == 2:
+            break
+        world.run(DELAY / 4)
+    cut(4, (1, 2, 3, 5))
+    never_two_leases(2.0)
+    assert world.holds_lease(3)
+    cut(2, (1, 3, 5))
+    world.boot(5)
+    never_two_leases(2.0)
+    world.blocked.discard(frozenset((2, 4)))
+    never_two_leases(3.0)

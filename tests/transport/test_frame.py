@@ -236,8 +236,9 @@ def test_the_status_answer_carries_the_whole_status() -> None:
 
 
 # 3: pickled payloads; 4: before the watcher's kinds; 5: before ping and pong carried
-# configuration keys; 6: before the membership question and answer took kind bytes 13, 14
-@pytest.mark.parametrize("old", [3, 4, 5, 6])
+# configuration keys; 6: before the membership question and answer took kind bytes 13, 14;
+# 7: before the pre-vote and its answer carried a configuration
+@pytest.mark.parametrize("old", [3, 4, 5, 6, 7])
 def test_a_frame_of_an_earlier_format_is_refused_as_such(old: int) -> None:
     c = codec()
     frame = bytearray(c.seal(header(), MESSAGE))
@@ -245,7 +246,7 @@ def test_a_frame_of_an_earlier_format_is_refused_as_such(old: int) -> None:
     with pytest.raises(FrameRejected) as info:
         c.open(bytes(frame))
     assert info.value.reason == "bad_version"
-    assert f"format {old}, expected 7" in str(info.value)
+    assert f"format {old}, expected 8" in str(info.value)
 
 
 def test_a_node_of_format_5_has_its_heartbeat_refused_before_it_is_read() -> None:
@@ -256,7 +257,7 @@ def test_a_node_of_format_5_has_its_heartbeat_refused_before_it_is_read() -> Non
     old = resigned(c, frame[:2] + bytes((5,)) + frame[3:HEAD_SIZE], struct.pack("!q", 4))
     with pytest.raises(FrameRejected) as info:
         c.open(old)
-    assert (info.value.reason, str(info.value.detail)) == ("bad_version", "format 5, expected 7")
+    assert (info.value.reason, str(info.value.detail)) == ("bad_version", "format 5, expected 8")
 
 
 CONFIGURATION = Configuration(

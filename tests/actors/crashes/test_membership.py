@@ -20,16 +20,48 @@ from ringleader.actors.crashes import (
 )
 
 FOUNDING = Configuration.founding([1, 2, 3], {1: "h:1", 2: "h:2", 3: "h:3"})
+#: The founding configuration as the leader of round 4 re-issues it before a change.
+REISSUED = FOUNDING.reissued(4)
 
 
-def _leader(me: int = 3, epoch: int = 4, catch_up: int = 2) -> Membership:
-    """Node ``me`` leading round ``epoch`` of the founding configuration, committed in
-    it (node 1 answered)."""
-    m = Membership(me, FOUNDING, catch_up=catch_up)
-    m.handle(Lead(epoch), 0.0)
-    m.handle(Acknowledged(1, epoch, FOUNDING), 0.1)
-    assert m.ready
+def _leader(me: int = 3, catch_up: int = 2) -> Membership:
+    """Node ``me`` leading round 4 of the founding configuration, re-issued and
+    committed in it (node 1 answered): ready to change it."""
+    m = Membership(me, REISSUED, catch_up=catch_up)
+    m.handle(Lead(4), 0.0)
+    m.handle(Acknowledged(1, 4, REISSUED), 0.1)
+    assert m.ready and m.reissued
     return m
+
+
+def test_a_leader_re_issues_its_configuration_in_its_round_before_a_change() -> None:
+    # Rule 5: committed in its round, then re-issued there (its key (4, 0), newer than any
+    # configuration an earlier round made) and committed again; the change asked for is
+    # made then.  The same members: the majorities, and the lease, go on.
+    m = Membership(3, FOUNDING)
+    m.handle(Lead(4), 0.0)
+    m.handle(Acknowledged(1, 4, FOUNDING), 0.1)
+    assert m.ready and not m.reissued
+    assert m.handle(Add(4, "h:4"), 0.2) == [Keep(REISSUED), Changed(REISSUED, FOUNDING)]
+    assert REISSUED.key == (4, 0) and REISSUED.same_members(FOUNDING)
+    assert m.handle(Add(5), 0.25) == [
+        Refused(Add(5), "a change is not committed yet: version 0 (round 4): voters 1,2,3")
+    ]
+    learner = REISSUED.add(4, "h:4", 4)
+    assert m.handle(Acknowledged(2, 4, REISSUED), 0.3) == [
+        Committed(REISSUED, 0.3),
+        Keep(learner),
+        Changed(learner, REISSUED),
+    ]
+    assert m.pending == learner and m.reissued
+    # A leader that steps down before its re-issue is committed makes no change.
+    m = Membership(3, FOUNDING)
+    m.handle(Lead(4), 0.0)
+    m.handle(Acknowledged(1, 4, FOUNDING), 0.1)
+    m.handle(Remove(1), 0.2)
+    assert m.queued == Remove(1)
+    m.handle(Follow(), 0.3)
+    assert m.queued is None and m.configuration == REISSUED
 
 
 def test_a_new_leader_commits_its_configuration_in_its_round_before_any_change() -> None:
@@ -60,7 +92,7 @@ def test_an_add_is_a_learner_first_promoted_once_it_caught_up() -> None:
     learner = FOUNDING.add(4, "h:4", 4)
     # Adding a learner changes no majority, but it is a change: committed once a
     # majority of the voters holds it.
-    assert actions == [Keep(learner), Changed(learner, FOUNDING)]
+    assert actions == [Keep(learner), Changed(learner, REISSUED)]
     assert m.configuration == learner and m.pending == learner
     assert not m.is_quorum({3, 4}) and m.is_quorum({3, 2})
     assert m.handle(Acknowledged(4, 4, learner), 1.1) == []  # a learner: no count
@@ -104,7 +136,7 @@ def test_a_second_add_waits_for_the_first_learner() -> None:
 def test_removing_the_leader_hands_leadership_over_first() -> None:
     m = _leader(me=3)
     assert m.handle(Remove(3), 1.0) == [HandOverFirst(2, Remove(3))]
-    assert m.configuration == FOUNDING and m.ready  # nothing changed
+    assert m.configuration == REISSUED and m.ready  # nothing changed
 
 
 def test_a_change_takes_effect_on_a_follower_as_soon_as_it_learns_it() -> None:
@@ -201,7 +233,7 @@ def test_equal_states_have_equal_keys() -> None:
 
 def test_a_lease_counts_only_answers_that_carried_the_current_configuration() -> None:
     m = _leader()
-    m.handle(Acknowledged(2, 4, FOUNDING), 0.5)
+    m.handle(Acknowledged(2, 4, REISSUED), 0.5)
     assert m.acknowledged_by() == {1, 2}
     m.handle(Remove(1), 1.0)  # a new configuration: the lease starts over in it
     assert m.acknowledged_by() == frozenset()
@@ -214,7 +246,7 @@ def test_a_copy_changes_apart() -> None:
     b = a.copy()
     assert b.key() == a.key()
     b.handle(Add(4), 1.0)
-    assert b.key() != a.key() and a.configuration == FOUNDING
+    assert b.key() != a.key() and a.configuration == REISSUED
 
 
 def test_a_learner_caught_up_counts_no_further() -> None:
