@@ -133,6 +133,11 @@ class _Run:
         what = "remove" if isinstance(change, Remove) else "add"
         configuration = member.configuration
         told = None if refused is not None or configuration is None else configuration.describe()
+        membership = member.membership
+        if told is not None and membership is not None and membership.queued == change:
+            # (Rule 5: the change is made once the re-issue is committed; the leader's
+            # own configuration event says so then.)
+            told += " (re-issued in its round first: the change follows once a majority holds it)"
         self.record(i, "change", what, change.node, refused, told, member.epoch)
         self.act(i, actions, told)
 

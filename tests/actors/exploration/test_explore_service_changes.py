@@ -141,8 +141,12 @@ def _changed(model: ServiceModel, node: int) -> list[int]:
     path.append(number)
     if node != 3:
         K = model.K
+        # (Until both hold the change: the re-issue of rule 5 comes first.)
         _run_until(
-            model, state, lambda s: None not in {model.kept[s[K + i]][2] for i in (1, 2)}, path
+            model,
+            state,
+            lambda s: {getattr(model.kept[s[K + i]][2], "version", None) for i in (1, 2)} == {1},
+            path,
         )
     return path
 
@@ -166,15 +170,23 @@ def test_a_run_with_a_change_tells_who_asked_whom_for_what_and_the_answer() -> N
     path = _changed(model, 1)
     events = _trace(model, path)
     without = "version 1 (round 5): voters 2,3"
+    # The leader re-issues its configuration in its round first (rule 5), and makes the
+    # change once a majority holds that.
+    reissued = (
+        "version 0 (round 5): voters 1,2,3 (re-issued in its round first: the change"
+        " follows once a majority holds it)"
+    )
     assert _membership(events) == [
-        {"event": "change", "node": 3, "change": "remove", "peer": 1, "configuration": without,
+        {"event": "change", "node": 3, "change": "remove", "peer": 1, "configuration": reissued,
          "epoch": 5},
+        {"event": "configuration", "node": 3, "configuration": without, "epoch": 5},
         {"event": "configuration", "node": 1, "configuration": without, "epoch": 5},
         {"event": "removed", "node": 1, "configuration": without, "epoch": 5},
         {"event": "configuration", "node": 2, "configuration": without, "epoch": 5},
     ]  # fmt: skip
     told = narrate(events)
-    assert f"an operator asks P3 to remove P1: P3 makes configuration {without}" in "\n".join(told)
+    assert f"an operator asks P3 to remove P1: P3 makes configuration {reissued}" in "\n".join(told)
+    assert any(line.endswith(f"P3 counts majorities in configuration {without}") for line in told)
     assert any(line.endswith(f"P2 counts majorities in configuration {without}") for line in told)
     assert any(f"P1 is removed from the cluster ({without})" in line for line in told)
 
@@ -209,6 +221,7 @@ def test_the_trace_of_a_found_path_with_a_change_is_replayed_with_it(
     replayed = capsys.readouterr().out
     assert (
         "t=0.300 an operator asks P3 to remove P2: P3 makes configuration "
-        "version 1 (round 5): voters 1,3" in replayed
+        "version 0 (round 5): voters 1,2,3 (re-issued in its round first" in replayed
     )
+    assert "P3 counts majorities in configuration version 1 (round 5): voters 1,3" in replayed
     assert "P2 is removed from the cluster (version 1 (round 5): voters 1,3)" in replayed
