@@ -106,7 +106,8 @@ __all__ = ["PROOF_OF_DEATH", "Member"]
 PROOF_OF_DEATH = "connection refused"
 
 #: The timer of a leader that resigned: how long it sits out, unless a new leader's
-#: heartbeat reaches it first.
+#: heartbeat reaches it first, and how long it stands against no leader that replaces it
+#: (``Member.resign``).
 SIT_OUT = "lease:sit_out"
 #: The end of this leader's lease on its clock (the steady rules: its ``lost`` comes
 #: then, not at its next heartbeat).
@@ -148,6 +149,7 @@ class Member:
         "_parting",
         "_plain",
         "_promise_due",
+        "_resigned",
         "_sitting_out",
         "_stall",
         "_stalling",
@@ -241,6 +243,7 @@ class Member:
             None if lease is None else Lease(lease, self._peers(), self.suspected, self._voters())
         )
         self._sitting_out = False  # resigned: silent until a new leader is heard
+        self._resigned = False  # resigned less than reelect_after ago: joins no round
         self._above: Set[int] | None = None  # looked up when first asked for
         self._below: Set[int] = _EMPTY
         #: The service modes' steady rules (``_steady_rules.py``), when ``steady`` and the
@@ -526,6 +529,7 @@ class Member:
         starts none."""
         if not self.voter:
             return
+        self._resigned = False  # (a resigned node's own round: its leader went silent)
         self.enter(self.rounds.next_epoch(), initiator=True)
         self._out.append(Notice("election", subject, self.epoch, why))
         self.election.ensure_started()
@@ -619,6 +623,15 @@ class Member:
                 if older and self.steady is None:  # answered all the same (Bully: ok)
                     election.fenced(sender, message, epoch)
                 return self.flush()
+        if self._resigned:
+            # It resigned less than reelect_after ago and follows a leader heard since:
+            # another node's round that reaches it (a lower node's Bully election, a ring
+            # token) would have it stand again, and win (the notes' algorithms elect the
+            # largest candidate).  It sits out again instead: the round goes on without it.
+            self._sitting_out = True
+            rounds.stale += 1
+            return self.flush()
+        if epoch != election.epoch:
             self.enter(epoch)
             election = self.election
         election.receive(sender, message)
@@ -664,7 +677,11 @@ class Member:
             self._stalled()
         elif name == BEHIND:
             self._behind = False
-            if self.epoch < self.rounds.seen and self.recovery is None and not self._sitting_out:
+            if (
+                self.epoch < self.rounds.seen
+                and self.recovery is None
+                and not (self._sitting_out or self._resigned)  # (it waits for their leader)
+            ):
                 self._round(NewRound(f"behind epoch {self.rounds.seen}"))
                 self.rewatch()
         elif name == REJOIN:
@@ -714,7 +731,15 @@ class Member:
         rules) it steps down at once ("resigned") and sits out: it answers nothing and
         sends nothing, so its followers suspect it and elect another without it, until a
         new leader's heartbeat reaches it (it follows that one) or ``reelect_after`` has
-        passed; a chosen ``to`` needs the steady rules.  Not leading, it does nothing."""
+        passed.  Until ``reelect_after`` has passed it stands against none of the
+        leaders that replace it, for that election may end in more than one leader in
+        turn (Bully: the first node to suspect it proclaims itself in a round of its
+        own, and a lower node's round draws that one into another): it follows each
+        newer leader it hears without starting a round above it (nor one because it is
+        behind: it waits for that round's leader), and another node's round that
+        reaches it sends it back to sitting out (a round of its own when its leader goes
+        silent it still starts).  A chosen ``to`` needs the steady rules.
+        Not leading, it does nothing."""
         self._at(now)
         steady = self.steady
         if to is not None:
@@ -728,7 +753,7 @@ class Member:
         elif self.state is NodeState.LEADER:
             self.demote("resigned", rejoin=False)
             if self.settings is not None:
-                self._sitting_out = True
+                self._sitting_out = self._resigned = True
                 self._out.append(SetTimer(SIT_OUT, self.settings.reelect_after))
         return None, self.flush()
 
@@ -1079,21 +1104,22 @@ class Member:
         node that missed that round (paused, partitioned, resigned) learns it.  A node
         that would win against that leader then starts a round above it at once (the
         notes' algorithms elect the largest candidate: Bully's top node takes over), but
-        not one that has just resigned."""
-        resigned = self._sitting_out
+        not one that resigned less than ``reelect_after`` ago (see :meth:`resign`): the
+        leader it hears may be the first of several that replace it, and it stands
+        against none of them."""
         self.enter(epoch)
         self.election.follow(leader)
-        if resigned:
-            self._sitting_out = False
-            self._out.append(CancelTimer(SIT_OUT))
-        elif self.steady is not None:
+        self._sitting_out = False  # (if it was: a new leader was heard)
+        if self.steady is not None:
             self.steady.adopted(leader, epoch)
-        elif self.view.candidate > self.view.neighbour(leader):
+        elif not self._resigned and self.view.candidate > self.view.neighbour(leader):
             self.new_round(f"above leader {leader}", leader)
         self.rewatch()
 
     def _sat_out(self) -> None:
-        """A resigned node's time out is over and no new leader reached it."""
+        """A resigned node's time out is over: it may stand in rounds again, and if no
+        new leader reached it (or another node's round sent it back), it speaks again."""
+        self._resigned = False
         if not self._sitting_out:
             return
         self._sitting_out = False
@@ -1243,6 +1269,7 @@ class Member:
             self._stalling,
             self._behind,
             self._sitting_out,
+            self._resigned,
             None
             if detector is None
             else (

@@ -444,7 +444,10 @@ def test_a_leader_superseded_reports_lost_before_the_new_state() -> None:
 @pytest.mark.timeout(60)
 def test_a_leader_that_resigns_says_so_and_another_takes_over() -> None:
     config = crash_config("inproc", "full_mesh", [])
-    # The resigned node sits out until the new leader's heartbeat, or reelect_after.
+    # The resigned node sits out until the new leader's heartbeat, or reelect_after, and
+    # until reelect_after stands against none of the leaders that replace it (a loaded
+    # run once had node 4 lead round 3, then round 8, where it asked node 5, back as its
+    # follower, which took the round over: test_lease.py replays that order).
     slow = {"heartbeat": 0.05, "suspect_after": 0.5, "reelect_after": 30.0}  # a loaded machine
     config = config.replace(settings={**config.settings, **slow})
     events: queue.SimpleQueue[NodeEvent] = queue.SimpleQueue()

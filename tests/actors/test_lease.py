@@ -33,8 +33,11 @@ from ringleader.actors import (
     Send,
     crash_policy,
 )
+from ringleader.actors.algorithms import ElectionCall
 from ringleader.actors.core._actions import Action, Notice, SetTimer
 from ringleader.actors.crashes._detector import HEARTBEAT, SUSPECT, Ping, Pong
+from ringleader.actors.crashes._member import SIT_OUT
+from ringleader.actors.crashes._rounds import BEHIND
 from ringleader.topologies import ConfigError, load_config
 from tests.conftest import eventually, let_pass
 from tests.nodes import (
@@ -359,6 +362,88 @@ def test_a_resigned_leader_sits_out_until_a_new_leader_is_heard() -> None:
     assert (three.state, three.elected) == (NodeState.NOT_LEADER, 2)
     cluster.beat(2)
     assert any(isinstance(s.message, Pong) for at, s in cluster.sent if at == 3)
+
+
+def _resigned_top() -> tuple[Cluster, Member]:
+    """Bully on five nodes: node 5 leads round 1 with a lease, then resigns."""
+    cluster = Cluster("bully", (1, 2, 3, 4, 5))
+    cluster.start()
+    cluster.beat()
+    five = cluster.members[5]
+    assert five.state is NodeState.LEADER and five.lease is not None and five.lease.held
+    cluster.cut.add(5)  # from here on node 5 is driven by hand, event by event
+    cluster.run(5, five.resign(now=cluster.clock[5])[1])
+    assert cluster.lost(5) == "resigned"
+    return cluster, five
+
+
+def _stands(out: list[Action]) -> list[str]:
+    """What in ``out`` shows a node standing in a round: its rounds, its answers to an
+    election, its proclamations."""
+    rounds = [f"election {a.detail}" for a in out if isinstance(a, Notice) and a.kind == "election"]
+    sends = [a.message.kind for a in out if isinstance(a, Send)]
+    return rounds + [kind for kind in sends if kind in ("ok", "election", "coordinator")]
+
+
+def test_a_resigned_top_node_drawn_into_the_next_round_sits_out_again() -> None:
+    """The order a loaded run took (test_crashes.py's resign test failed with it): node 4
+    suspected node 5 first and proclaimed itself at once in a round of its own (3), and
+    its heartbeat brought node 5 back as its follower; then node 1's election drew node 4
+    into round 8, where node 4, which had heard node 5 again, asked it too.  Node 5 used to
+    take that round over in round 9 of its own ("election from 4") and lead again a
+    moment after it resigned; it sits out again instead, and follows node 4 in round 8."""
+    cluster, five = _resigned_top()
+    cluster.beat(5)
+    out = five.handle_message(4, Ping(1), 3, now=cluster.clock[5])
+    assert (five.state, five.elected, five.epoch) == (NodeState.NOT_LEADER, 4, 3)
+    assert [(a.to, a.epoch) for a in out if isinstance(a, Send)] == [(4, 3)]  # its pong
+    out = five.handle_message(4, ElectionCall(), 8, now=cluster.clock[5])
+    assert not _stands(out)
+    assert (five.state, five.elected, five.epoch) == (NodeState.NOT_LEADER, 4, 3)
+    cluster.beat(5)
+    out = five.handle_message(1, Ping(), 5, now=cluster.clock[5])
+    assert not out  # sitting out again: no answer
+    # Node 4 got no ok: it proclaims itself in round 8 once T runs out, and its heartbeat
+    # brings node 5 back, as its follower.
+    cluster.beat(5)
+    out = five.handle_message(4, Ping(2), 8, now=cluster.clock[5])
+    assert not _stands(out)
+    assert (five.state, five.elected, five.epoch) == (NodeState.NOT_LEADER, 4, 8)
+    assert [(a.to, a.epoch) for a in out if isinstance(a, Send)] == [(4, 8)]
+
+
+def test_a_resigned_top_node_follows_each_newer_leader_of_the_failover() -> None:
+    """Node 4 leads round 3, then round 8 (a lower node's election drew it there): node 5,
+    back as node 4's follower in round 3, used to take round 8 over ("above leader 4",
+    round 9) at node 4's heartbeat.  Until ``reelect_after`` has passed since it resigned
+    it follows each newer leader instead; after that, Bully's top node takes over again."""
+    cluster, five = _resigned_top()
+    cluster.beat(5)
+    five.handle_message(4, Ping(1), 3, now=cluster.clock[5])
+    cluster.beat(5)
+    out = five.handle_message(4, Ping(2), 8, now=cluster.clock[5])
+    assert not _stands(out)
+    assert (five.state, five.elected, five.epoch) == (NodeState.NOT_LEADER, 4, 8)
+    cluster.beat(5)
+    cluster.run(5, five.handle_timer(SIT_OUT, now=cluster.clock[5]))  # reelect_after passed
+    out = five.handle_message(3, Ping(1), 12, now=cluster.clock[5])
+    assert _stands(out)[0] == "election above leader 3"
+    assert five.state is NodeState.LEADER and five.epoch > 12
+
+
+def test_a_resigned_top_node_behind_a_round_waits_for_its_leader() -> None:
+    """Back as node 4's follower in round 3, node 5 hears of the lower nodes' rounds (their
+    pings carry epochs 5 to 7) before node 4 leads round 8: it used to start a round of
+    its own once behind for ``suspect_after``, and win it; it waits for their leader."""
+    cluster, five = _resigned_top()
+    cluster.beat(5)
+    five.handle_message(4, Ping(1), 3, now=cluster.clock[5])
+    out = five.handle_message(1, Ping(), 5, now=cluster.clock[5])
+    assert [(a.to, a.epoch) for a in out if isinstance(a, Send)] == [(1, 5)]  # answered
+    assert any(isinstance(a, SetTimer) and a.name == BEHIND for a in out)
+    out = five.handle_timer(BEHIND, now=cluster.clock[5])
+    assert not _stands(out)
+    assert (five.state, five.elected, five.epoch) == (NodeState.NOT_LEADER, 4, 3)
 
 
 def test_resigning_when_not_leading_does_nothing() -> None:
