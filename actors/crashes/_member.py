@@ -351,8 +351,10 @@ class Member:
         """Carry out what the membership asks (``Keep``: the :class:`Persist` this
         event's actions begin with, see :meth:`_reports`)."""
         was_retired = self.retired
+        changed_now = False
         for action in actions:
             if type(action) is Changed:
+                changed_now = True
                 self._configure(action.configuration)
                 self._older = frozenset(self._peers())  # (their answers show an older key)
                 members = action.configuration.members
@@ -363,8 +365,10 @@ class Member:
                 self._out.append(
                     Notice("configuration", None, self.epoch, action.configuration.describe())
                 )
-            elif type(action) is Committed:
+            elif type(action) is Committed and not changed_now:
                 self._parting = _NOBODY  # (told with the heartbeats since the change)
+            # Committed as it was made (the leader the only voter left): no heartbeat
+            # has told the members removed yet; the next one does (see _beat).
             elif type(action) is Retired:
                 if not was_retired:  # (a node that was no member: nothing to say)
                     configuration = self.configuration
@@ -1044,6 +1048,9 @@ class Member:
             told = Ping(seq, configuration.version, configuration.epoch, configuration)
             for peer in self._parting:
                 self._out.append(Send(peer, told, epoch))
+            membership = self.membership
+            if membership is not None and membership.committed == configuration:
+                self._parting = _NOBODY  # committed as it was made: told once, now
         return set(lease.peers)
 
     def demote(self, reason: str, *, rejoin: bool = True) -> None:

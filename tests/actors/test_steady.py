@@ -764,6 +764,25 @@ def test_a_leader_makes_a_change_it_is_asked_for_one_at_a_time() -> None:
     )
 
 
+def test_a_node_removed_down_to_one_voter_is_still_told_and_retires() -> None:
+    # From voters 1, 2 to voter 2 alone: the change is committed the moment the leader
+    # makes it (a majority of {2} is 2), before any heartbeat carried it; node 1 must
+    # hear it all the same, or it runs on as a member, unaware (``ringleader member
+    # remove --id 1`` left its ``ringleader node`` running, suspecting node 2).
+    founding = Configuration.founding([1, 2])
+    world = World(ids=(1, 2), durable=True, configuration=founding)
+    world.boot()
+    leader, epoch = settled(world)
+    world.run(0.5)
+    two, one = world.members[2], world.members[1]
+    assert leader == 2 and world.holds_lease(2)
+    world.call(2, "request", Remove(1))
+    without = founding.remove(1, epoch)
+    assert two.membership is not None and two.membership.committed == without
+    world.run(0.5)
+    assert one.configuration == without and one.retired
+
+
 def test_a_leader_asked_to_remove_itself_hands_over_and_the_next_removes_it() -> None:
     founding = Configuration.founding([1, 2, 3])
     world = World(ids=(1, 2, 3), durable=True, configuration=founding)
