@@ -294,6 +294,11 @@ class Member:
         configuration = self.configuration
         return configuration is None or self.id in configuration.voters
 
+    def _member(self, peer: int) -> bool:
+        """Whether ``peer`` is a member of this node's configuration (voter or learner)."""
+        configuration = self.configuration
+        return configuration is None or peer in configuration.members
+
     def counts(self, peer: int) -> bool:
         """Whether ``peer``'s answers count in a majority (a learner's do not)."""
         configuration = self.configuration
@@ -1140,8 +1145,8 @@ class Member:
                     self.answer_heartbeat(sender, message, epoch, self._answering_epoch())
                 return
         if seq > 0 and isinstance(message, Pong):  # an answer to this node's heartbeat
-            if sender in self._parting:  # a member removed: told, it counts for nothing
-                return
+            if sender in self._parting or not self._member(sender):
+                return  # a member removed (told, or no member any more): it counts for nothing
             self._heartbeat_answered(sender, message, epoch)
         if self._sitting_out:
             return

@@ -783,6 +783,27 @@ def test_a_node_removed_down_to_one_voter_is_still_told_and_retires() -> None:
     assert one.configuration == without and one.retired
 
 
+def test_an_answer_from_a_node_no_member_any_more_counts_for_nothing() -> None:
+    # Node 1 removed (voters 2,3): its answer to a heartbeat that told it, arriving once
+    # the change is committed, acknowledges nothing: neither the membership nor the
+    # lease counts a node outside the configuration (rule L1).
+    founding = Configuration.founding([1, 2, 3])
+    world = World(ids=(1, 2, 3), durable=True, configuration=founding)
+    world.boot()
+    leader, epoch = settled(world)
+    world.run(0.5)
+    three = world.members[3]
+    assert leader == 3 and three.membership is not None and three.lease is not None
+    world.call(3, "request", Remove(1))
+    world.run(0.5)
+    without = founding.remove(1, epoch)
+    assert three.membership.committed == without and world.members[1].retired
+    answer = Pong(three.lease.seq, without.version, without.epoch)
+    three.handle_message(1, answer, epoch, now=three.now)
+    assert three.membership.acknowledged_by() == {2}
+    assert not three.lease.live(1)
+
+
 def test_a_leader_asked_to_remove_itself_hands_over_and_the_next_removes_it() -> None:
     founding = Configuration.founding([1, 2, 3])
     world = World(ids=(1, 2, 3), durable=True, configuration=founding)
