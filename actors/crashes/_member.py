@@ -299,6 +299,11 @@ class Member:
         configuration = self.configuration
         return configuration is None or self.id in configuration.voters
 
+    def _member(self, peer: int) -> bool:
+        """Whether ``peer`` is a member of this node's configuration (voter or learner)."""
+        configuration = self.configuration
+        return configuration is None or peer in configuration.members
+
     def counts(self, peer: int) -> bool:
         """Whether ``peer``'s answers count in a majority (a learner's do not)."""
         configuration = self.configuration
@@ -356,6 +361,7 @@ class Member:
         """Carry out what the membership asks (``Keep``: the :class:`Persist` this
         event's actions begin with, see :meth:`_reports`)."""
         was_retired = self.retired
+        changed_now = False
         for action in actions:
             if type(action) is Changed and action.configuration.same_members(action.previous):
                 # Re-issued in a newer round (rule 5): its key alone changed, so the same
@@ -363,6 +369,7 @@ class Member:
                 self.configuration = action.configuration
                 self._older = frozenset(self._peers())
             elif type(action) is Changed:
+                changed_now = True
                 self._configure(action.configuration)
                 self._older = frozenset(self._peers())  # (their answers show an older key)
                 members = action.configuration.members
@@ -373,8 +380,10 @@ class Member:
                 self._out.append(
                     Notice("configuration", None, self.epoch, action.configuration.describe())
                 )
-            elif type(action) is Committed:
+            elif type(action) is Committed and not changed_now:
                 self._parting = _NOBODY  # (told with the heartbeats since the change)
+            # Committed as it was made (the leader the only voter left): no heartbeat
+            # has told the members removed yet; the next one does (see _beat).
             elif type(action) is Retired:
                 if not was_retired:  # (a node that was no member: nothing to say)
                     configuration = self.configuration
@@ -1084,6 +1093,9 @@ class Member:
             told = Ping(seq, configuration.version, configuration.epoch, configuration)
             for peer in self._parting:
                 self._out.append(Send(peer, told, epoch))
+            membership = self.membership
+            if membership is not None and membership.committed == configuration:
+                self._parting = _NOBODY  # committed as it was made: told once, now
         return set(lease.peers)
 
     def demote(self, reason: str, *, rejoin: bool = True) -> None:
@@ -1174,8 +1186,8 @@ class Member:
                     self.answer_heartbeat(sender, message, epoch, self._answering_epoch())
                 return
         if seq > 0 and isinstance(message, Pong):  # an answer to this node's heartbeat
-            if sender in self._parting:  # a member removed: told, it counts for nothing
-                return
+            if sender in self._parting or not self._member(sender):
+                return  # a member removed (told, or no member any more): it counts for nothing
             self._heartbeat_answered(sender, message, epoch)
         if self._sitting_out:
             return

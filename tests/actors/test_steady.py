@@ -778,6 +778,50 @@ def test_a_leader_makes_a_change_it_is_asked_for_one_at_a_time() -> None:
     )
 
 
+def test_a_node_removed_down_to_one_voter_is_still_told_and_retires() -> None:
+    # From voters 1, 2 to voter 2 alone: the change is committed the moment the leader
+    # makes it (a majority of {2} is 2), before any heartbeat carried it; node 1 must
+    # hear it all the same, or it runs on as a member, unaware (``ringleader member
+    # remove --id 1`` left its ``ringleader node`` running, suspecting node 2).
+    founding = Configuration.founding([1, 2])
+    world = World(ids=(1, 2), durable=True, configuration=founding)
+    world.boot()
+    leader, epoch = settled(world)
+    world.run(0.5)
+    two, one = world.members[2], world.members[1]
+    assert leader == 2 and world.holds_lease(2)
+    world.call(2, "request", Remove(1))
+    without = founding.remove(1, epoch)
+    for _ in range(40):  # (the leader re-issues its configuration first: rule 5)
+        world.run(DELAY / 2)
+        if two.membership is not None and two.membership.committed == without:
+            break
+    assert two.membership is not None and two.membership.committed == without
+    world.run(HEARTBEAT + 2 * DELAY)  # its next heartbeat, not a pre-vote much later
+    assert one.configuration == without and one.retired
+
+
+def test_an_answer_from_a_node_no_member_any_more_counts_for_nothing() -> None:
+    # Node 1 removed (voters 2,3): its answer to a heartbeat that told it, arriving once
+    # the change is committed, acknowledges nothing: neither the membership nor the
+    # lease counts a node outside the configuration (rule L1).
+    founding = Configuration.founding([1, 2, 3])
+    world = World(ids=(1, 2, 3), durable=True, configuration=founding)
+    world.boot()
+    leader, epoch = settled(world)
+    world.run(0.5)
+    three = world.members[3]
+    assert leader == 3 and three.membership is not None and three.lease is not None
+    world.call(3, "request", Remove(1))
+    world.run(0.5)
+    without = founding.remove(1, epoch)
+    assert three.membership.committed == without and world.members[1].retired
+    answer = Pong(three.lease.seq, without.version, without.epoch)
+    three.handle_message(1, answer, epoch, now=three.now)
+    assert three.membership.acknowledged_by() == {2}
+    assert not three.lease.live(1)
+
+
 def test_a_leader_asked_to_remove_itself_hands_over_and_the_next_removes_it() -> None:
     founding = Configuration.founding([1, 2, 3])
     world = World(ids=(1, 2, 3), durable=True, configuration=founding)
@@ -851,25 +895,29 @@ def test_a_removed_node_that_never_learned_it_is_granted_no_pre_vote() -> None:
     assert replies == [PreVoteReply(77, False, founding.remove(1, epoch))]
 
 
-def test_a_node_removed_by_the_last_voter_but_one_learns_it_from_a_pre_vote_answer() -> None:
-    # Voters 1 and 2: the leader (2) removing node 1 is its own majority, so the change is
-    # committed as it is made, before any heartbeat carried it to node 1.  Node 1, hearing
-    # its leader no more, asks node 2 for a round: the answer (no) carries the newer
-    # configuration, so node 1 learns it is removed, says so and retires, instead of
-    # asking for rounds for ever.
-    founding = Configuration.founding([1, 2])
-    world = World(ids=(1, 2), configuration=founding)
+def test_a_node_removed_while_it_was_down_learns_it_from_a_pre_vote_answer() -> None:
+    # Node 1 is down while the leader removes it: the heartbeats that would tell it are
+    # lost.  Back, it hears no leader (none sends to it any more) and asks for a round:
+    # the answers (no) carry the newer configuration, so node 1 learns it is removed,
+    # says so and retires, instead of asking for rounds for ever.
+    founding = Configuration.founding([1, 2, 3])
+    world = World(ids=(1, 2, 3), configuration=founding)
     world.boot()
     leader, epoch = settled(world)
-    assert leader == 2
+    assert leader == 3
     world.run(0.5)
-    assert world.call(2, "request", Remove(1)) is None
+    world.crash(1)
+    world.run(0.3)  # (longer than the lease: node 1 no longer counts as live)
+    assert world.call(3, "request", Remove(1)) is None
+    world.run(1.0)
+    without = founding.remove(1, epoch)
+    assert world.members[2].configuration == without
+    world.boot(1)  # (its state file never heard of the removal)
     world.run(2.0)
-    assert world.members[2].configuration == founding.remove(1, epoch)
     one = world.members[1]
-    assert one.retired and one.configuration == founding.remove(1, epoch)
+    assert one.retired and one.configuration == without
     removed = [n for _, node, n in world.notices if node == 1 and n.kind == "removed"]
-    assert len(removed) == 1 and world.holds_lease(2)
+    assert len(removed) == 1 and world.holds_lease(3)
 
 
 def test_a_removal_that_leaves_no_live_majority_is_refused() -> None:

@@ -670,7 +670,10 @@ class ServiceModel:
     def _may_wipe(self, state: tuple[int, ...], i: int) -> bool:
         """Whether node ``i`` may lose its state, as the guarantee allows it: the other
         nodes that acknowledged the newest lease and keep their state still meet every
-        majority (so at most a minority ever loses it)."""
+        majority (so at most a minority ever loses it); and, once a change was made, every
+        older configuration still outvoted (see :meth:`_outvoted`)."""
+        if state[self.C] != self.options.changes and not self._outvoted(state, i):
+            return False
         newest, K, n = state[self.T], self.K, self.n
         wiped = state[self.W] | 1 << i
         everyone = list(range(n))
@@ -684,6 +687,49 @@ class ServiceModel:
             count = len(voters)
             lost = sum(1 for j in voters if wiped >> j & 1)
             if keepers < count - (count // 2 + 1) + 1 or lost > (count - 1) // 2:
+                return False
+        return True
+
+    def _outvoted(self, state: tuple[int, ...], i: int) -> bool:
+        """Whether, node ``i``'s state lost, every configuration older than the newest
+        that a node still holds or keeps (the founding one too: what ``i`` comes back
+        with) is outvoted: each of its majorities holds a node that kept a newer one.
+
+        A node keeps a configuration durably so that the configurations that grant a
+        lease stay a chain (``docs/design/membership.md``, "Leases and the fencing
+        token across a change": every majority of a configuration shares a node, whose
+        key only grows, with the majority that committed the next).  A node that loses
+        its state comes back in the founding configuration: its key goes back, which
+        the chain's argument does not allow for.  It is one of a minority all the same,
+        as long as each older configuration that anyone may still lead in is outvoted by
+        nodes that kept a newer one (their answers carry it: a leader of the older one
+        adopts it, rule 3).  Otherwise — node 2 removed while cut off (it holds the
+        founding voters 1,2,3), node 1 removed later (it holds voters 3,4, in which it
+        is nobody) — node 1 wiped and node 2 are a majority of voters 1,2,3 that knows
+        nothing newer: they elect a leader while node 3 holds its lease with node 4.
+        That is two nodes of the founding configuration losing what links it to the
+        next: a majority of it, not a minority."""
+        K, kept, founding, n = self.K, self.kept, self.founding, self.n
+        keys = [
+            founding.key if j == i else (kept[state[K + j]][2] or founding).key for j in range(n)
+        ]
+        held = {
+            self.nodes[j].configuration(state[j]) or founding
+            for j in range(n)
+            if j != i and state[j] != DOWN
+        }
+        held |= {kept[state[K + j]][2] or founding for j in range(n) if j != i}
+        held.add(founding)
+        newest = max(c.key for c in held)
+        index = self.index
+        for configuration in held:
+            key = configuration.key
+            if key == newest:
+                continue
+            voters = configuration.voters
+            newer = sum(1 for v in voters if keys[index[v]] > key)
+            count = len(voters)
+            if newer < count - (count // 2 + 1) + 1:
                 return False
         return True
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from ringleader.actors import read_trace, write_trace
-from ringleader.actors.crashes import Configuration, Remove
+from ringleader.actors.crashes import Add, Configuration, Member, Remove
 from ringleader.actors.exploration.service import (
     FAULT_EVENTS,
     Finding,
@@ -31,6 +31,7 @@ from ringleader.traces import narrate, trace_header, write_service_runs
 from tests.actors.exploration.test_explore_service import SERVICE, ringleader
 
 FOUNDING = Configuration.founding([1, 2, 3])
+SPARE = SERVICE.with_name("spare.toml")
 
 
 def _model(**options: int) -> ServiceModel:
@@ -225,3 +226,65 @@ def test_the_trace_of_a_found_path_with_a_change_is_replayed_with_it(
     )
     assert "P3 counts majorities in configuration version 1 (round 5): voters 1,3" in replayed
     assert "P2 is removed from the cluster (version 1 (round 5): voters 1,3)" in replayed
+
+
+def _member(model: ServiceModel, state: tuple[int, ...], i: int) -> Member:
+    node = model.nodes[i]
+    return node.members[node.locals[state[i]][0]]
+
+
+def _removed_twice(*, guarded: bool) -> tuple[ServiceModel, tuple[int, ...], list[object]]:
+    """spare.toml: node 2 removed while cut off from leader 3 (it holds voters 1,2,3
+    still), node 4 added and promoted, node 1 removed (told: it retires, voters 3,4);
+    then node 1 crashes.  ``guarded``: the wipes the guarantee allows (else any)."""
+    model = service_model(load_config(SPARE), ServiceOptions(crashes=1, wipes=1, cuts=1, changes=3))
+    if not guarded:
+        model._outvoted = lambda state, i: True  # type: ignore[method-assign]
+    found: list[object] = []
+
+    def reach(state: tuple[int, ...], done: Callable[[tuple[int, ...]], bool]) -> tuple[int, ...]:
+        for _ in range(2_000):
+            if done(state):
+                return state
+            choices = [c for c in model.enabled(state) if c[0] not in FAULT_EVENTS]
+            _, state, broken = model.take(state, choices[0])
+            if broken:
+                found.extend(broken)
+                return state
+        raise AssertionError("not reached")
+
+    state, _ = model.settle(model.initial()[0])
+    assert model.leading(state) == (3, 6)
+    _, state, _ = model.take(state, ("cut", model.cuts.index(frozenset({(1, 2)}))))
+    for change in (Remove(2), Add(4), Remove(1)):
+        ask = ("change", 2, model.menu.index(change))
+        state = reach(state, lambda s, ask=ask: ask in model.enabled(s))  # type: ignore[misc]
+        _, state, _ = model.take(state, ask)
+        if change == Add(4):
+            state = reach(state, lambda s: 4 in _member(model, s, 2).configuration.voters)
+    state = reach(state, lambda s: _member(model, s, 0).retired and _member(model, s, 2).committed)
+    held = [_member(model, state, i).configuration for i in range(4)]
+    assert [c.describe() if c else None for c in held] == [
+        "version 4 (round 6): voters 3,4",
+        "version 0 (round 0): voters 1,2,3",
+        "version 4 (round 6): voters 3,4",
+        "version 4 (round 6): voters 3,4",
+    ]
+    assert not found
+    _, state, _ = model.take(state, ("crash", 0))
+    if ("wipe", 0) in model.enabled(state):
+        _, state, _ = model.take(state, ("wipe", 0))
+        reach(state, lambda s: False)
+    return model, state, found
+
+
+def test_a_node_whose_wipe_would_free_an_older_configuration_keeps_its_state() -> None:
+    # Node 1 is the only node of voters 1,2,3 but 3 that holds a newer configuration:
+    # wiped, it comes back with 1,2,3, and with node 2 is a majority of them that knows
+    # nothing newer.  With that wipe allowed the first fault-free steps find two leases
+    # (node 2 leads with node 1 while 3 holds its lease with 4); the guarantee's
+    # minority does not allow it (``ServiceModel._outvoted``).
+    _, _, found = _removed_twice(guarded=False)
+    assert found == [("two_leases", "P2 and P3 hold a lease at the same instant")]
+    model, crashed, found = _removed_twice(guarded=True)
+    assert ("wipe", 0) not in model.enabled(crashed) and not found
