@@ -18,6 +18,7 @@ from ringleader.actors.crashes import (
     Configuration,
     Lease,
     LeaseSettings,
+    Membership,
     Ping,
     Pong,
     PreVote,
@@ -1007,3 +1008,13 @@ def test_a_change_made_in_an_older_round_never_meets_a_majority_that_missed_it()
     never_two_leases(2.0)
     world.blocked.discard(frozenset((2, 4)))
     never_two_leases(3.0)
+
+
+def test_without_the_re_issue_the_same_steps_give_two_leases(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The test above is not clean by chance: with the rule broken on purpose (a leader
+    # changes its configuration as it found it), the same steps give two leases.
+    monkeypatch.setattr(Membership, "reissued", property(lambda self: True))
+    with pytest.raises(AssertionError, match="len"):
+        test_a_change_made_in_an_older_round_never_meets_a_majority_that_missed_it()
