@@ -83,6 +83,10 @@ _FIELDS = 9
 #: entry (``Part.out``), before the state itself.
 _OUT = 11
 _MASK = (1 << 64) - 1
+#: Bytes of integer objects a state of the level being built holds in its list, about:
+#: its places, and events numbered past 256 (40 measured on Chang–Roberts n = 8, 63 on
+#: echo on ``examples/graph.toml``).
+_OBJECTS = 64
 #: Per part: its batch, as bytes (``None``: nothing).
 Batches = list[bytes | None]
 
@@ -132,7 +136,8 @@ class Part:
         self.record_starts: list[int] = [0]
         self.level_numbers: list[array[int]] = [array("q")]
         #: The level to expand: its states' fewest and most messages, in the order queued.
-        self.fewests, self.mosts = array("q"), array("q")
+        self.fewests: list[int] = []
+        self.mosts: list[int] = []
         fp = hash(initial) & _MASK or 1
         if owner(initial, model.n, parts) == index:
             self.seen.add(fp)
@@ -165,8 +170,13 @@ class Part:
         self.out: list[dict[int, list[Any]]] = [{} for _ in range(parts)]
         self.set_aside: dict[int, tuple[int, int]] = {}  # number → its fewest, most
         self.level_ends: list[tuple[int, tuple[int, ...], int, int]] = []
-        #: The next level, as the lean search keeps it (with places instead of states).
-        self.following = array("q")
+        #: The next level, as the lean search keeps it (with places instead of states),
+        #: nine integers a state — in a list while the level is built, not an
+        #: ``array('q')``: reading a place (a large number) from an array makes a new
+        #: integer object every time, and the part compares places at nearly every step
+        #: (:meth:`_walk`); a list hands back the one it holds.  Written to the records
+        #: as an array (:meth:`commit`).
+        self.following: list[int] = []
         self.where = Places()
         self.leads = array("i")
         self.clashes: dict[int, tuple[int, ...]] = {}  # rank → a new state two lead
@@ -234,8 +244,7 @@ class Part:
                 movers.extend(model.mover(e) for e in range(len(movers), len(events)))
             if end:
                 level_ends.append((number, state, fewest, most))
-            place = number << SHIFT
-            for event, successor, messages, lead in steps:
+            for place, (event, successor, messages, lead) in enumerate(steps, number << SHIFT):
                 signed = hash(successor)  # fingerprint(successor) is this, as unsigned
                 fp = signed & _MASK or 1
                 # owner(successor, n, parts): this part's, as the state it leaves, unless
@@ -275,7 +284,13 @@ class Part:
                             (
                                 fewest + messages,
                                 most + messages,
-                                *(place, event, messages, place, event, place, event),
+                                place,
+                                event,
+                                messages,
+                                place,
+                                event,
+                                place,
+                                event,
                             )
                         )
                         leads.append(lead)
@@ -287,8 +302,17 @@ class Part:
                     entry = out[o].get(signed)
                     if entry is None:
                         out[o][signed] = [
-                            *(place, event, messages, lead),
-                            *(low, place, event, high, place, event, successor),
+                            place,
+                            event,
+                            messages,
+                            lead,
+                            low,
+                            place,
+                            event,
+                            high,
+                            place,
+                            event,
+                            successor,
                         ]
                     else:
                         if place < entry[0]:
@@ -297,7 +321,6 @@ class Part:
                             entry[4:7] = low, place, event
                         if high > entry[7] or (high == entry[7] and place < entry[8]):
                             entry[7:10] = high, place, event
-                place += 1
         return aside
 
     def _batches(self) -> Batches:
@@ -324,7 +347,7 @@ class Part:
         for batch in batches:
             if batch is not None:
                 self._meet(batch)
-        return self.following[PLACE::_FIELDS].tobytes(), self.uneven
+        return array("q", self.following[PLACE::_FIELDS]).tobytes(), self.uneven
 
     def _meet(self, batch: bytes) -> None:
         """A batch's successors, met as the lean search meets them — except that they
@@ -419,7 +442,10 @@ class Part:
         if base + len(every) > max_states:  # cut: none kept from max_states on
             numbers = array("q", [k if k < max_states else -1 for k in numbers])
         del number_of, every
+        # The list's slots, and the integer objects it holds that are not shared small
+        # ones (about _OBJECTS bytes a state: its places, and events past 256).
         held = (len(following) + 3 * len(numbers)) * 8 + self.where.nbytes
+        held += len(numbers) * _OBJECTS
         self.levels_peak = max(self.levels_peak, held)
         self._check_ends(last)
         for to, state in sorted(self.clashes.items(), key=lambda item: numbers[item[0]]):
@@ -432,7 +458,7 @@ class Part:
         self.level_starts.append(base)
         self.level_numbers.append(numbers)
         self.records.seek(0, 2)
-        following.tofile(self.records)
+        array("q", following).tofile(self.records)
         self.fewests, self.mosts = following[FEWEST::_FIELDS], following[MOST::_FIELDS]
         self._level()
 

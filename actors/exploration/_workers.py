@@ -30,7 +30,11 @@ owners always hashed and new states numbered by a binary search each).  What is 
   search's choice among equals): a part walks its states in no order of number — its
   own successors are queued before those other parts sent, and the states set aside
   after the rest — so every step to a known successor compares places, where one
-  search, walking in number order, keeps the first;
+  search, walking in number order, keeps the first (the level's records are a list
+  while it is built, so that reading a place makes no new integer object: searched
+  in one process, on Chang–Roberts n = 7, the parts' instructions fell 7 %, from 1.28
+  to 1.19 times the lean search's on two parts, 1.12 times on one; the lean search
+  would save 4 % by the same change, and keeps its array, the less memory);
 - the successors of another part (half the steps that change a node's state: one in
   ten on Chang–Roberts) packed into its batch and met again by their owner;
   each part's new states numbered against the other parts' places; the states set
