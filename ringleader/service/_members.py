@@ -27,19 +27,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ringleader.actors.crashes import Configuration
-from ringleader.actors.host import MemberAnswer, MemberQuery, NodeStatus, StatusAnswer, StatusQuery
+from ringleader.actors.host import MemberAnswer, MemberQuery, NodeStatus
 from ringleader.errors import MembershipRefused
 from ringleader.topologies import Config
 from ringleader.transport import Deadline
 
-from ._operator import QUICK_STATUS, ask_status_on, find_leader
+from ._operator import LOOK_AGAIN, QUICK_STATUS, ask_status_on, find_leader, status_until
 from ._operator_line import OperatorLine, ask_until_answered, operator_line
 from ._standalone import check_standalone
 
 __all__ = ["MemberChange", "add_member", "remove_member"]
-
-#: How often the tool looks whether the change is committed (s).
-LOOK_AGAIN = 0.05
 
 
 @dataclass(frozen=True)
@@ -145,24 +142,19 @@ def _committed(
     deadline: Deadline,
     done: Callable[[Configuration], bool],
 ) -> _Committed | None:
-    """Ask ``leader`` for its status every :data:`LOOK_AGAIN` s, on ``line``, until it
-    says its configuration is the one asked for (``done``) and committed; ``None`` if
-    ``deadline`` passes first.  (A late answer to an earlier question of the line can
-    only say not yet: the leader's configuration was not done when the tool began.)"""
-    query = StatusQuery(line.address)
-    asked = -LOOK_AGAIN
-    while deadline.left() > 0:
-        now = time.monotonic()
-        if now - asked >= LOOK_AGAIN and line.ask(leader, query):
-            asked = now
-        for sender, message in line.answers(deadline):
-            if sender != leader or type(message) is not StatusAnswer:
-                continue
-            status = message.status
-            configuration = status.configuration
-            if status.committed and configuration is not None and done(configuration):
-                return _Committed(status.epoch, configuration)
-    return None
+    """Wait until ``leader`` says its configuration is the one asked for (``done``) and
+    committed; ``None`` if ``deadline`` passes first.  (A late answer to an earlier
+    question of the line can only say not yet: the leader's configuration was not done
+    when the tool began.)"""
+
+    def committed(status: NodeStatus) -> bool:
+        configuration = status.configuration
+        return status.committed and configuration is not None and done(configuration)
+
+    status = status_until(line, leader, deadline, committed)
+    if status is None or status.configuration is None:
+        return None
+    return _Committed(status.epoch, status.configuration)
 
 
 def _leader(config: Config, line: OperatorLine, deadline: Deadline) -> tuple[int, NodeStatus]:

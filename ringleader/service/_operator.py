@@ -182,3 +182,28 @@ def _newest_configuration(answers: dict[int, NodeStatus | None]) -> Configuratio
     """The newest configuration any node answered with (``None``: none runs one)."""
     held = [s.configuration for s in answers.values() if s is not None and s.configuration]
     return max(held, key=lambda c: c.key) if held else None
+
+
+#: How often a tool waiting for a node's status asks it again, on one line (s).
+LOOK_AGAIN = 0.05
+
+
+def status_until(
+    line: OperatorLine,
+    node: int,
+    deadline: Deadline,
+    wanted: Callable[[NodeStatus], bool],
+) -> NodeStatus | None:
+    """Ask ``node`` for its status on ``line`` every :data:`LOOK_AGAIN` s until it
+    answers with one ``wanted`` accepts, and return that; ``None`` if ``deadline``
+    passes first (what ``ringleader member`` and ``ringleader transfer`` wait for)."""
+    query = StatusQuery(line.address)
+    asked = -LOOK_AGAIN
+    while deadline.left() > 0:
+        now = time.monotonic()
+        if now - asked >= LOOK_AGAIN and line.ask(node, query):
+            asked = now
+        for sender, message in line.answers(deadline):
+            if sender == node and type(message) is StatusAnswer and wanted(message.status):
+                return message.status
+    return None

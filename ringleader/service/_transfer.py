@@ -16,19 +16,16 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from ringleader.actors.host import StatusAnswer, StatusQuery, TransferAnswer, TransferQuery
+from ringleader.actors.host import TransferAnswer, TransferQuery
 from ringleader.errors import TransferRefused
 from ringleader.topologies import Config
 from ringleader.transport import Deadline
 
-from ._operator import find_leader
+from ._operator import find_leader, status_until
 from ._operator_line import OperatorLine, ask_until_answered, operator_line
 from ._standalone import check_standalone
 
 __all__ = ["Transfer", "transfer"]
-
-#: How often the tool looks whether the new leader leads (s).
-LOOK_AGAIN = 0.05
 
 
 @dataclass(frozen=True)
@@ -59,17 +56,9 @@ def transfer(config: Config, to: int, *, timeout: float = 5.0) -> Transfer:
         if leader == to:
             raise TransferRefused(f"node {to} already leads")
         _ask(line, leader, to, deadline)
-        query = StatusQuery(line.address)
-        asked = -LOOK_AGAIN
-        while deadline.left() > 0:
-            now = time.monotonic()
-            if now - asked >= LOOK_AGAIN and line.ask(to, query):
-                asked = now
-            for sender, message in line.answers(deadline):
-                if sender == to and type(message) is StatusAnswer:
-                    status = message.status
-                    if status.state == "leader":
-                        return Transfer(leader, to, status.epoch, time.monotonic() - began)
+        led = status_until(line, to, deadline, lambda status: status.state == "leader")
+    if led is not None:
+        return Transfer(leader, to, led.epoch, time.monotonic() - began)
     raise TransferRefused(f"node {leader} handed over, but node {to} did not lead in {timeout} s")
 
 
