@@ -107,6 +107,9 @@ class ChaosSettings:
     )
     #: Each node on a host of its own (network namespaces: root only), for ``flap``.
     hosts: bool = False
+    #: Go on past ``duration`` (up to three times it) until each kind of fault was drawn
+    #: once: a loaded machine fits fewer faults in the time.
+    each_kind: bool = False
     quorum: bool = True  # (the service modes' default)
 
 
@@ -123,6 +126,7 @@ class ChaosResult:
     exits: list[float] = field(default_factory=list)  # s from SIGTERM to exit
     restarts: list[tuple[int, int]] = field(default_factory=list)  # (epoch before, after)
     handed_back: list[str] = field(default_factory=list)  # leases not above the last one
+    drawn: set[str] = field(default_factory=set)  # the kinds of fault drawn
     #: Each fault's kind → the leader changes each such fault cost.
     changes: dict[str, list[int]] = field(default_factory=dict)
 
@@ -323,8 +327,15 @@ def _run(settings: ChaosSettings, cluster: _Cluster) -> ChaosResult:
         if cluster.wait_agreement(15.0) is None:
             result.problems.append("no first agreement within 15 s")
             return result
-        stop_at = time.monotonic() + settings.duration
-        while time.monotonic() < stop_at and not result.problems:
+        began = time.monotonic()
+        stop_at, last = began + settings.duration, began + 3 * settings.duration
+
+        def more() -> bool:
+            now = time.monotonic()
+            missing = settings.each_kind and not set(settings.faults) <= result.drawn
+            return now < stop_at or (missing and now < last)
+
+        while more() and not result.problems:
             _one_fault(cluster, rng, result)
         _terminate(cluster, rng, result)
         _check(cluster, result, time.monotonic())
@@ -340,6 +351,7 @@ def _one_fault(cluster: _Cluster, rng: random.Random, result: ChaosResult) -> No
     leader = cluster.leader()
     faults = result.settings.faults
     kind = rng.choice([f for f in faults if f != "flap" or cluster.lab is not None])
+    result.drawn.add(kind)
     began = time.monotonic()
     if kind == "full restart":
         _full_restart(cluster, rng, result)

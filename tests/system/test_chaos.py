@@ -41,7 +41,7 @@ def test_chaos_of_full_restarts_and_wrong_member_lists_keeps_the_token_growing(
     """Issue 19: only full-cluster restarts and a node restarted with a wrong member list,
     so that both are drawn (and the first lease after each restart checked) every run."""
     faults = ("full restart", "wrong member list")
-    settings = ChaosSettings(seed=19, duration=10.0, lease=LEASE, faults=faults)
+    settings = ChaosSettings(seed=19, duration=10.0, lease=LEASE, faults=faults, each_kind=True)
     result = run_chaos(settings, tmp_path)
     print(summary(result))
     kinds = {f.split(" (")[0].split(" with ")[0].rsplit(" ", 1)[0] for f in result.faults}
