@@ -40,6 +40,16 @@ def settled(world: World, seconds: float = 3.0) -> tuple[int, int]:
     raise AssertionError(f"no agreement within {seconds} s: {world.views()}")
 
 
+def _settled_three(configuration: Configuration) -> tuple[World, int, int]:
+    """Nodes 1, 2, 3 holding ``configuration`` (their state files kept), run until they
+    agree and half a second more: the world, the leader and its epoch."""
+    world = World(ids=(1, 2, 3), durable=True, configuration=configuration)
+    world.boot()
+    leader, epoch = settled(world)
+    world.run(0.5)
+    return world, leader, epoch
+
+
 def started(**kw: object) -> World:
     world = World(**kw)  # type: ignore[arg-type]
     world.boot()
@@ -600,10 +610,7 @@ def test_preempt_is_a_config_key_off_by_default(tmp_path: Path) -> None:
 
 def test_a_follower_keeps_a_newer_configuration_from_its_leader_before_it_answers() -> None:
     founding = Configuration.founding([1, 2, 3])
-    world = World(ids=(1, 2, 3), durable=True, configuration=founding)
-    world.boot()
-    leader, epoch = settled(world)
-    world.run(0.5)
+    world, leader, epoch = _settled_three(founding)
     assert leader == 3
     newer = founding.remove(2, epoch)  # made by the leader, in its round
     one = world.members[1]
@@ -642,10 +649,7 @@ def test_a_newer_configuration_from_another_leader_s_heartbeat_is_not_learned() 
 
 def test_a_leader_adopts_the_newer_configuration_a_follower_answers_with() -> None:
     founding = Configuration.founding([1, 2, 3])
-    world = World(ids=(1, 2, 3), durable=True, configuration=founding)
-    world.boot()
-    leader, epoch = settled(world)
-    world.run(0.5)
+    world, leader, epoch = _settled_three(founding)
     three = world.members[3]
     assert leader == 3 and world.holds_lease(3)
     # Version 1, made by the leader of round 1, reached node 1 alone.
@@ -730,10 +734,7 @@ def test_a_follower_that_learns_a_configuration_without_itself_retires() -> None
 
 def test_a_leader_makes_a_change_it_is_asked_for_one_at_a_time() -> None:
     founding = Configuration.founding([1, 2, 3])
-    world = World(ids=(1, 2, 3), durable=True, configuration=founding)
-    world.boot()
-    leader, epoch = settled(world)
-    world.run(0.5)
+    world, leader, epoch = _settled_three(founding)
     three, one = world.members[3], world.members[1]
     assert leader == 3 and world.holds_lease(3)
     assert one.refuse_change(Remove(2)) == "node 1 does not lead: ask the leader"
@@ -807,10 +808,7 @@ def test_an_answer_from_a_node_no_member_any_more_counts_for_nothing() -> None:
     # the change is committed, acknowledges nothing: neither the membership nor the
     # lease counts a node outside the configuration (rule L1).
     founding = Configuration.founding([1, 2, 3])
-    world = World(ids=(1, 2, 3), durable=True, configuration=founding)
-    world.boot()
-    leader, epoch = settled(world)
-    world.run(0.5)
+    world, leader, epoch = _settled_three(founding)
     three = world.members[3]
     assert leader == 3 and three.membership is not None and three.lease is not None
     world.call(3, "request", Remove(1))
@@ -825,10 +823,7 @@ def test_an_answer_from_a_node_no_member_any_more_counts_for_nothing() -> None:
 
 def test_a_leader_asked_to_remove_itself_hands_over_and_the_next_removes_it() -> None:
     founding = Configuration.founding([1, 2, 3])
-    world = World(ids=(1, 2, 3), durable=True, configuration=founding)
-    world.boot()
-    _, epoch = settled(world)
-    world.run(0.5)
+    world, _, epoch = _settled_three(founding)
     assert world.call(3, "request", Remove(3)) == (
         "node 3 leads: it hands over to node 2 first; ask node 2 to remove node 3"
     )
