@@ -364,6 +364,29 @@ def test_a_resigned_leader_sits_out_until_a_new_leader_is_heard() -> None:
     assert any(isinstance(s.message, Pong) for at, s in cluster.sent if at == 3)
 
 
+def test_a_resigned_leader_sitting_out_suspects_nobody_on_proof_of_death() -> None:
+    """A refused link (``peer_dead``) is proof of death, but a node sitting out watches
+    nobody, so it suspects nobody, as no silence timer of its fires: it answers nothing
+    and starts nothing until a leader is heard (one that follows suspects its dead
+    leader at once, and stands)."""
+    cluster = Cluster("bully", (1, 2, 3, 4))
+    cluster.start()
+    cluster.beat()
+    four = cluster.members[4]
+    cluster.run(4, four.resign(now=cluster.clock[4])[1])
+    assert cluster.lost(4) == "resigned"
+    for node in (1, 2, 3):
+        cluster.fire(node, f"{SUSPECT}4")
+    three = cluster.members[3]
+    assert three.state is NodeState.LEADER
+    out = four.peer_dead(3, now=cluster.clock[4])
+    assert not [a for a in out if isinstance(a, Notice) and a.kind == "suspect"]
+    assert _stands(out) == [] and 3 not in four.suspected
+    out = cluster.members[1].peer_dead(3, now=cluster.clock[1])
+    assert [a.node for a in out if isinstance(a, Notice) and a.kind == "suspect"] == [3]
+    assert _stands(out)
+
+
 def _resigned_top() -> tuple[Cluster, Member]:
     """Bully on five nodes: node 5 leads round 1 with a lease, then resigns."""
     cluster = Cluster("bully", (1, 2, 3, 4, 5))
