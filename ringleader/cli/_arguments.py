@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ringleader.actors import ALGORITHMS
-from ringleader.actors.exploration import START_RULES, TIMER_RULES, Options
 from ringleader.errors import UsageError
 from ringleader.topologies import (
     MAX_SETTING,
@@ -18,6 +18,9 @@ from ringleader.topologies import (
     Overrides,
     load_config,
 )
+
+if TYPE_CHECKING:
+    from ringleader.actors.exploration import Options
 
 __all__ = [
     "add_config_arguments",
@@ -33,6 +36,13 @@ __all__ = [
     "positive_float",
     "positive_int",
 ]
+
+#: ``--starts`` and ``--timers``: the explorer's ``START_RULES`` and ``TIMER_RULES``
+#: (``actors/exploration/_options.py``), spelt out here so that a command other than
+#: ``explore`` and ``lab`` does not import the explorer to build its parser (a tenth of
+#: a second of every command's start; tests/cli/test_cli.py checks they agree).
+STARTS = ("any", "first")
+TIMERS = ("quiet", "any")
 
 
 def initiators(text: str) -> list[int] | str:
@@ -184,7 +194,7 @@ def add_happening_arguments(
     )
     what.add_argument(
         "--starts",
-        choices=START_RULES,
+        choices=STARTS,
         default="any",
         help="when an initiator may wake up: any (default: at any moment, as the notes "
         "let any process start at any time; a message that reaches it first draws it in "
@@ -193,7 +203,7 @@ def add_happening_arguments(
     )
     what.add_argument(
         "--timers",
-        choices=TIMER_RULES,
+        choices=TIMERS,
         help="when a pending timer may fire: quiet (default: only when no message is in "
         "flight, the shortest first: the notes' synchrony assumption) or any (at any "
         "moment, even before the answer it waits for arrives)",

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ringleader.actors import ALGORITHMS
-from ringleader.actors.exploration import CHECK_WORDS
 from ringleader.errors import UsageError
 from ringleader.topologies import TOPOLOGIES, Config
 
@@ -32,9 +31,6 @@ if TYPE_CHECKING:  # imported when the command runs: building the parser needs n
     from ringleader.actors.exploration import Exploration, Options
 
 __all__ = ["add_explore_command", "exploration_summary", "explore_command"]
-
-#: What each check is, in words (the report's lines, the lab's page).
-CHECKS = CHECK_WORDS
 
 
 def add_explore_command(commands: Any) -> argparse.ArgumentParser:
@@ -267,6 +263,8 @@ def exploration_summary(
     ray: str | None = None,
 ) -> dict[str, Any]:
     """What ``explore --json`` prints (one object)."""
+    from ringleader.actors.exploration import CHECK_WORDS  # noqa: PLC0415 (see _arguments.py)
+
     messages = exploration.messages
     faultless = exploration.faultless
     bound = exploration.bound
@@ -304,13 +302,13 @@ def exploration_summary(
         else {"min": faultless[0], "max": faultless[1]},
         "bound": None if bound is None else {**bound.as_dict(), "held": exploration.bound_held},
         "checks": {
-            kind: {**verdict.as_dict(), "check": CHECKS[kind]}
+            kind: {**verdict.as_dict(), "check": CHECK_WORDS[kind]}
             for kind, verdict in exploration.checks.items()
         },
         "violations": [
             {
                 **finding.as_dict(),
-                "check": CHECKS[finding.kind],
+                "check": CHECK_WORDS[finding.kind],
                 "trace": str(files[finding.kind]),
                 "steps": len(paths[finding.kind].events),
                 "messages": paths[finding.kind].messages,
@@ -394,6 +392,8 @@ def _scope(words: str, complete: bool) -> str:
 
 def print_exploration(console: Console, summary: dict[str, Any]) -> None:  # noqa: PLR0912
     """The human report of an exploration: a check not applied is never a ✓."""
+    from ringleader.actors.exploration import CHECK_WORDS  # noqa: PLC0415 (see _arguments.py)
+
     complete = summary["complete"]
     stopped = "" if complete else f": [yellow]incomplete, {_extent(summary)}[/]"
     console.print(f"[bold]Explored {summary['title']}[/] ({summary['source']}){stopped}")
@@ -427,7 +427,7 @@ def print_exploration(console: Console, summary: dict[str, Any]) -> None:  # noq
         claim = _claim(bound, messages, summary["options"]["starts"])
         console.print(f"  {whose}: {claim}: {verdict}")
     kinds = {v["kind"]: v for v in summary["violations"]}
-    for kind, words in CHECKS.items():
+    for kind, words in CHECK_WORDS.items():
         if kind == "bound":
             continue
         found = kinds.get(kind)
@@ -444,7 +444,7 @@ def print_exploration(console: Console, summary: dict[str, Any]) -> None:  # noq
             console.print(f"  [yellow]?[/] {words}: not checked ({checks[kind]['reason']})")
     if "bound" in kinds:
         found = kinds["bound"]
-        console.print(f"  [red]✗ {CHECKS['bound']}[/]: {found['detail']}: {found['trace']}")
+        console.print(f"  [red]✗ {CHECK_WORDS['bound']}[/]: {found['detail']}: {found['trace']}")
     traces = summary["traces"]
     if traces:
         shown = ", ".join(f"{name} {file}" for name, file in traces.items())

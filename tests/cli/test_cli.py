@@ -487,3 +487,24 @@ def test_a_seed_without_the_simulator_is_a_usage_error(
     assert main(["run", "--seed", "3"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--seed needs --simulate" in err
+
+
+def test_the_explorer_rules_the_parser_spells_out_are_the_explorer_s() -> None:
+    from ringleader.actors.exploration import START_RULES, TIMER_RULES
+    from ringleader.cli._arguments import STARTS, TIMERS
+
+    assert (STARTS, TIMERS) == (START_RULES, TIMER_RULES)
+
+
+@pytest.mark.timeout(60)
+def test_a_command_other_than_explore_starts_without_importing_the_explorer() -> None:
+    """Building the parser (every command does) loads no explorer: a tenth of a second of
+    ``ringleader status``'s, ``member``'s and ``node``'s start."""
+    code = (
+        "import sys, ringleader.cli._main as m; m.build_parser(); "
+        "print(sorted(n for n in sys.modules if n.startswith('ringleader.actors.exploration')))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=50, check=True
+    )
+    assert done.stdout.strip() == "[]"
