@@ -335,6 +335,10 @@ class Member:
         self._above = None
         lease, steady = self.lease, self.steady
         if lease is not None:
+            if self.state is NodeState.LEADER and lease.holds(self._now):
+                # Its lease starts over (rule L2): the ``lost`` that says so names the
+                # change, where a lapse's says "lease expired".
+                self.tenure.demoted = "reconfigured"
             lease.reconfigure(self._peers(), configuration.voters)
         if steady is not None:
             steady.reconfigure(len(configuration.voters))

@@ -452,6 +452,24 @@ def test_learners_follow_never_lead_and_are_promoted_by_the_leader_once_caught_u
     assert world.members[4].epoch > epoch  # the fencing token only grows
 
 
+def test_a_leader_whose_lease_starts_over_in_a_new_configuration_says_reconfigured() -> None:
+    """Each change starts the leader's lease over (rule L2): its ``lost`` says
+    ``reconfigured`` — nothing expired, no heartbeat was missed — and its ``lease``
+    follows once a majority of the new voters answered."""
+    world = World(ids=(1, 2, 3, 4), durable=True, configuration=Configuration.founding([1, 2, 3]))
+    world.boot()
+    world.run(2.0)
+    leader = next(n for n in (1, 2, 3) if world.holds_lease(n))
+    t0 = world.now
+    assert world.call(leader, "request", Add(4)) is None
+    world.run(1.0)
+    said = [(n, a.kind, a.detail) for t, n, a in world.notices if t >= t0 and n == leader]
+    leases = [(kind, detail) for _, kind, detail in said if kind in ("lost", "lease")]
+    # Added as a learner, then promoted: two changes, each a lease started over.
+    assert leases == [("lost", "reconfigured"), ("lease", "")] * 2, said
+    assert world.holds_lease(leader)
+
+
 def test_a_leader_that_is_no_voter_any_more_steps_down_and_a_voter_takes_over() -> None:
     world = World(ids=(1, 2, 3), configuration=Configuration.founding([1, 2, 3]))
     world.boot()
