@@ -837,26 +837,26 @@ class Member:
 
     def _refuse_removal(self, node: int, voters: frozenset[int]) -> str | None:
         """Why this leader does not remove ``node`` from ``voters`` now (see
-        :meth:`refuse_change`), or ``None``."""
+        :meth:`refuse_change`), or ``None``.  Removing itself, it is asked before it
+        hands over: a removal its heir would refuse moves no leadership."""
+        lease = self.lease
+        if lease is not None:
+            # As etcd's strict reconfiguration check: no removal that leaves the voters
+            # without a live majority (answering this leader within its lease): they
+            # would elect nobody.
+            left = voters - {node}
+            live = ({self.id} - {node}) | {p for p in left if lease.live(p)}
+            if len(left & live) <= len(left) // 2:
+                down = ",".join(map(str, sorted(left - live)))
+                names = ",".join(map(str, sorted(left)))
+                return (
+                    f"removing node {node} would leave voters {names} without a live "
+                    f"majority (node {down} not answering)"
+                )
         if node == self.id:  # it hands over first: to a live voter
             heir = self._heir()
             return None if heir is not None else self.refuse_hand_over(max(voters - {node}))
-        lease = self.lease
-        if lease is None:
-            return None
-        # As etcd's strict reconfiguration check: no removal that leaves the voters
-        # without a live majority (answering this leader within its lease): they would
-        # elect nobody.
-        left = voters - {node}
-        live = {self.id} | {p for p in left if lease.live(p)}
-        if len(left & live) > len(left) // 2:
-            return None
-        down = ",".join(map(str, sorted(left - live)))
-        names = ",".join(map(str, sorted(left)))
-        return (
-            f"removing node {node} would leave voters {names} without a live majority "
-            f"(node {down} not answering)"
-        )
+        return None
 
     def _heir(self) -> int | None:
         """The voter a leader removing itself hands over to: the highest other voter fit
