@@ -470,6 +470,26 @@ def test_a_leader_whose_lease_starts_over_in_a_new_configuration_says_reconfigur
     assert world.holds_lease(leader)
 
 
+def test_a_leader_removing_itself_refuses_first_if_the_voters_left_could_elect_nobody() -> None:
+    """Voters 1,2,3, node 1 down: removing leader 3 would leave voters 1,2 without a live
+    majority.  It is refused before any hand-over (it used to hand over to node 2, which
+    then refused: a failover for nothing); with node 1 back it hands over."""
+    world, leader, epoch = _settled_three(Configuration.founding([1, 2, 3]))
+    assert leader == 3
+    world.crash(1)
+    world.run(1.0)  # node 1's last answer ages out of the leader's lease
+    refused = world.members[3].refuse_change(Remove(3))
+    assert refused == (
+        "removing node 3 would leave voters 1,2 without a live majority (node 1 not answering)"
+    )
+    t0 = world.now
+    world.call(3, "request", Remove(3))
+    world.run(0.5)
+    assert world.agreed() is None or world.agreed() == (3, epoch)
+    assert not world.since(t0), world.since(t0)  # nobody lost or took the lead
+    assert world.members[3].refuse_change(Remove(2)) is not None  # (the same for another)
+
+
 def test_a_leader_that_is_no_voter_any_more_steps_down_and_a_voter_takes_over() -> None:
     world = World(ids=(1, 2, 3), configuration=Configuration.founding([1, 2, 3]))
     world.boot()
