@@ -60,7 +60,7 @@ class SocketOptions:
     frames, so a queue only builds when a receiver falls behind; the large sending side
     holds the cluster's own bursts (a 1000-node worst-case election), the small receiving
     side is all a stranger's connection can fill: at most 1,000 frames of at most
-    ``max_frame_size``, 64 MiB, however fast it sends.
+    ``max_frame_size``, 64 KiB, however fast it sends.
     ``linger``: how long a cleanly closed link may still flush; a crash closes with 0.
     ``max_frame_size``: larger inbound frames make ZeroMQ drop the connection before any
     byte reaches Python (our frames are a few hundred bytes, a status answer a few KiB).

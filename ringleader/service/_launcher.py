@@ -13,9 +13,9 @@ The protocol, with the process that started the launcher (the supervisor):
   supervisor closed it, or died) kills every child still running, and the launcher
   exits;
 - requests are datagrams on a Unix socket (its descriptor number is the second argument):
-  ``{"spawn": SERIAL, "node": N, "fresh": …, "trace": …, "trace_heartbeats": …,
-  "addresses": {…}}`` with two descriptors attached (the child's stdin and stdout), or
-  ``{"kill": SERIAL}`` (``SIGKILL``, if that child still runs);
+  ``{"spawn": SERIAL, "node": N, "fresh": …, "incarnation": …, "trace": …,
+  "trace_heartbeats": …, "addresses": {…}}`` with two descriptors attached (the
+  child's stdin and stdout), or ``{"kill": SERIAL}`` (``SIGKILL``, if that child still runs);
 - the launcher answers on its stdout, one JSON object per line: ``{"event": "ready"}``
   once loaded (or ``{"event": "failed", "error": …}``, and it exits), ``{"event":
   "forked", "serial": S, "pid": P}``, ``{"event": "exited", "serial": S, "status": C}``
