@@ -114,10 +114,21 @@ def _change(
             answer = _ask(line, leader, MemberQuery(change, node, address, line.address), deadline)
         if answer.refused is not None:
             raise MembershipRefused(answer.refused)
-        committed = _committed(line, leader, deadline, done)
+        committed, last = _committed(line, leader, deadline, done)
     if committed is not None:
         return MemberChange(
             change, node, leader, committed.epoch, committed.configuration, time.monotonic() - began
+        )
+    did = f"added node {node} as a learner" if change == "add" else f"removed node {node}"
+    if last is None or time.monotonic() - last[0] > SILENT:
+        raise MembershipRefused(
+            f"node {leader} {did}, then stopped answering: the change is not committed and "
+            "may be lost with its leadership: see ringleader status, and ask again"
+        )
+    if last[1].state != "leader":
+        raise MembershipRefused(
+            f"node {leader} {did}, then stopped leading before the change was committed: "
+            "see ringleader status, and ask again"
         )
     if change == "add":
         raise MembershipRefused(
@@ -136,25 +147,34 @@ class _Committed:
     configuration: Configuration
 
 
+#: A leader that has not answered the tool's status questions (asked every LOOK_AGAIN s)
+#: for this long, when the wait ends, stopped answering.
+SILENT = 1.0
+
+
 def _committed(
     line: OperatorLine,
     leader: int,
     deadline: Deadline,
     done: Callable[[Configuration], bool],
-) -> _Committed | None:
+) -> tuple[_Committed | None, tuple[float, NodeStatus] | None]:
     """Wait until ``leader`` says its configuration is the one asked for (``done``) and
-    committed; ``None`` if ``deadline`` passes first.  (A late answer to an earlier
-    question of the line can only say not yet: the leader's configuration was not done
-    when the tool began.)"""
+    committed; ``None`` if ``deadline`` passes first.  Also the leader's last answer and
+    when it came (``None``: it never answered), which says why not.  (A late answer to an
+    earlier question of the line can only say not yet: the leader's configuration was not
+    done when the tool began.)"""
+    last: tuple[float, NodeStatus] | None = None
 
     def committed(status: NodeStatus) -> bool:
+        nonlocal last
+        last = (time.monotonic(), status)
         configuration = status.configuration
         return status.committed and configuration is not None and done(configuration)
 
     status = status_until(line, leader, deadline, committed)
     if status is None or status.configuration is None:
-        return None
-    return _Committed(status.epoch, status.configuration)
+        return None, last
+    return _Committed(status.epoch, status.configuration), last
 
 
 def _leader(config: Config, line: OperatorLine, deadline: Deadline) -> tuple[int, NodeStatus]:

@@ -155,3 +155,48 @@ def test_without_a_secret_each_operator_command_warns_once(
             done = tool(words, path, *options, env=env)
             assert done.returncode == status, (words, done.stderr)
             assert done.stderr.count(WARNING) == 1, (words, done.stderr)
+
+
+@pytest.mark.timeout(120)
+def test_a_leader_killed_after_it_made_a_learner_is_said_to_be_silent_not_the_learner(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``member add`` whose leader is killed between making node 4 a learner and
+    promoting it: the command said "node 4 did not catch up ...: is it running?" while
+    node 4 ran and the leader was the one gone (the new leader never heard of the
+    learner)."""
+    import threading
+
+    from ringleader.errors import MembershipRefused
+    from ringleader.service import add_member
+
+    monkeypatch.setenv(SECRET_ENV, SECRET)
+    path = write_config(tmp_path / "mesh.toml", MESH, [1, 2, 3, 4])
+    spare(path, 4)
+    config = ringleader.load_config(path)
+    with running(path, [1, 2, 3], env={SECRET_ENV: SECRET}) as nodes:
+        wait_agreement(nodes, [1, 2, 3], 3)
+        nodes[4] = NodeProcess(path, 4, env={SECRET_ENV: SECRET})
+        nodes[4].wait_for(lambda e: e["event"] == "listening", 60.0)
+        said: list[BaseException | object] = []
+
+        def add() -> None:
+            try:
+                said.append(add_member(config, 4, timeout=4.0))
+            except MembershipRefused as refused:
+                said.append(refused)
+
+        asking = threading.Thread(target=add, daemon=True)
+        asking.start()
+        nodes[3].wait_for(
+            lambda e: e["event"] == "configuration" and "learners 4" in e["configuration"], 30.0
+        )
+        nodes[3].kill()
+        asking.join(30)
+        assert not asking.is_alive()
+        [answer] = said
+        if not isinstance(answer, MembershipRefused):
+            pytest.skip("node 4 caught up before node 3 was killed")  # (the race lost)
+        words = str(answer)
+        assert "is it running" not in words, words
+        assert words.startswith("node 3 added node 4 as a learner, then stopped answering"), words
