@@ -18,7 +18,7 @@ import pytest
 import ringleader
 from ringleader.service import ask_status, status_summary
 from ringleader.topologies import SECRET_ENV
-from tests.conftest import eventually
+from tests.conftest import eventually, let_pass
 from tests.nodes import NodeProcess, running, wait_agreement, write_config
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="process tests use Linux /proc")
@@ -200,3 +200,30 @@ def test_a_leader_killed_after_it_made_a_learner_is_said_to_be_silent_not_the_le
         words = str(answer)
         assert "is it running" not in words, words
         assert words.startswith("node 3 added node 4 as a learner, then stopped answering"), words
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="Member._refuse_removal (actors/crashes/_member.py, a safety file left alone) "
+    "checks the live majority of the voters left only when another node is removed: the "
+    "leader removing itself hands over first, and its heir refuses",
+)
+@pytest.mark.timeout(120)
+def test_removing_the_leader_refused_for_want_of_a_live_majority_leaves_it_leading(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Voters 1,2,3, node 1 down, leader 3 asked to remove itself: the voters left (1,2)
+    would have no live majority, so it is refused ("changes nothing", the how-to says);
+    but node 3 handed the leadership over to node 2 first, which refused: a failover for
+    nothing, and the command said refused."""
+    monkeypatch.setenv(SECRET_ENV, SECRET)
+    path = write_config(tmp_path / "mesh.toml", MESH, [1, 2, 3])
+    with running(path, [1, 2, 3], env={SECRET_ENV: SECRET}) as nodes:
+        epoch = wait_agreement(nodes, [1, 2, 3], 3)
+        nodes[1].kill()
+        let_pass(1.0)  # node 1's last answer ages out of leader 3's lease (0.2 s)
+        status, refused, _ = member(path, "remove", "--id", "3")
+        assert status == 1 and not refused["changed"]
+        assert "without a live majority" in str(refused["refused"]), refused
+        assert nodes[3].leader() == (3, epoch)
+        assert not [e for e in nodes[3].drain() if e["event"] == "handover"]
