@@ -255,3 +255,27 @@ def test_a_leader_whose_lease_starts_over_in_a_new_configuration_does_not_say_it
         lost = nodes[3].wait_for(lambda e: e["event"] == "lost" and e["t"] >= changed["t"])
         assert lost["reason"] != "lease expired"
         assert "configuration" in lost["reason"]
+
+
+@pytest.mark.timeout(120)
+def test_with_another_secret_the_command_does_not_say_that_no_node_leads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``member`` run with a secret other than the nodes': every node drops its frames
+    unread, so none answers; the command said "no node leads now", while node 3 led."""
+    monkeypatch.setenv(SECRET_ENV, SECRET)
+    path = write_config(tmp_path / "mesh.toml", MESH, [1, 2, 3])
+    with running(path, [1, 2, 3], env={SECRET_ENV: SECRET}) as nodes:
+        wait_agreement(nodes, [1, 2, 3], 3)
+        done = subprocess.run(
+            [sys.executable, "-m", "ringleader", "member", "remove", str(path), "--id", "1"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            env={**os.environ, SECRET_ENV: "ab" * 32},
+        )
+        assert done.returncode == 1
+        assert "no node leads" not in done.stderr, done.stderr
+        assert "no node answered (1, 2, 3): are they running, with this secret?" in done.stderr
+        assert nodes[3].leader() == nodes[1].leader()
