@@ -279,3 +279,46 @@ def test_with_another_secret_the_command_does_not_say_that_no_node_leads(
         assert "no node leads" not in done.stderr, done.stderr
         assert "no node answered (1, 2, 3): are they running, with this secret?" in done.stderr
         assert nodes[3].leader() == nodes[1].leader()
+
+
+@pytest.mark.timeout(120)
+def test_member_add_follows_the_leadership_when_the_leader_hands_over_meanwhile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``member add 4`` waits for node 4 (not started yet) to catch up; meanwhile the
+    leader hands over (``ringleader transfer``, or another command removing it).  The
+    command kept asking the old leader, which never says committed again, and ended with
+    "node 4 did not catch up ...: is it running?" while the new leader had promoted it."""
+    import threading
+
+    from ringleader.service import add_member, transfer
+
+    monkeypatch.setenv(SECRET_ENV, SECRET)
+    path = write_config(tmp_path / "mesh.toml", MESH, [1, 2, 3, 4])
+    spare(path, 4)
+    config = ringleader.load_config(path)
+    with running(path, [1, 2, 3], env={SECRET_ENV: SECRET}) as nodes:
+        wait_agreement(nodes, [1, 2, 3], 3)
+        said: list[object] = []
+
+        def add() -> None:
+            try:
+                said.append(add_member(config, 4, timeout=30.0))
+            except ringleader.MembershipRefused as refused:
+                said.append(refused)
+
+        asking = threading.Thread(target=add, daemon=True)
+        asking.start()
+        for node in (1, 2, 3):
+            nodes[node].wait_for(
+                lambda e: e["event"] == "configuration" and "learners 4" in e["configuration"]
+            )
+        transfer(config, 2)
+        wait_agreement(nodes, [1, 2, 3], 2)
+        nodes[4] = NodeProcess(path, 4, env={SECRET_ENV: SECRET})
+        asking.join(60)
+        assert not asking.is_alive()
+        [answer] = said
+        assert not isinstance(answer, Exception), answer
+        assert answer.leader == 2  # type: ignore[attr-defined]
+        assert answer.configuration.voters == {1, 2, 3, 4}  # type: ignore[attr-defined]
