@@ -130,7 +130,8 @@ def _change(
     if change == "add":
         raise MembershipRefused(
             f"node {leader} added node {node} as a learner, but node {node} did not catch "
-            f"up and become a voter within {timeout} s: is it running at {address}?"
+            f"up and become a voter within {timeout} s: is it running at {address}? "
+            f"If not: start it, and node {leader} makes it a voter once it catches up"
         )
     raise MembershipRefused(
         f"node {leader} removed node {node}, but the change was not committed within "

@@ -322,3 +322,30 @@ def test_member_add_follows_the_leadership_when_the_leader_hands_over_meanwhile(
         assert not isinstance(answer, Exception), answer
         assert answer.leader == 2  # type: ignore[attr-defined]
         assert answer.configuration.voters == {1, 2, 3, 4}  # type: ignore[attr-defined]
+
+
+@pytest.mark.timeout(120)
+def test_a_learner_not_running_is_promoted_once_started_as_the_refusal_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``member add 4`` with node 4 not running ends refused after ``--timeout``, node 4 a
+    learner.  The how-to said "start it and ask again", and asking again was refused
+    ("node 4 is a member already", exit 1): once started, the leader promotes it by
+    itself.  The refusal says so."""
+    monkeypatch.setenv(SECRET_ENV, SECRET)
+    path = write_config(tmp_path / "mesh.toml", MESH, [1, 2, 3, 4])
+    spare(path, 4)
+    config = ringleader.load_config(path)
+    with running(path, [1, 2, 3], env={SECRET_ENV: SECRET}) as nodes:
+        wait_agreement(nodes, [1, 2, 3], 3)
+        status, refused, _ = member(path, "add", "--id", "4", "--timeout", "2")
+        assert status == 1
+        assert str(refused["refused"]).endswith(
+            "If not: start it, and node 3 makes it a voter once it catches up"
+        ), refused
+        nodes[4] = NodeProcess(path, 4, env={SECRET_ENV: SECRET})
+        summary = eventually(
+            lambda: (s := statuses(config))["agreed"] and 4 in s["configuration"]["voters"] and s,
+            20.0,
+        )
+        assert summary
