@@ -114,15 +114,24 @@ def _change(
             answer = _ask(line, leader, MemberQuery(change, node, address, line.address), deadline)
         if answer.refused is not None:
             raise MembershipRefused(answer.refused)
-        committed = _committed(line, leader, deadline, done)
+        asked = leader
+        committed, leader, gone = _committed(config, line, leader, deadline, done)
     if committed is not None:
         return MemberChange(
             change, node, leader, committed.epoch, committed.configuration, time.monotonic() - began
         )
+    if gone is not None:
+        did = f"added node {node} as a learner" if change == "add" else f"removed node {node}"
+        now = "" if leader == asked else f": node {leader} leads now and has not committed it"
+        raise MembershipRefused(
+            f"node {asked} {did}, then {gone} before the change was committed{now}: see "
+            "ringleader status, and ask again"
+        )
     if change == "add":
         raise MembershipRefused(
             f"node {leader} added node {node} as a learner, but node {node} did not catch "
-            f"up and become a voter within {timeout} s: is it running at {address}?"
+            f"up and become a voter within {timeout} s: is it running at {address}? "
+            f"If not: start it, and node {leader} makes it a voter once it catches up"
         )
     raise MembershipRefused(
         f"node {leader} removed node {node}, but the change was not committed within "
@@ -136,25 +145,52 @@ class _Committed:
     configuration: Configuration
 
 
+#: A leader that has not answered the tool's status questions (asked every LOOK_AGAIN s)
+#: for this long stopped answering: the tool looks for whoever leads now.
+SILENT = 1.0
+
+
 def _committed(
+    config: Config,
     line: OperatorLine,
     leader: int,
     deadline: Deadline,
     done: Callable[[Configuration], bool],
-) -> _Committed | None:
-    """Wait until ``leader`` says its configuration is the one asked for (``done``) and
-    committed; ``None`` if ``deadline`` passes first.  (A late answer to an earlier
-    question of the line can only say not yet: the leader's configuration was not done
-    when the tool began.)"""
+) -> tuple[_Committed | None, int, str | None]:
+    """Wait until the leader says its configuration is the one asked for (``done``) and
+    committed (``None`` if ``deadline`` passes first), following the leadership: if
+    ``leader`` stops answering for :data:`SILENT` s or stops leading (it handed over,
+    or was removed by a change asked at the same time), whoever leads now is asked,
+    which may hold the change committed.  Also the leader last asked, and what became
+    of ``leader`` if it did not see the change through (``None``: it still leads).  (A
+    late answer to an earlier question of the line can only say not yet: the leader's
+    configuration was not done when the tool began.)"""
+    heard, leading = time.monotonic(), True
+    gone: str | None = None
 
-    def committed(status: NodeStatus) -> bool:
+    def finished(status: NodeStatus) -> bool:
         configuration = status.configuration
         return status.committed and configuration is not None and done(configuration)
 
-    status = status_until(line, leader, deadline, committed)
-    if status is None or status.configuration is None:
-        return None
-    return _Committed(status.epoch, status.configuration)
+    def wanted(status: NodeStatus) -> bool:
+        nonlocal heard, leading
+        heard, leading = time.monotonic(), status.state == "leader"
+        return finished(status) or not leading
+
+    while deadline.left() > 0:
+        status = status_until(line, leader, Deadline(min(SILENT, deadline.left())), wanted)
+        if status is not None and finished(status) and status.configuration is not None:
+            return _Committed(status.epoch, status.configuration), leader, gone
+        if status is None and time.monotonic() - heard < SILENT:
+            continue  # it answers: not done yet
+        if gone is None:
+            gone = "stopped answering" if status is None else "stopped leading"
+        found = find_leader(config, deadline, line=line)
+        if isinstance(found, NodeStatus):
+            leader, heard, leading = found.id, time.monotonic(), True
+            if finished(found) and found.configuration is not None:
+                return _Committed(found.epoch, found.configuration), leader, gone
+    return None, leader, gone
 
 
 def _leader(config: Config, line: OperatorLine, deadline: Deadline) -> tuple[int, NodeStatus]:

@@ -96,6 +96,9 @@ def find_leader(
             return max(leaders, key=lambda s: s.epoch)
         if deadline.left() <= 0 or wait >= STATUS_WAIT:
             silent = sorted(n for n, s in answers.items() if s is None)
+            if len(silent) == len(answers):  # (a node with another secret drops it unread)
+                names = ", ".join(map(str, silent))
+                return f"no node answered ({names}): are they running, with this secret?"
             also = f" (no answer from {', '.join(map(str, silent))})" if silent else ""
             return f"no node leads now{also}: try again once one does"
         wait = STATUS_WAIT

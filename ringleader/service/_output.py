@@ -131,6 +131,12 @@ def describe(data: dict[str, Any]) -> str:  # noqa: PLR0911, PLR0912 -- one case
         return f"{head}  stops: it cannot keep its state: {data['reason']}"
     if event == "stopped":
         return f"{head}  stopped"
+    if event == "configuration":
+        return f"{head}  members now: {data['configuration']}"
+    if event == "removed":
+        return (
+            f"{head}  removed from the cluster ({data['configuration']}): it takes no part any more"
+        )
     if event == "dropped_output":
         return f"{head}  {data['count']} events not shown: output was not being read"
     return f"{head}  {event}"

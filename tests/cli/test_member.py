@@ -44,15 +44,15 @@ def test_a_node_not_listed_in_the_config_is_refused_at_once(
 
 
 @pytest.mark.usefixtures("secret")
-def test_with_no_node_running_nobody_leads_and_the_line_names_the_silent(
+def test_with_no_node_running_the_line_names_the_silent_and_asks_why(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = write_config(tmp_path / "c.toml", MESH, [1, 2, 3])
     code, _, err = cli(capsys, "member", "remove", str(path), "--id", "2", "--timeout", "1")
     assert code == 1
     assert err == (
-        "ringleader member remove: refused: no node leads now (no answer from 1, 2, 3): "
-        "try again once one does\n"
+        "ringleader member remove: refused: no node answered (1, 2, 3): are they running, "
+        "with this secret?\n"
     )
 
 

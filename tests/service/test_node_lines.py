@@ -89,3 +89,18 @@ def _check_lines(node: int, events: list[Event]) -> None:
             following = None
         elif event["event"] == "lease":
             assert following == (node, event["epoch"]), (node, event, events)
+
+
+@pytest.mark.timeout(10)
+def test_the_human_lines_of_a_membership_change_say_which_configuration() -> None:
+    """``ringleader node`` without ``--json``: a change of the members and a removal were
+    the bare words ``configuration`` and ``removed``, saying neither the members nor
+    what the node does now."""
+    from ringleader.service import describe
+
+    now = "version 2 (round 1): voters 1,2,3,4"
+    line = describe({"event": "configuration", "node": 1, "t": 1.5, "configuration": now})
+    assert line.endswith(f"node 1  members now: {now}")
+    gone = "version 3 (round 3): voters 1,2,4"
+    line = describe({"event": "removed", "node": 3, "t": 1.5, "configuration": gone})
+    assert line.endswith(f"node 3  removed from the cluster ({gone}): it takes no part any more")

@@ -18,7 +18,7 @@ import pytest
 import ringleader
 from ringleader.service import ask_status, status_summary
 from ringleader.topologies import SECRET_ENV
-from tests.conftest import eventually
+from tests.conftest import eventually, let_pass
 from tests.nodes import NodeProcess, running, wait_agreement, write_config
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="process tests use Linux /proc")
@@ -155,3 +155,184 @@ def test_without_a_secret_each_operator_command_warns_once(
             done = tool(words, path, *options, env=env)
             assert done.returncode == status, (words, done.stderr)
             assert done.stderr.count(WARNING) == 1, (words, done.stderr)
+
+
+@pytest.mark.timeout(120)
+def test_a_leader_killed_after_it_made_a_learner_is_said_to_be_silent_not_the_learner(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``member add`` whose leader is killed between making node 4 a learner and
+    promoting it: the command said "node 4 did not catch up ...: is it running?" while
+    node 4 ran and the leader was the one gone (the new leader never heard of the
+    learner)."""
+    import threading
+
+    from ringleader.errors import MembershipRefused
+    from ringleader.service import add_member
+
+    monkeypatch.setenv(SECRET_ENV, SECRET)
+    path = write_config(tmp_path / "mesh.toml", MESH, [1, 2, 3, 4])
+    spare(path, 4)
+    config = ringleader.load_config(path)
+    with running(path, [1, 2, 3], env={SECRET_ENV: SECRET}) as nodes:
+        wait_agreement(nodes, [1, 2, 3], 3)
+        nodes[4] = NodeProcess(path, 4, env={SECRET_ENV: SECRET})
+        nodes[4].wait_for(lambda e: e["event"] == "listening", 60.0)
+        said: list[BaseException | object] = []
+
+        def add() -> None:
+            try:
+                said.append(add_member(config, 4, timeout=4.0))
+            except MembershipRefused as refused:
+                said.append(refused)
+
+        asking = threading.Thread(target=add, daemon=True)
+        asking.start()
+        nodes[3].wait_for(
+            lambda e: e["event"] == "configuration" and "learners 4" in e["configuration"], 30.0
+        )
+        nodes[3].kill()
+        asking.join(30)
+        assert not asking.is_alive()
+        [answer] = said
+        if not isinstance(answer, MembershipRefused):
+            pytest.skip("node 4 caught up before node 3 was killed")  # (the race lost)
+        words = str(answer)
+        assert "is it running" not in words, words
+        assert words.startswith("node 3 added node 4 as a learner, then stopped answering"), words
+
+
+@pytest.mark.timeout(120)
+def test_removing_the_leader_refused_for_want_of_a_live_majority_leaves_it_leading(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Voters 1,2,3, node 1 down, leader 3 asked to remove itself: the voters left (1,2)
+    would have no live majority, so it is refused ("changes nothing", the how-to says);
+    but node 3 handed the leadership over to node 2 first, which refused: a failover for
+    nothing, and the command said refused.  It is refused before any hand-over now."""
+    monkeypatch.setenv(SECRET_ENV, SECRET)
+    path = write_config(tmp_path / "mesh.toml", MESH, [1, 2, 3])
+    with running(path, [1, 2, 3], env={SECRET_ENV: SECRET}) as nodes:
+        epoch = wait_agreement(nodes, [1, 2, 3], 3)
+        nodes[1].kill()
+        let_pass(1.0)  # node 1's last answer ages out of leader 3's lease (0.2 s)
+        status, refused, _ = member(path, "remove", "--id", "3")
+        assert status == 1 and not refused["changed"]
+        assert "without a live majority" in str(refused["refused"]), refused
+        assert nodes[3].leader() == (3, epoch)
+        assert not [e for e in nodes[3].drain() if e["event"] == "handover"]
+
+
+@pytest.mark.timeout(120)
+def test_a_leader_whose_lease_starts_over_in_a_new_configuration_does_not_say_it_expired(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each change of the members starts the leader's lease over (rule L2): its ``lost``
+    line said ``lease expired`` (``no longer leads epoch 1: lease expired`` for people)
+    although nothing expired and no heartbeat was missed; it says ``reconfigured``."""
+    monkeypatch.setenv(SECRET_ENV, SECRET)
+    path = write_config(tmp_path / "mesh.toml", MESH, [1, 2, 3, 4])
+    spare(path, 4)
+    with running(path, [1, 2, 3], env={SECRET_ENV: SECRET}) as nodes:
+        wait_agreement(nodes, [1, 2, 3], 3)
+        nodes[4] = NodeProcess(path, 4, env={SECRET_ENV: SECRET})
+        nodes[4].wait_for(lambda e: e["event"] == "listening", 60.0)
+        status, _, _ = member(path, "add", "--id", "4")
+        assert status == 0
+        changed = nodes[3].wait_for(lambda e: e["event"] == "configuration")
+        lost = nodes[3].wait_for(lambda e: e["event"] == "lost" and e["t"] >= changed["t"])
+        assert lost["reason"] == "reconfigured", lost
+
+
+@pytest.mark.timeout(120)
+def test_with_another_secret_the_command_does_not_say_that_no_node_leads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``member`` run with a secret other than the nodes': every node drops its frames
+    unread, so none answers; the command said "no node leads now", while node 3 led."""
+    monkeypatch.setenv(SECRET_ENV, SECRET)
+    path = write_config(tmp_path / "mesh.toml", MESH, [1, 2, 3])
+    with running(path, [1, 2, 3], env={SECRET_ENV: SECRET}) as nodes:
+        wait_agreement(nodes, [1, 2, 3], 3)
+        done = subprocess.run(
+            [sys.executable, "-m", "ringleader", "member", "remove", str(path), "--id", "1"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            env={**os.environ, SECRET_ENV: "ab" * 32},
+        )
+        assert done.returncode == 1
+        assert "no node leads" not in done.stderr, done.stderr
+        assert "no node answered (1, 2, 3): are they running, with this secret?" in done.stderr
+        assert nodes[3].leader() == nodes[1].leader()
+
+
+@pytest.mark.timeout(120)
+def test_member_add_follows_the_leadership_when_the_leader_hands_over_meanwhile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``member add 4`` waits for node 4 (not started yet) to catch up; meanwhile the
+    leader hands over (``ringleader transfer``, or another command removing it).  The
+    command kept asking the old leader, which never says committed again, and ended with
+    "node 4 did not catch up ...: is it running?" while the new leader had promoted it."""
+    import threading
+
+    from ringleader.service import add_member, transfer
+
+    monkeypatch.setenv(SECRET_ENV, SECRET)
+    path = write_config(tmp_path / "mesh.toml", MESH, [1, 2, 3, 4])
+    spare(path, 4)
+    config = ringleader.load_config(path)
+    with running(path, [1, 2, 3], env={SECRET_ENV: SECRET}) as nodes:
+        wait_agreement(nodes, [1, 2, 3], 3)
+        said: list[object] = []
+
+        def add() -> None:
+            try:
+                said.append(add_member(config, 4, timeout=30.0))
+            except ringleader.MembershipRefused as refused:
+                said.append(refused)
+
+        asking = threading.Thread(target=add, daemon=True)
+        asking.start()
+        for node in (1, 2, 3):
+            nodes[node].wait_for(
+                lambda e: e["event"] == "configuration" and "learners 4" in e["configuration"]
+            )
+        transfer(config, 2)
+        wait_agreement(nodes, [1, 2, 3], 2)
+        nodes[4] = NodeProcess(path, 4, env={SECRET_ENV: SECRET})
+        asking.join(60)
+        assert not asking.is_alive()
+        [answer] = said
+        assert not isinstance(answer, Exception), answer
+        assert answer.leader == 2  # type: ignore[attr-defined]
+        assert answer.configuration.voters == {1, 2, 3, 4}  # type: ignore[attr-defined]
+
+
+@pytest.mark.timeout(120)
+def test_a_learner_not_running_is_promoted_once_started_as_the_refusal_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``member add 4`` with node 4 not running ends refused after ``--timeout``, node 4 a
+    learner.  The how-to said "start it and ask again", and asking again was refused
+    ("node 4 is a member already", exit 1): once started, the leader promotes it by
+    itself.  The refusal says so."""
+    monkeypatch.setenv(SECRET_ENV, SECRET)
+    path = write_config(tmp_path / "mesh.toml", MESH, [1, 2, 3, 4])
+    spare(path, 4)
+    config = ringleader.load_config(path)
+    with running(path, [1, 2, 3], env={SECRET_ENV: SECRET}) as nodes:
+        wait_agreement(nodes, [1, 2, 3], 3)
+        status, refused, _ = member(path, "add", "--id", "4", "--timeout", "2")
+        assert status == 1
+        assert str(refused["refused"]).endswith(
+            "If not: start it, and node 3 makes it a voter once it catches up"
+        ), refused
+        nodes[4] = NodeProcess(path, 4, env={SECRET_ENV: SECRET})
+        summary = eventually(
+            lambda: (s := statuses(config))["agreed"] and 4 in s["configuration"]["voters"] and s,
+            20.0,
+        )
+        assert summary
