@@ -11,6 +11,8 @@ import json
 import os
 import subprocess
 import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -50,6 +52,22 @@ def spare(path: Path, node: int) -> None:
 
 def statuses(config: ringleader.Config) -> dict[str, object]:
     return status_summary(config, ask_status(config, timeout=1.0))
+
+
+def asked_in_background(ask: Callable[[], object]) -> tuple[threading.Thread, list[object]]:
+    """``ask()`` on a thread of its own, started: the thread, and the list its answer (or
+    the :class:`~ringleader.MembershipRefused` it raised) is put in."""
+    said: list[object] = []
+
+    def run() -> None:
+        try:
+            said.append(ask())
+        except ringleader.MembershipRefused as refused:
+            said.append(refused)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread, said
 
 
 def test_three_grow_to_four_lose_the_leader_and_shrink_back_to_three(
@@ -165,8 +183,6 @@ def test_a_leader_killed_after_it_made_a_learner_is_said_to_be_silent_not_the_le
     promoting it: the command said "node 4 did not catch up ...: is it running?" while
     node 4 ran and the leader was the one gone (the new leader never heard of the
     learner)."""
-    import threading
-
     from ringleader.errors import MembershipRefused
     from ringleader.service import add_member
 
@@ -178,16 +194,7 @@ def test_a_leader_killed_after_it_made_a_learner_is_said_to_be_silent_not_the_le
         wait_agreement(nodes, [1, 2, 3], 3)
         nodes[4] = NodeProcess(path, 4, env={SECRET_ENV: SECRET})
         nodes[4].wait_for(lambda e: e["event"] == "listening", 60.0)
-        said: list[BaseException | object] = []
-
-        def add() -> None:
-            try:
-                said.append(add_member(config, 4, timeout=4.0))
-            except MembershipRefused as refused:
-                said.append(refused)
-
-        asking = threading.Thread(target=add, daemon=True)
-        asking.start()
+        asking, said = asked_in_background(lambda: add_member(config, 4, timeout=4.0))
         nodes[3].wait_for(
             lambda e: e["event"] == "configuration" and "learners 4" in e["configuration"], 30.0
         )
@@ -276,8 +283,6 @@ def test_member_add_follows_the_leadership_when_the_leader_hands_over_meanwhile(
     leader hands over (``ringleader transfer``, or another command removing it).  The
     command kept asking the old leader, which never says committed again, and ended with
     "node 4 did not catch up ...: is it running?" while the new leader had promoted it."""
-    import threading
-
     from ringleader.service import add_member, transfer
 
     monkeypatch.setenv(SECRET_ENV, SECRET)
@@ -286,16 +291,7 @@ def test_member_add_follows_the_leadership_when_the_leader_hands_over_meanwhile(
     config = ringleader.load_config(path)
     with running(path, [1, 2, 3], env={SECRET_ENV: SECRET}) as nodes:
         wait_agreement(nodes, [1, 2, 3], 3)
-        said: list[object] = []
-
-        def add() -> None:
-            try:
-                said.append(add_member(config, 4, timeout=30.0))
-            except ringleader.MembershipRefused as refused:
-                said.append(refused)
-
-        asking = threading.Thread(target=add, daemon=True)
-        asking.start()
+        asking, said = asked_in_background(lambda: add_member(config, 4, timeout=30.0))
         for node in (1, 2, 3):
             nodes[node].wait_for(
                 lambda e: e["event"] == "configuration" and "learners 4" in e["configuration"]
