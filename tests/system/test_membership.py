@@ -54,6 +54,15 @@ def statuses(config: ringleader.Config) -> dict[str, object]:
     return status_summary(config, ask_status(config, timeout=1.0))
 
 
+def four_with_a_spare(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The cluster's secret in the environment, and a config of nodes 1 to 4 on a mesh,
+    node 4 a spare: its path."""
+    monkeypatch.setenv(SECRET_ENV, SECRET)
+    path = write_config(tmp_path / "mesh.toml", MESH, [1, 2, 3, 4])
+    spare(path, 4)
+    return path
+
+
 def asked_in_background(ask: Callable[[], object]) -> tuple[threading.Thread, list[object]]:
     """``ask()`` on a thread of its own, started: the thread, and the list its answer (or
     the :class:`~ringleader.MembershipRefused` it raised) is put in."""
@@ -73,9 +82,7 @@ def asked_in_background(ask: Callable[[], object]) -> tuple[threading.Thread, li
 def test_three_grow_to_four_lose_the_leader_and_shrink_back_to_three(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv(SECRET_ENV, SECRET)
-    path = write_config(tmp_path / "mesh.toml", MESH, [1, 2, 3, 4])
-    spare(path, 4)
+    path = four_with_a_spare(tmp_path, monkeypatch)
     config = ringleader.load_config(path)
     assert config.founding == [1, 2, 3] and config.spares == [4]
     with running(path, [1, 2, 3], env={SECRET_ENV: SECRET}) as nodes:
@@ -186,9 +193,7 @@ def test_a_leader_killed_after_it_made_a_learner_is_said_to_be_silent_not_the_le
     from ringleader.errors import MembershipRefused
     from ringleader.service import add_member
 
-    monkeypatch.setenv(SECRET_ENV, SECRET)
-    path = write_config(tmp_path / "mesh.toml", MESH, [1, 2, 3, 4])
-    spare(path, 4)
+    path = four_with_a_spare(tmp_path, monkeypatch)
     config = ringleader.load_config(path)
     with running(path, [1, 2, 3], env={SECRET_ENV: SECRET}) as nodes:
         wait_agreement(nodes, [1, 2, 3], 3)
@@ -237,9 +242,7 @@ def test_a_leader_whose_lease_starts_over_in_a_new_configuration_does_not_say_it
     """Each change of the members starts the leader's lease over (rule L2): its ``lost``
     line said ``lease expired`` (``no longer leads epoch 1: lease expired`` for people)
     although nothing expired and no heartbeat was missed; it says ``reconfigured``."""
-    monkeypatch.setenv(SECRET_ENV, SECRET)
-    path = write_config(tmp_path / "mesh.toml", MESH, [1, 2, 3, 4])
-    spare(path, 4)
+    path = four_with_a_spare(tmp_path, monkeypatch)
     with running(path, [1, 2, 3], env={SECRET_ENV: SECRET}) as nodes:
         wait_agreement(nodes, [1, 2, 3], 3)
         nodes[4] = NodeProcess(path, 4, env={SECRET_ENV: SECRET})
@@ -285,9 +288,7 @@ def test_member_add_follows_the_leadership_when_the_leader_hands_over_meanwhile(
     "node 4 did not catch up ...: is it running?" while the new leader had promoted it."""
     from ringleader.service import add_member, transfer
 
-    monkeypatch.setenv(SECRET_ENV, SECRET)
-    path = write_config(tmp_path / "mesh.toml", MESH, [1, 2, 3, 4])
-    spare(path, 4)
+    path = four_with_a_spare(tmp_path, monkeypatch)
     config = ringleader.load_config(path)
     with running(path, [1, 2, 3], env={SECRET_ENV: SECRET}) as nodes:
         wait_agreement(nodes, [1, 2, 3], 3)
@@ -315,9 +316,7 @@ def test_a_learner_not_running_is_promoted_once_started_as_the_refusal_says(
     learner.  The how-to said "start it and ask again", and asking again was refused
     ("node 4 is a member already", exit 1): once started, the leader promotes it by
     itself.  The refusal says so."""
-    monkeypatch.setenv(SECRET_ENV, SECRET)
-    path = write_config(tmp_path / "mesh.toml", MESH, [1, 2, 3, 4])
-    spare(path, 4)
+    path = four_with_a_spare(tmp_path, monkeypatch)
     config = ringleader.load_config(path)
     with running(path, [1, 2, 3], env={SECRET_ENV: SECRET}) as nodes:
         wait_agreement(nodes, [1, 2, 3], 3)
