@@ -22,8 +22,11 @@ __all__ = ["main"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except KeyboardInterrupt:  # Ctrl-C before the command runs: as while it runs
+        sys.stderr.write("ringleader: interrupted\n")
+        return EXIT_INTERRUPTED
     level = {0: logging.WARNING, 1: logging.INFO}.get(args.verbose, logging.DEBUG)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
     prog = f"ringleader {args.command}"

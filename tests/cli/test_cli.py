@@ -508,3 +508,53 @@ def test_a_command_other_than_explore_starts_without_importing_the_explorer() ->
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=50, check=True
     )
     assert done.stdout.strip() == "[]"
+
+
+#: The command's entry point (``.venv/bin/ringleader``: ``from ringleader.cli import
+#: main``), with Ctrl-C arriving while it still loads: at an import (a SIGINT in the
+#: first half second of any command lands in one), or while it builds its parser.
+_CTRL_C_AT = """
+import sys
+
+where = sys.argv.pop(1)
+
+
+class CtrlC:
+    def find_spec(self, name, path=None, target=None):
+        if name == where:
+            raise KeyboardInterrupt
+        return None
+
+
+if where == "parser":
+    import ringleader.cli._main
+
+    def build_parser():
+        raise KeyboardInterrupt
+
+    ringleader.cli._main.build_parser = build_parser
+else:
+    sys.meta_path.insert(0, CtrlC())
+from ringleader.cli import main
+
+sys.exit(main())
+"""
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("where", ["ringleader.topologies", "ringleader.cli._main", "parser"])
+def test_ctrl_c_while_the_command_loads_is_one_line_not_a_traceback(
+    tmp_path: Path, where: str
+) -> None:
+    """``ringleader watch CONFIG`` and Ctrl-C at once: exit 130 and one line, as later."""
+    child = subprocess.run(
+        [sys.executable, "-c", _CTRL_C_AT, where, "watch", "cluster.toml"],
+        check=False,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=30,
+    )
+    assert "Traceback" not in child.stderr, child.stderr
+    assert child.returncode == 130, (child.returncode, child.stderr)
+    assert child.stderr.strip().endswith("interrupted"), child.stderr
