@@ -50,7 +50,7 @@ owners always hashed and new states numbered by a binary search each).  What is 
 Owning states by their nodes' states keeps about 90 % of Chang–Roberts' steps in the
 part that took them (half, by a hash of the whole state).  ``benchmarks/explore.py
 --workers-only`` gives the day's wall clock and CPU seconds; on this 2-core machine
-two workers were 1.4 to 1.5 times as fast as one (medians of three runs a side, on
+two workers were 1.3 to 1.5 times as fast as one (medians of three runs a side, on
 three days), short of issue 31's 1.7.
 """
 
