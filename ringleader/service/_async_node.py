@@ -1,12 +1,15 @@
 """A node for a service written in asyncio: :class:`AsyncNode`, a :class:`Node` whose
 every wait is awaited and never holds up the event loop.
 
-What blocks in a :class:`Node` — opening its state file (an ``fsync``), binding, starting
+What blocks in a :class:`Node` — importing the stack below it (the first time, about half
+a second), reading its config, opening its state file (an ``fsync``), binding, starting
 its actor and asking it to listen and link, stopping it (a leader hands over first) —
 runs in a thread of the loop's default executor (:func:`asyncio.to_thread`);
 :meth:`AsyncNode.wait_for_leader` waits on the loop itself, woken by the node's
 publications (:meth:`Node.watch`); and what is read at once (:meth:`AsyncNode.leadership`,
-:attr:`AsyncNode.is_leader`, :attr:`AsyncNode.epoch`) never waits at all.
+:attr:`AsyncNode.is_leader`, :attr:`AsyncNode.epoch`) never waits at all.  So this module
+imports nothing but the standard library's: ``ringleader.AsyncNode(...)`` first named in
+a coroutine costs the loop nothing, and the :class:`Node` is built when it starts.
 """
 
 from __future__ import annotations
@@ -16,16 +19,25 @@ import contextlib
 import os
 from collections.abc import AsyncIterator, Callable
 from types import TracebackType
+from typing import TYPE_CHECKING, Any
 
-from ringleader.actors.host import NodeStatus
-from ringleader.errors import RingleaderError
-from ringleader.topologies import Config
+if TYPE_CHECKING:
+    from ringleader.actors.host import NodeStatus
+    from ringleader.errors import RingleaderError
+    from ringleader.topologies import Config
 
-from ._callbacks import LeaderChange
-from ._node import Node
-from ._view import LeadershipView
+    from ._callbacks import LeaderChange
+    from ._node import Node
+    from ._view import LeadershipView
 
 __all__ = ["AsyncNode"]
+
+
+def _build(config: Any, node_id: int, options: dict[str, Any]) -> Node:
+    """The :class:`Node` (its module imported here: in a thread, the first time)."""
+    from ._node import Node  # noqa: PLC0415 — the stack below, off the loop
+
+    return Node(config, node_id, **options)
 
 
 class AsyncNode:
@@ -39,7 +51,10 @@ class AsyncNode:
     The keywords are :class:`Node`'s for a service (``on_elected``, ``on_lost``,
     ``on_leader_change``, ``on_failed``, ``metrics``, ``secret``, ``fresh_state``,
     ``steady``); its callbacks run on the node's callbacks thread, not on the loop: in
-    the loop, follow :meth:`changes`.  :attr:`node` is the :class:`Node` itself.
+    the loop, follow :meth:`changes`.  :attr:`node` is the :class:`Node` itself, built
+    in a thread by :meth:`start` — so a config that cannot be loaded, or an id it does
+    not list, raises there, in ``async with`` — or when :attr:`node` is first read
+    before that (on the caller's thread).
     """
 
     def __init__(
@@ -56,19 +71,35 @@ class AsyncNode:
         fresh_state: bool = False,
         steady: bool = True,
     ) -> None:
-        self.node = Node(
-            config,
-            node_id,
-            on_elected=on_elected,
-            on_lost=on_lost,
-            on_leader_change=on_leader_change,
-            on_failed=on_failed,
-            metrics=metrics,
-            secret=secret,
-            fresh_state=fresh_state,
-            steady=steady,
-        )
         self.id = node_id
+        self._config = config
+        self._options: dict[str, Any] = {
+            "on_elected": on_elected,
+            "on_lost": on_lost,
+            "on_leader_change": on_leader_change,
+            "on_failed": on_failed,
+            "metrics": metrics,
+            "secret": secret,
+            "fresh_state": fresh_state,
+            "steady": steady,
+        }
+        self._node: Node | None = None
+        self._stopped = False  # stopped before it was built: its start says so, as Node's
+
+    @property
+    def node(self) -> Node:
+        """The :class:`Node` itself (built here, on this thread, if :meth:`start` has not
+        built it yet)."""
+        if self._node is None:
+            self._node = _build(self._config, self.id, self._options)
+        return self._node
+
+    def _built_and_started(self) -> Node:
+        """Build the node unless built, and start it (in a thread of the loop's)."""
+        node = self.node
+        if self._stopped:
+            node.stop()  # as if it had been built: its start raises what Node's does
+        return node.start()
 
     # -- running ----------------------------------------------------------------------------
 
@@ -77,7 +108,7 @@ class AsyncNode:
         (the leader comes later: :meth:`wait_for_leader`).  Cancelled (a timeout, Ctrl-C),
         it stops the node it was starting, so that nothing is left bound or running: the
         thread cannot be interrupted, so the node is stopped once that thread is done."""
-        starting = asyncio.ensure_future(asyncio.to_thread(self.node.start))
+        starting = asyncio.ensure_future(asyncio.to_thread(self._built_and_started))
         try:
             await asyncio.shield(starting)
         except asyncio.CancelledError:
@@ -90,12 +121,16 @@ class AsyncNode:
         did (an error of its own is the caller's no more: it cancelled)."""
         with contextlib.suppress(Exception):
             await starting
-        await asyncio.to_thread(self.node.stop)
+        if self._node is not None:
+            await asyncio.to_thread(self._node.stop)
 
     async def stop(self) -> None:
         """:meth:`Node.stop` in a thread (a leader hands over first); safe twice.  Shielded:
         a stop that was asked for finishes, even if the task awaiting it is cancelled."""
-        await asyncio.shield(asyncio.to_thread(self.node.stop))
+        if self._node is None:  # never built: nothing to stop, nor to start after this
+            self._stopped = True
+            return
+        await asyncio.shield(asyncio.to_thread(self._node.stop))
 
     async def __aenter__(self) -> AsyncNode:
         return await self.start()
@@ -169,12 +204,12 @@ class AsyncNode:
     @property
     def running(self) -> bool:
         """Between :meth:`start` and :meth:`stop` (:attr:`Node.running`)."""
-        return self.node.running
+        return self._node is not None and self._node.running
 
     @property
     def failure(self) -> RingleaderError | None:
         """Why the node stopped by itself, if it did (:attr:`Node.failure`)."""
-        return self.node.failure
+        return None if self._node is None else self._node.failure
 
     @property
     def metrics_address(self) -> tuple[str, int] | None:
