@@ -930,7 +930,7 @@ class Member:
             until = 0.0
         held = tenure.until
         lapsed = lease is not None and stance[0] is NodeState.LEADER and lease.lapsed
-        publish, moved = tenure.publish(stance, until, now, lapsed=lapsed)
+        publish, moved = tenure.publish(stance, until, now, lapsed=lapsed, floor=self.floor)
         steady = self.steady is not None
         changed, last = tenure.report(stance, held, until, now, steady=steady)
         front: list[Action] = []

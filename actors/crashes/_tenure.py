@@ -98,20 +98,22 @@ class Tenure:
             self._previous = (leader, min(end, now))
 
     def publish(
-        self, stance: Stance, until: float, now: float, *, lapsed: bool = False
+        self, stance: Stance, until: float, now: float, *, lapsed: bool = False, floor: int = 0
     ) -> tuple[Publish | None, bool]:
         """What to publish after an event (``None``: nothing changed), and whether the
         lease's end moved.  ``lapsed``: this leader's lease ran out (on its clock, or
         while it stood still) and it keeps its round: it names no leader until it holds
-        a lease again, for another may lead by now."""
+        a lease again, for another may lead by now.  ``floor``: the highest epoch its
+        previous lives saw; a restarted node in no round yet publishes that, not 0 (every
+        round it enters is above it)."""
         state, elected, epoch = stance
         leader = None if state is NodeState.UNDECIDED or lapsed else elected
         moved = until != self.until
-        news = (leader, epoch, until)
+        news = (leader, max(epoch, floor), until)
         if news == self._published:
             return None, moved
         self._published = news
-        return Publish(leader, epoch, until), moved
+        return Publish(*news), moved
 
     def report(
         self, stance: Stance, held: float, until: float, now: float, *, steady: bool

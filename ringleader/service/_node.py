@@ -261,7 +261,8 @@ class Node:
     @property
     def epoch(self) -> int:
         """The epoch this node knows: it grows with every election, so the leader's epoch
-        is a fencing token: stamp writes with it, and let the store refuse older ones."""
+        is a fencing token: stamp writes with it, and let the store refuse older ones.
+        Restarted, before its first round, the highest epoch its state file kept."""
         return self._leadership.read()[1]
 
     @property
@@ -449,6 +450,8 @@ class Node:
             )
             self.incarnation = state.incarnation
         floor = 0 if state is None else state.epoch  # (before the node can raise it)
+        if floor:  # what its readers see until the actor's first word: the epoch it kept
+            self._leadership.publish(None, floor, 0.0)
         member = node_member(config, node_id, self._options, settings, state)
         codec = node_codec(config, self._options)
         self._network = node_network(config, node_id, settings)

@@ -12,7 +12,7 @@ import pytest
 
 from ringleader.actors import ALGORITHMS, Member, NewRound, NodeState, crash_policy
 from ringleader.actors.algorithms._bully import Coordinator
-from ringleader.actors.core import Action, Persist, Send
+from ringleader.actors.core import Action, Persist, Publish, Send
 from ringleader.actors.crashes import (
     Add,
     Configuration,
@@ -238,6 +238,15 @@ def _restarted(
     if now is not None:
         member.handle_boot(now=now)
     return member
+
+
+def test_a_restarted_node_in_no_round_yet_publishes_the_epoch_it_kept_not_0() -> None:
+    # Its readers (node.epoch, /readyz, the watcher) said epoch 0 until its first round,
+    # though its state file kept 7: every round it enters is above that.
+    member = _restarted(None, now=None)
+    published = [a for a in member.handle_boot(now=10.0) if isinstance(a, Publish)]
+    assert [(p.leader, p.epoch) for p in published] == [(None, 7)]
+    assert member.epoch == 0  # the round it is in: none yet
 
 
 def _pongs(actions: list[Action]) -> list[tuple[int, int]]:

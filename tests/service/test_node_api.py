@@ -7,6 +7,7 @@ import asyncio
 import logging
 import re
 import threading
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -359,3 +360,23 @@ def test_two_nodes_elect_as_before_and_the_heartbeat_carries_a_newer_configurati
         assert kept.configuration == newer
     finally:
         kept.close()
+
+
+@pytest.mark.timeout(60)
+def test_a_restarted_node_says_the_epoch_it_kept_before_its_first_round(tmp_path: Path) -> None:
+    """Alone, its peers down, it starts no round: its epoch, gauge and /readyz said 0,
+    though its state file kept the epoch it last saw."""
+    config = write_config(tmp_path / "c.toml", FAST + 'state_dir = "kept"\n', [1, 2, 3])
+    nodes = [ringleader.Node(config, i).start() for i in (3, 2, 1)]
+    try:
+        assert nodes[2].wait_for_leader(20) == 3
+        epoch = nodes[2].epoch
+    finally:
+        for node in nodes:
+            node.stop()
+    with ringleader.Node(config, 1, metrics="127.0.0.1:0") as alone:
+        assert alone.epoch == epoch and alone.leader is None
+        host, port = alone.metrics_address or ("", 0)
+        with pytest.raises(urllib.error.HTTPError) as answer:
+            urllib.request.urlopen(f"http://{host}:{port}/readyz", timeout=10)
+        assert f"(epoch {epoch})" in answer.value.read().decode()
