@@ -365,9 +365,11 @@ def print_status(console: Console, summary: dict[str, Any]) -> None:
         left = column in ("address", "state")
         table.add_column(column, justify="left" if left else "right", no_wrap=True)
     everyone: dict[str, int] = {}
+    # With no answer at all, whom the config lists as a spare may have been added since.
+    spare = "no member, silent" if any(n["answered"] for n in summary["nodes"]) else "no answer"
     for node in summary["nodes"]:
         if not node["answered"]:
-            silent = "[red]no answer[/]" if node.get("member", True) else "no member, silent"
+            silent = "[red]no answer[/]" if node.get("member", True) else spare
             table.add_row(str(node["id"]), node["address"], silent, *[""] * 5)
             continue
         for reason, count in node["rejected"].items():

@@ -96,3 +96,25 @@ def test_status_agrees_among_the_voters_a_silent_learner_or_spare_holds_nothing_
     ]
     summary = status_summary(config, {**answers, 3: None, 4: None, 5: None})
     assert not summary["agreed"]  # a voter silent: no agreement
+
+
+def test_status_with_no_answer_at_all_calls_no_node_a_non_member(tmp_path: Any) -> None:
+    """Nobody answered (down, or another secret): the config file's spare may have been
+    added since, so it is not shown as "no member" on the config's word alone."""
+    from rich.console import Console
+
+    from ringleader.cli._render import print_status
+    from ringleader.service import status_summary
+    from tests.nodes import write_config
+
+    path = write_config(tmp_path / "c.toml", 'topology = "full_mesh"\n', [1, 2, 3, 4])
+    text = path.read_text(encoding="utf-8").replace(
+        "[[nodes]]\nid = 4", "[[nodes]]\nid = 4\nspare = true"
+    )
+    path.write_text(text, encoding="utf-8")
+    config = __import__("ringleader").load_config(path)
+    assert list(config.founding) == [1, 2, 3]
+    console = Console(record=True, width=120)
+    print_status(console, status_summary(config, dict.fromkeys((1, 2, 3, 4))))
+    shown = console.export_text()
+    assert "no member" not in shown and shown.count("no answer") == 4, shown
