@@ -49,16 +49,17 @@ def main() -> None:
     parser.add_argument("--large", action="store_true", help="every cell of the table")
     parser.add_argument("--max-states", type=int, default=3_000_000)
     args = parser.parse_args()
-    folder = Path(tempfile.mkdtemp())
     table: dict[str, list[object]] = {}
-    for algorithm, top in (LARGE if args.large else SMALL).items():
-        table[algorithm] = [
-            states(folder, algorithm, n, args.max_states) for n in range(3, top + 1)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        for algorithm, top in (LARGE if args.large else SMALL).items():
+            table[algorithm] = [
+                states(folder, algorithm, n, args.max_states) for n in range(3, top + 1)
+            ]
+        table["starts_first"] = [
+            states(folder, "chang_roberts", n, args.max_states, first=True)
+            for n in range(3, STARTS_FIRST + 1)
         ]
-    table["starts_first"] = [
-        states(folder, "chang_roberts", n, args.max_states, first=True)
-        for n in range(3, STARTS_FIRST + 1)
-    ]
     sys.stdout.write(json.dumps(table) + "\n")
 
 

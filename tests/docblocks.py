@@ -220,14 +220,17 @@ def copy_repository(target: Path) -> Path:
 
 def environment(scratch: Path) -> dict[str, str]:
     """What a block runs with: the installed ``ringleader`` and ``python`` first on PATH,
-    a runtime directory and a state directory of its own (the nodes' highest epochs),
-    no colours, a terminal width that stays put."""
+    a runtime directory, a state directory (the nodes' highest epochs) and a temporary
+    directory of its own, no colours, a terminal width that stays put."""
     env = dict(os.environ)
     bin_dir = str(Path(sys.executable).parent)
     env["PATH"] = os.pathsep.join([bin_dir, env.get("PATH", "")])
     runtime = scratch / ".runtime"
     runtime.mkdir(mode=0o700, exist_ok=True)
+    temporary = scratch / ".tmp"  # a block's tempfile.mkdtemp() goes with the scratch
+    temporary.mkdir(exist_ok=True)
     env.update(
+        TMPDIR=str(temporary),
         XDG_RUNTIME_DIR=str(runtime),
         XDG_STATE_HOME=str(scratch / ".state"),
         NO_COLOR="1",
