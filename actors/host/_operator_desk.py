@@ -81,6 +81,9 @@ class OperatorDesk:
         self._watchers: dict[str, tuple[float, int, int]] = {}
         #: The last change pushed: (leader, epoch, leading).
         self._pushed: tuple[int | None, int, bool] | None = None
+        #: Where the lease last told of ends, on this node's clock (a leader's word
+        #: ``leading`` counts no longer than that with an observer).
+        self._told_end = 0.0
 
     def __str__(self) -> str:
         return f"node {self.node}"
@@ -137,13 +140,20 @@ class OperatorDesk:
 
     def changed(self) -> None:
         """The node published its leadership: tell every observer, if the leader, the
-        epoch or whether this node leads changed."""
+        epoch or whether this node leads changed — or, leading, once its lease runs half
+        a lease past the end last told of: an observer counts a leader's word no longer
+        than the lease it told of, so it hears of the next before that one runs out."""
         notice = self._leadership()
+        now = time.monotonic()
         news = (notice.leader, notice.epoch, notice.leading)
-        if news == self._pushed:
+        left = notice.lease_left
+        if news == self._pushed and not (
+            notice.leading and left is not None and now + left - self._told_end >= left / 2
+        ):
             return
         self._pushed = news
-        self._forget(time.monotonic())
+        self._told_end = now + (left or 0.0)
+        self._forget(now)
         for address, (_, incarnation, watcher) in self._watchers.items():
             self._send(watcher, address, incarnation, notice)
 

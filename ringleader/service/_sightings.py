@@ -8,7 +8,9 @@ seconds no longer counts.  Of the members that do:
 
 - a member that leads and holds its lease is the leader, ``held`` (the highest epoch, if
   ever two said so: a lease is only granted by a majority, so the lower one's has run
-  out, or runs out before the higher one's began);
+  out, or runs out before the higher one's began) — until the end of the lease it told
+  of (``lease_left`` after its word came), unless a newer word tells of a longer one: a
+  leader that stood still (paused) is ``held`` no longer than its lease;
 - else the leader named in the highest epoch, ``lost``: named, but nobody heard holds a
   lease (an election or a failover under way, or the leader out of the observer's reach);
 - else nobody, ``none``.
@@ -97,7 +99,13 @@ class Sightings:
         counted = self.counted(now)
         heard = tuple(sorted(counted))
         at = time.time() if wall is None else wall
-        holders = [n for node, n in counted.items() if n.leading and n.leader == node]
+        holders = [
+            n
+            for node, n in counted.items()
+            if n.leading
+            and n.leader == node
+            and (n.lease_left is None or now < self._words[node][1] + n.lease_left)
+        ]
         if holders:
             best = max(holders, key=lambda n: n.epoch)
             return Watched(best.leader, best.epoch, HELD, heard, at, now)

@@ -118,3 +118,41 @@ def test_status_with_no_answer_at_all_calls_no_node_a_non_member(tmp_path: Any) 
     print_status(console, status_summary(config, dict.fromkeys((1, 2, 3, 4))))
     shown = console.export_text()
     assert "no member" not in shown and shown.count("no answer") == 4, shown
+
+
+def test_a_leader_tells_its_observers_again_before_the_lease_they_heard_of_runs_out(
+    monkeypatch: Any,
+) -> None:
+    """An observer counts a leader's ``leading`` no longer than the lease it told of: the
+    leader, its lease renewed at every heartbeat, tells again each time the lease runs half
+    a lease past the end last told of (here every third heartbeat), not at every one."""
+    from ringleader.actors.host import LeadershipNotice, WatchQuery, _operator_desk
+    from ringleader.transport import WATCHER
+
+    clock = [100.0]
+    monkeypatch.setattr(_operator_desk.time, "monotonic", lambda: clock[0])
+    word = [LeadershipNotice(3, 7, leading=True, lease_left=0.25)]
+    replies = _Replies()
+    desk = OperatorDesk(
+        3,
+        _Session(),  # type: ignore[arg-type]
+        replies,  # type: ignore[arg-type]
+        status=lambda: None,  # type: ignore[arg-type,return-value]
+        transfer=lambda to: None,  # type: ignore[arg-type,return-value]
+        change=lambda q: None,  # type: ignore[arg-type,return-value]
+        epoch=lambda: 7,
+        leadership=lambda: word[0],
+    )
+    assert desk.answer(WATCHER, 1, WatchQuery("tcp://127.0.0.1:5000", 10.0)) is None
+    desk.changed()  # it leads: news
+    told = [len(replies.sent)]
+    for beat in range(1, 9):  # a heartbeat every 0.05 s, each renewing the lease
+        clock[0] = 100.0 + 0.05 * beat
+        desk.changed()
+        told.append(len(replies.sent))
+    assert told == [2, 2, 2, 3, 3, 3, 4, 4, 4], told
+    clock[0] += 0.5  # paused: its lease ran out, it leads no more
+    word[0] = LeadershipNotice(3, 7, leading=False, lease_left=0.0)
+    desk.changed()
+    desk.changed()
+    assert len(replies.sent) == 5  # told once

@@ -136,15 +136,6 @@ def test_a_silent_member_no_longer_counts() -> None:
     assert (nobody.leader, nobody.lease, nobody.heard) == (None, NONE, ())
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the observer ignores lease_left: a leader's word 'held' counts until the leader "
-    "is silent for 3 renewals (0.75 s), past the end of the lease it told of (0.2 s); seen "
-    "with a leader paused by SIGSTOP: 'lease held' for 100-150 ms after its lease ran out "
-    "(its own 'lost: paused' line), up to ~0.55 s if no other leader is elected.  Fixing it "
-    "needs the observer to hear the leader more often than its lease (renew <= lease) as "
-    "well: a change of design, left to the maintainers",
-)
 def test_a_leaders_word_held_lasts_no_longer_than_the_lease_it_told_of() -> None:
     """Node 3 said at 10.0 that it leads holding its lease for 0.2 s more, then fell
     silent (paused): at 10.3 its lease has run out, whatever it did since (a renewal would
