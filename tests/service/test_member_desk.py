@@ -25,6 +25,20 @@ class _Replies:
         return None  # (the link still connecting: the answer is not sent)
 
 
+def _desk(replies: _Replies, change: Any, leadership: Any = lambda: None) -> OperatorDesk:
+    """Node 3's desk in epoch 7, answering on ``replies``; status and transfer unused."""
+    return OperatorDesk(
+        3,
+        _Session(),  # type: ignore[arg-type]
+        replies,  # type: ignore[arg-type]
+        status=lambda: None,  # type: ignore[arg-type,return-value]
+        transfer=lambda to: None,  # type: ignore[arg-type,return-value]
+        change=change,
+        epoch=lambda: 7,
+        leadership=leadership,
+    )
+
+
 def test_a_change_asked_again_on_one_line_is_made_once() -> None:
     made: list[MemberQuery] = []
 
@@ -34,16 +48,7 @@ def test_a_change_asked_again_on_one_line_is_made_once() -> None:
         return MemberAnswer(refused, None, 3, 7)
 
     replies = _Replies()
-    desk = OperatorDesk(
-        3,
-        _Session(),  # type: ignore[arg-type]
-        replies,  # type: ignore[arg-type]
-        status=lambda: None,  # type: ignore[arg-type,return-value]
-        transfer=lambda to: None,  # type: ignore[arg-type,return-value]
-        change=change,
-        epoch=lambda: 7,
-        leadership=lambda: None,  # type: ignore[arg-type,return-value]
-    )
+    desk = _desk(replies, change)
     query = MemberQuery("add", 4, "tcp://127.0.0.1:7004", "tcp://127.0.0.1:5000")
     for _ in range(3):
         assert desk.answer(OPERATOR, 1, query) is None
@@ -54,16 +59,7 @@ def test_a_change_asked_again_on_one_line_is_made_once() -> None:
 
 
 def test_only_the_operator_may_ask_for_a_change() -> None:
-    desk = OperatorDesk(
-        3,
-        _Session(),  # type: ignore[arg-type]
-        _Replies(),  # type: ignore[arg-type]
-        status=lambda: None,  # type: ignore[arg-type,return-value]
-        transfer=lambda to: None,  # type: ignore[arg-type,return-value]
-        change=lambda q: (_ for _ in ()).throw(AssertionError("asked")),
-        epoch=lambda: 7,
-        leadership=lambda: None,  # type: ignore[arg-type,return-value]
-    )
+    desk = _desk(_Replies(), lambda q: (_ for _ in ()).throw(AssertionError("asked")))
     refused = desk.answer(2, 1, MemberQuery("remove", 1, None, "tcp://127.0.0.1:5000"))
     assert refused is not None and refused.reason == "unknown_sender"
 
@@ -133,16 +129,7 @@ def test_a_leader_tells_its_observers_again_before_the_lease_they_heard_of_runs_
     monkeypatch.setattr(_operator_desk.time, "monotonic", lambda: clock[0])
     word = [LeadershipNotice(3, 7, leading=True, lease_left=0.25)]
     replies = _Replies()
-    desk = OperatorDesk(
-        3,
-        _Session(),  # type: ignore[arg-type]
-        replies,  # type: ignore[arg-type]
-        status=lambda: None,  # type: ignore[arg-type,return-value]
-        transfer=lambda to: None,  # type: ignore[arg-type,return-value]
-        change=lambda q: None,  # type: ignore[arg-type,return-value]
-        epoch=lambda: 7,
-        leadership=lambda: word[0],
-    )
+    desk = _desk(replies, lambda q: None, leadership=lambda: word[0])
     assert desk.answer(WATCHER, 1, WatchQuery("tcp://127.0.0.1:5000", 10.0)) is None
     desk.changed()  # it leads: news
     told = [len(replies.sent)]
