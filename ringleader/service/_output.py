@@ -91,7 +91,7 @@ def describe(data: dict[str, Any]) -> str:  # noqa: PLR0911, PLR0912 -- one case
     head = f"{stamp}  node {data['node']}"
     if event == "leader":
         if data["leader"] is None:
-            return f"{head}  no leader (election {data['epoch']} under way)"
+            return f"{head}  no leader known (in epoch {data['epoch']})"
         who = "this node leads" if data["state"] == "leader" else f"leader is node {data['leader']}"
         return f"{head}  {who} (epoch {data['epoch']})"
     if event in ("suspect", "recovered"):

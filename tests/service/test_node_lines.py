@@ -104,3 +104,12 @@ def test_the_human_lines_of_a_membership_change_say_which_configuration() -> Non
     gone = "version 3 (round 3): voters 1,2,4"
     line = describe({"event": "removed", "node": 3, "t": 1.5, "configuration": gone})
     assert line.endswith(f"node 3  removed from the cluster ({gone}): it takes no part any more")
+
+
+def test_the_human_line_of_no_leader_claims_no_election_it_cannot_know_of() -> None:
+    """A node that named no leader any more said "election 2 under way", though it had
+    only handed over (and the next election would be 3): it says what it knows."""
+    from ringleader.service import describe
+
+    line = describe({"event": "leader", "node": 3, "t": 1.5, "leader": None, "epoch": 2})
+    assert line.endswith("node 3  no leader known (in epoch 2)")
