@@ -4,6 +4,7 @@ processes (callbacks, ``is_leader``/``epoch``, asyncio changes, Prometheus metri
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import re
 import threading
@@ -18,7 +19,7 @@ import pytest
 import ringleader
 from ringleader.actors.crashes import Configuration
 from ringleader.cli import main
-from ringleader.service import StateFile
+from ringleader.service import StateFile, state_path
 from tests.conftest import eventually
 from tests.nodes import NodeProcess, write_config
 
@@ -370,10 +371,12 @@ def test_a_restarted_node_says_the_epoch_it_kept_before_its_first_round(tmp_path
     nodes = [ringleader.Node(config, i).start() for i in (3, 2, 1)]
     try:
         assert nodes[2].wait_for_leader(20) == 3
-        epoch = nodes[2].epoch
     finally:
         for node in nodes:
-            node.stop()
+            node.stop()  # (node 3 hands over as it stops: node 1 may see a newer epoch)
+    kept = state_path(ringleader.load_config(config), 1)
+    epoch = json.loads(kept.read_text(encoding="utf-8"))["epoch"]
+    assert epoch > 0
     with ringleader.Node(config, 1, metrics="127.0.0.1:0") as alone:
         assert alone.epoch == epoch and alone.leader is None
         host, port = alone.metrics_address or ("", 0)
