@@ -28,8 +28,11 @@ class NodeLines:
     It remembers why the node's latest round began (a crash, its start, a hand-over …)
     to say it again on the line where the round ends: who leads, and why."""
 
-    def __init__(self, node: int) -> None:
+    def __init__(self, node: int, floor: int = 0) -> None:
         self.node = node
+        #: The highest epoch the node's previous lives saw: before its first round, the
+        #: epoch its lines say (every round it enters is above it).
+        self.floor = floor
         #: Why the round under way began ("" once a leader is known).
         self.cause = ""
 
@@ -40,7 +43,8 @@ class NodeLines:
         state, the leader it names, its epoch).  ``None``: nothing worth a line (a stall
         is warned of where it is handled)."""
         node = self.node
-        kind, peer, epoch, detail = notice.kind, notice.node, notice.epoch, notice.detail
+        kind, peer, detail = notice.kind, notice.node, notice.detail
+        epoch = max(notice.epoch, self.floor)
         state, leader, _ = said
         if kind == "state":
             return logging.INFO, self._state(state, leader, epoch)

@@ -141,7 +141,7 @@ class NodeActor(pykka.ThreadingActor):
             events=events,
             leadership=leadership,
         )
-        self._lines = NodeLines(node)
+        self._lines = NodeLines(node, member.floor)
         within = None if self._settings is None else 2 * self._settings.heartbeat
         self._sender = Sender(
             node, network, session, heard_within=within, trace=trace, tally=tally, view=self.view

@@ -115,3 +115,13 @@ def test_the_line_where_a_round_ends_says_why_it_began() -> None:
         logging.INFO,
         "node 1 no longer leads epoch 7: paused [leader none, epoch 7]",
     )
+
+
+def test_a_restarted_node_s_lines_before_its_first_round_say_the_epoch_it_kept() -> None:
+    """Restarted with epoch 9 kept, a node asking its peers for a round said "epoch 0"."""
+    made = NodeLines(1, floor=9).line(Notice("prevote", None, 0, "start"), ("undecided", None, 0))
+    assert made is not None and made[1].endswith("[leader none, epoch 9]"), made
+    made = NodeLines(1, floor=9).line(
+        Notice("election", None, 11, "start"), ("undecided", None, 11)
+    )
+    assert made is not None and made[1].endswith("[leader none, epoch 11]"), made
