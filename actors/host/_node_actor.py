@@ -400,7 +400,7 @@ class NodeActor(pykka.ThreadingActor):
             capacity=member.view.capacity,
             state=str(state),
             elected=elected,
-            epoch=epoch,
+            epoch=max(epoch, member.floor),  # (restarted, before its first round: the kept)
             incarnation=self._session.incarnation,
             address=self._mailbox.address if self._mailbox else None,
             sent=dict(sender.sent),

@@ -379,6 +379,7 @@ def test_a_restarted_node_says_the_epoch_it_kept_before_its_first_round(tmp_path
     assert epoch > 0
     with ringleader.Node(config, 1, metrics="127.0.0.1:0") as alone:
         assert alone.epoch == epoch and alone.leader is None
+        assert alone.status().epoch == epoch  # (ringleader status)
         host, port = alone.metrics_address or ("", 0)
         with pytest.raises(urllib.error.HTTPError) as answer:
             urllib.request.urlopen(f"http://{host}:{port}/readyz", timeout=10)
