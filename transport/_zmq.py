@@ -413,11 +413,11 @@ class ZmqNetwork:
             self._monitor = LinkMonitor(self._ctx, f"ringleader-monitor-{self._id}")
 
     def listen(self, node: int, address: str | None) -> ZmqMailbox:
+        if self._closed:  # (before an ipc address's folder is made: close removed it)
+            raise TransportError("the network is closed")
         address = address or self._default_address(node)
         if not address.startswith(f"{self.scheme}://"):
             raise TransportError(f"node {node}: {address!r} is not a {self.scheme}:// address")
-        if self._closed:
-            raise TransportError("the network is closed")
         if address.startswith("ipc://"):
             _refuse_live_ipc(node, address[len("ipc://") :])
         keys = self.curve.pair(node) if self.curve is not None else None

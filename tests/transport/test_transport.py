@@ -212,6 +212,8 @@ def test_a_closed_network_refuses_new_mailboxes(network: Network) -> None:
         network.listen(1, None)
     with pytest.raises(TransportError, match="closed"):
         network.connect({})
+    # ...and leaves nothing behind (an ipc network made its sockets' folder first)
+    assert getattr(network, "_tmpdir", None) is None
 
 
 @pytest.mark.parametrize("scheme", ["tcp", "ipc"])
