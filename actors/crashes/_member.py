@@ -259,6 +259,7 @@ class Member:
             self.id,
             (self.election.state, self.election.elected, self.election.epoch),
             None if self.lease is None else self.lease.settings.lease,
+            floor,
         )
         #: No failure detector and never restarted: nobody is ever suspected, and a
         #: message of the current round is the election's business alone.
@@ -930,7 +931,7 @@ class Member:
             until = 0.0
         held = tenure.until
         lapsed = lease is not None and stance[0] is NodeState.LEADER and lease.lapsed
-        publish, moved = tenure.publish(stance, until, now, lapsed=lapsed, floor=self.floor)
+        publish, moved = tenure.publish(stance, until, now, lapsed=lapsed)
         steady = self.steady is not None
         changed, last = tenure.report(stance, held, until, now, steady=steady)
         front: list[Action] = []

@@ -45,6 +45,7 @@ class Tenure:
     """
 
     __slots__ = (
+        "_floor",
         "_heard",
         "_lease",
         "_leased_epoch",
@@ -56,8 +57,11 @@ class Tenure:
         "said",
     )
 
-    def __init__(self, node: int, stance: Stance, lease: float | None) -> None:
+    def __init__(self, node: int, stance: Stance, lease: float | None, floor: int = 0) -> None:
         self._node = node
+        #: The highest epoch its previous lives saw: a restarted node in no round yet
+        #: publishes that, not 0 (every round it enters is above it).
+        self._floor = floor
         #: What this node said last: its state, the leader it names, its epoch.
         self.said = stance
         self._published: tuple[int | None, int, float] | None = None
@@ -98,18 +102,16 @@ class Tenure:
             self._previous = (leader, min(end, now))
 
     def publish(
-        self, stance: Stance, until: float, now: float, *, lapsed: bool = False, floor: int = 0
+        self, stance: Stance, until: float, now: float, *, lapsed: bool = False
     ) -> tuple[Publish | None, bool]:
         """What to publish after an event (``None``: nothing changed), and whether the
         lease's end moved.  ``lapsed``: this leader's lease ran out (on its clock, or
         while it stood still) and it keeps its round: it names no leader until it holds
-        a lease again, for another may lead by now.  ``floor``: the highest epoch its
-        previous lives saw; a restarted node in no round yet publishes that, not 0 (every
-        round it enters is above it)."""
+        a lease again, for another may lead by now."""
         state, elected, epoch = stance
         leader = None if state is NodeState.UNDECIDED or lapsed else elected
         moved = until != self.until
-        news = (leader, max(epoch, floor), until)
+        news = (leader, max(epoch, self._floor), until)
         if news == self._published:
             return None, moved
         self._published = news
