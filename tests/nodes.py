@@ -7,6 +7,7 @@ import json
 import math
 import os
 import queue
+import random
 import signal
 import socket
 import subprocess
@@ -23,12 +24,31 @@ from tests.conftest import eventually
 Event = dict[str, Any]
 
 
-def free_ports(count: int) -> list[int]:
-    """``count`` distinct free loopback ports (held open together while choosing)."""
-    probes = [socket.socket() for _ in range(count)]
+def _ephemeral_low() -> int:
+    """The first port of the kernel's ephemeral range (32768 on Linux by default)."""
     try:
-        for probe in probes:
-            probe.bind(("127.0.0.1", 0))
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+def free_ports(count: int) -> list[int]:
+    """``count`` distinct free loopback ports (held open together while choosing), below
+    the ephemeral range: the kernel hands a port of that range to any connect() on the
+    machine as its source port, so a port bind(0) gave may be taken by the time the node
+    binds it (it failed a run beside another suite: the node stopped, its port in use)."""
+    rng = random.Random()  # (each process its own sequence: two suites pick apart)
+    low = _ephemeral_low()
+    probes: list[socket.socket] = []
+    try:
+        while len(probes) < count:
+            probe = socket.socket()
+            try:
+                probe.bind(("127.0.0.1", rng.randrange(max(1024, low - 12000), low)))
+            except OSError:  # held by another program: try another
+                probe.close()
+                continue
+            probes.append(probe)
         return [int(p.getsockname()[1]) for p in probes]
     finally:
         for probe in probes:
@@ -208,7 +228,8 @@ def wait_agreement(
     view = eventually(agreed, timeout)
     if view is None:
         views = {i: nodes[i].leader() for i in live}
-        raise AssertionError(f"no agreement on {leader} within {timeout} s: {views}")
+        told = "".join(f"\nnode {i}'s last events: {nodes[i].events[-8:]}" for i in live)
+        raise AssertionError(f"no agreement on {leader} within {timeout} s: {views}{told}")
     return view[1]
 
 

@@ -17,7 +17,6 @@ import contextlib
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -25,6 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from tests.conftest import eventually
+from tests.nodes import free_ports
 
 __all__ = ["RAY", "RayClusterFailed", "local_ray_cluster"]
 
@@ -37,10 +37,7 @@ class RayClusterFailed(RuntimeError):
 
 
 def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
+    return free_ports(1)[0]
 
 
 def session(sid: int) -> set[int]:
