@@ -41,23 +41,20 @@ back by number.
 from __future__ import annotations
 
 import struct
-import tempfile
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Collection, Iterable, Sequence
 from itertools import count
-from typing import IO, Any
+from typing import Any
 
 from ringleader.actors.checks import co_leaders
-from ringleader.actors.core import Election, NodeView
 
-from ._checks import Tally, end_verdicts, leaders_clash, stances
-from ._fingerprints import Places, Seen
-from ._frontier import BOUND, Frontier
-from ._model import Model, NewLink
-from ._options import Options
-from ._runs import Ends
-from ._sealing import Sealed, seal
+from ._checks import leaders_clash, stances
+from ._fingerprints import Places
+from ._frontier import BOUND
+from ._model import NewLink
+from ._sealing import Sealed
+from ._share import Inputs, Share
 
 __all__ = [
     "FEWEST",
@@ -70,8 +67,6 @@ __all__ = [
     "owner",
 ]
 
-#: What a model is built from: ``(algorithm, views, initiators, options)``.
-Inputs = tuple[type[Election], Sequence[NodeView], Collection[int], Options]
 #: A place is ``state number << SHIFT | rank of the step``: a state has fewer steps.
 SHIFT = 20
 #: One record a state (``array('q')``): the fewest and most messages to it; a shortest
@@ -97,7 +92,7 @@ def owner(state: tuple[int, ...], n: int, parts: int) -> int:
     return hash(state[:n]) % parts
 
 
-class Part:
+class Part(Share):
     """Part ``index`` of ``parts`` of a lean search: the states whose fingerprint
     falls in its part.
 
@@ -119,17 +114,11 @@ class Part:
         *,
         bound: int = BOUND,
     ) -> None:
-        algorithm, views, initiators, options = build()
-        self.model = model = Model(algorithm, views, initiators, options, links=links)
+        super().__init__(build, links, bound=bound)
+        model, initial = self.model, self.initial
         self.index, self.parts = index, parts
-        self.seal = seal(model)
-        initial = model.initial()
-        self.width = len(initial)
         #: A state in a batch (``_batches``): its entry's integers, then the state.
         self.entry = struct.Struct(f"={_OUT}q{self.width}i")
-        self.seen = Seen()
-        self.frontier = Frontier(self.width, bound)
-        self.records: IO[bytes] = tempfile.TemporaryFile(prefix="ringleader-paths-")  # noqa: SIM115 (closed by close())
         #: Per level: the number of its first state, where its records begin in the
         #: file, and the numbers of this part's states of it, in the order queued.
         self.level_starts: list[int] = [0]
@@ -146,16 +135,6 @@ class Part:
             self.fewests.append(0)
             self.mosts.append(0)
             array("q", [0, 0, -1, -1, 0, -1, -1, -1, -1]).tofile(self.records)
-        self.tally = Tally()
-        #: ``(table, kind)`` → the number of the end state the tally's first words are of.
-        self.firsts: dict[tuple[str, str], int] = {}
-        #: kind → ``[state, detail, count, order]``: the first (least-numbered) violation
-        #: of each kind, and when one search would have met it (``order``).
-        self.findings: dict[str, list[Any]] = {}
-        self.ends = Ends()
-        self.end_count = 0
-        self.kept: dict[int, tuple[int, ...]] = {}
-        self.levels_peak = 0
         #: Per event number: the node whose state its steps may change (``Model.mover``).
         self.movers: list[int] = []
         self._level()
@@ -462,31 +441,6 @@ class Part:
         self.fewests, self.mosts = following[FEWEST::_FIELDS], following[MOST::_FIELDS]
         self._level()
 
-    def _check_ends(self, last: int) -> None:
-        """The level's end states, in number order, up to ``last`` (-1: all)."""
-        model, tally, ends, kept = self.model, self.tally, self.ends, self.kept
-        for number, state, fewest, most in sorted(self.level_ends, key=lambda end: end[0]):
-            if 0 <= last < number:
-                break
-            self.end_count += 1
-            before = {("missed", k) for k in tally.missed} | {("out", k) for k in tally.out}
-            for rank, (kind, detail) in enumerate(tally.add(end_verdicts(model, state))):
-                self._found(kind, detail, number, (number, 0, rank))
-                kept[number] = state
-            for table, entries in (("missed", tally.missed), ("out", tally.out)):
-                for kind in entries:
-                    if (table, kind) not in before:
-                        self.firsts[table, kind] = number
-            if ends.meet(number, fewest, most, model.faultless(state)):
-                kept[number] = state
-
-    def _found(self, kind: str, detail: str, number: int, order: tuple[int, int, int]) -> None:
-        first = self.findings.get(kind)
-        if first is None:
-            self.findings[kind] = [number, detail, 1, order]
-        else:
-            first[2] += 1
-
     # -- what it found ---------------------------------------------------------------
 
     def record(self, number: int) -> list[int] | None:
@@ -502,29 +456,6 @@ class Part:
         self.records.seek((self.record_starts[level] + at) * _FIELDS * 8)
         got.fromfile(self.records, _FIELDS)
         return list(got)
-
-    def summary(self) -> dict[str, Any]:
-        """What this part found: the end states' tally (with the number of the end state
-        each first reason is of), the first violation of each kind, the end states'
-        extremes, the states these are, and the bytes it held and spilled."""
-        tally = self.tally
-        wanted = {finding[0] for finding in self.findings.values()}
-        for extreme in (self.ends.every, self.ends.clean):
-            wanted |= {extreme.low, extreme.high}
-        return {
-            "tally": (tally.ends, tally.checked, tally.missed, tally.out, self.firsts),
-            "findings": self.findings,
-            "ends": self.ends,
-            "end_count": self.end_count,
-            "kept": {n: s for n, s in self.kept.items() if n in wanted},
-            "memory": self.seen.nbytes + self.frontier.peak + self.levels_peak,
-            "spilled": self.frontier.spilled,
-            "events": len(self.model.events),
-        }
-
-    def close(self) -> None:
-        self.frontier.close()
-        self.records.close()
 
 
 def merged_places(parts: Sequence[bytes]) -> list[int]:

@@ -91,7 +91,7 @@ from ._parts import (
 from ._runs import Ends, Extreme, Path
 from ._search import Exploration, Progress, _conclude, explore
 
-__all__ = ["Pool", "PoolMaker", "Processes", "WorkerFailed", "explore_parts"]
+__all__ = ["Pool", "PoolMaker", "Processes", "WorkerFailed", "explore_parts", "shared"]
 
 
 class WorkerFailed(RuntimeError):
@@ -128,16 +128,42 @@ def explore_parts(
 ) -> Exploration:
     """The lean :func:`~ringleader.actors.exploration.explore` on ``parts`` workers of
     ``pool`` (:class:`~ringleader.actors.exploration.Processes`, or anything that
-    answers :class:`~ringleader.actors.exploration.Pool`'s calls): the model
-    that ``build()``'s inputs make, explored, with the result one worker gives."""
+    answers :class:`~ringleader.actors.exploration.Pool`'s calls), each owning the
+    states of its hash: the model that ``build()``'s inputs make, explored, with the
+    result one worker gives."""
+    return shared(
+        build,
+        pool,
+        parts,
+        _Driver,
+        bound=bound,
+        max_states=max_states,
+        max_depth=max_depth,
+        progress=progress,
+    )
+
+
+def shared(
+    build: Callable[[], Inputs],
+    pool: PoolMaker,
+    parts: int,
+    driver: type[_Driver],
+    *,
+    bound: Bound | None,
+    max_states: int,
+    max_depth: int | None,
+    progress: Progress | None,
+) -> Exploration:
+    """The lean search on ``parts`` workers of ``pool``, led by ``driver``: again with
+    each link an election sent outside its wiring (``NewLink``), and on one worker where
+    the counts cannot be carried (``Uneven``)."""
     links: list[tuple[int, int]] = []
     while True:
         algorithm, views, initiators, options = build()
         model = Model(algorithm, views, initiators, options, links=links)
         workers = pool(build, parts, list(links))
         try:
-            driver = _Driver(model, workers, max_states, max_depth, progress)
-            found = _conclude(driver, bound)
+            found = _conclude(driver(model, workers, max_states, max_depth, progress), bound)
             found.workers = parts
             return found
         except NewLink as new:  # an election sent outside its wiring: again, with that link
@@ -165,6 +191,8 @@ class _Driver:
     :func:`~._search._conclude` asks of a search)."""
 
     exact = False
+    #: A record names the state before a step by its place (``number << SHIFT | rank``).
+    shift = SHIFT
 
     def __init__(
         self,
@@ -326,7 +354,7 @@ class _Driver:
             events.append(record[event])
             if via is None:
                 messages += record[SENT]
-            at = record[place] >> SHIFT
+            at = record[place] >> self.shift
         if via is not None and first is not None:
             messages = first[FEWEST if via == "min" else MOST]
         events.reverse()
@@ -350,9 +378,12 @@ START = "fork" if sys.platform == "linux" else "spawn"
 
 
 class Processes:
-    """``parts`` worker processes, each holding a part; the driver talks to each over
-    a pipe.  Started as ``START`` says (forked on Linux); a worker builds its model from
-    ``build``."""
+    """``parts`` worker processes, each holding a part (a ``kind``); the driver talks to
+    each over a pipe.  Started as ``START`` says (forked on Linux); a worker builds its
+    model from ``build``."""
+
+    #: What each worker holds, made as ``kind(build, index, parts, links)``.
+    kind: Callable[..., Any] = Part
 
     def __init__(
         self, build: Callable[[], Inputs], parts: int, links: Collection[tuple[int, int]]
@@ -374,7 +405,7 @@ class Processes:
                 process = context.Process(
                     target=_serve,
                     args=(theirs, build, index, parts, list(links)),
-                    kwargs={"drivers": drivers},
+                    kwargs={"drivers": drivers, "kind": type(self).kind},
                     name=f"ringleader-explore-{index}",
                     daemon=True,
                 )
@@ -437,9 +468,10 @@ def _serve(
     links: list[tuple[int, int]],
     *,
     drivers: Sequence[Connection] = (),
+    kind: Callable[..., Any] = Part,
 ) -> None:
-    """A worker process: its part, and the driver's calls, until the pipe closes
-    (``drivers``: the driver's ends of the pipes, to close here, if forked)."""
+    """A worker process: its part (a ``kind``), and the driver's calls, until the pipe
+    closes (``drivers``: the driver's ends of the pipes, to close here, if forked)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the driver's to handle
     for end in drivers:
         end.close()
@@ -452,7 +484,7 @@ def _serve(
             os._exit(0)
 
     try:
-        part = Part(build, index, parts, links)
+        part = kind(build, index, parts, links)
     except Exception as exc:  # noqa: BLE001 — told to the driver, which raises it
         answer("error", _told(exc))
         os._exit(0)
