@@ -81,6 +81,7 @@ from ._workers import PoolMaker, Processes, _Driver, shared
 __all__ = ["Slice", "SliceProcesses", "explore_slices"]
 
 _FIELDS = 9
+_MAX = 1 << 62  # more than any index
 #: The fewest states each worker expands in a level that cuts the next one by their time.
 _MEASURED = 1000
 _MASK = (1 << 64) - 1
@@ -175,8 +176,8 @@ class Slice(Share):
         #: The order one search meets the new states in, as runs of raw indices
         #: (``None``: as met), and each raw index's place in it.
         self.runs: list[tuple[int, int]] | None = None
-        self.order: array[int] | None = None  # raw index by place in that order
-        self.final_of: array[int] | None = None
+        self.places: list[int] = []  # the place of each run's first state
+        self.by_raw: list[tuple[int, int, int]] = []  # the runs by raw index: a, b, place
         self.dropped = bytearray()  # by place in that order: an earlier worker's state
 
     # -- expanding -------------------------------------------------------------------
@@ -363,19 +364,29 @@ class Slice(Share):
                 at = mark
             between(at, fast)
             self.runs = runs
-            self.order = order = array("i")
-            for a, b in runs:
-                order += array("i", range(a, b))
-            self.following = self._ordered(self.following, _FIELDS)
-            self.fps = self._ordered(self.fps, 1)
-            self.final_of = final_of = array("i", bytes(4 * len(self.fps)))
             done = 0
             for a, b in runs:
-                final_of[a:b] = array("i", range(done, done + b - a))
+                self.places.append(done)
                 done += b - a
-            self.clashes = {final_of[raw]: state for raw, state in self.clashes.items()}
+            self.by_raw = sorted(zip(*zip(*runs, strict=True), self.places, strict=True))
+            self.following = self._ordered(self.following, _FIELDS)
+            self.fps = self._ordered(self.fps, 1)
+            self.clashes = {self._place(raw): state for raw, state in self.clashes.items()}
         self.dropped = bytearray(len(self.fps))
         return self.fps.tobytes(), self.uneven
+
+    def _place(self, raw: int) -> int:
+        """The place of raw index ``raw`` in the order one search meets the states."""
+        if self.runs is None:
+            return raw
+        a, _, place = self.by_raw[bisect_right(self.by_raw, (raw, _MAX)) - 1]
+        return place + raw - a
+
+    def _raw(self, place: int) -> int:
+        """The raw index of the state at ``place`` in that order."""
+        assert self.runs is not None
+        run = bisect_right(self.places, place) - 1
+        return self.runs[run][0] + place - self.places[run]
 
     def _ordered(self, values: array[Any], width: int) -> array[Any]:
         """``values`` (``width`` a state, raw) in the order one search meets the states."""
@@ -396,7 +407,6 @@ class Slice(Share):
         that worker's order, the fewest messages, that run's last step's state and
         event, the most likewise)."""
         place, following, dropped = self.where.get, self.following, self.dropped
-        final_of = self.final_of
         owed: list[bytes | None] = [None] * self.parts
         for worker, data in enumerate(others):
             if data is None or worker == self.index:
@@ -411,8 +421,7 @@ class Slice(Share):
                 to = place(fps[at])
                 if to < 0:  # found by a worker before that one too, not by this one
                     continue
-                if final_of is not None:
-                    to = final_of[to]
+                to = self._place(to)
                 if not dropped[to]:
                     dropped[to] = 1
                     k = to * _FIELDS
@@ -560,7 +569,7 @@ class Slice(Share):
         """The states kept before place ``low_at`` (packed, taken from the frontier's
         head), those from ``high_at`` on (packed, from its tail), and an iterator over
         those between, still queued: each kept state once, in number order."""
-        if self.order is not None:
+        if self.runs is not None:
             return self._split_moved(keep, low_at, high_at)
         frontier, width, fast = self.frontier, self.width, self.fast
         pop_packed, head, tail = frontier.pop_packed, array("i"), array("i")
@@ -581,13 +590,12 @@ class Slice(Share):
     ) -> tuple[array[int], array[int], Iterable[tuple[int, ...]]]:
         """:meth:`_split`, where states set aside met some states first: those are kept
         in memory (``late``), and skipped where they were queued."""
-        frontier, order, late = self.frontier, self.order, self.late
-        assert order is not None
+        frontier, late, order = self.frontier, self.late, self._raw
         pop_packed, head, tail = frontier.pop_packed, array("i"), array("i")
         width, fast = self.width, self.fast
         queued = 0  # raw states popped from the frontier so far
         for at in range(low_at):
-            raw = order[at]
+            raw = order(at)
             if raw in late:
                 state = array("i", late[raw][2])
             else:
@@ -600,12 +608,12 @@ class Slice(Share):
                 head += state
         end = queued  # past the last raw state still to pop
         for at in range(high_at - 1, low_at - 1, -1):
-            if order[at] not in late:
-                end = order[at] + 1
+            if order(at) not in late:
+                end = order(at) + 1
                 break
         taken = frontier.take_last(fast - end) if end < fast else array("i")
-        for at in range(high_at, len(order)):
-            raw = order[at]
+        for at in range(high_at, len(self.fps)):
+            raw = order(at)
             if not keep[at]:
                 continue
             if raw in late:

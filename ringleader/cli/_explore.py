@@ -82,16 +82,16 @@ def add_explore_command(commands: Any) -> argparse.ArgumentParser:
         default=None,
         metavar="N",
         help="share the search out to N worker processes (default 1: this process), "
-        "each owning the states of its part, a breadth-first level at a time: the same "
-        "states, checks and runs as one; not with --exact or --service",
+        "each expanding a slice of every breadth-first level: the same states, checks "
+        "and runs as one; not with --exact or --service",
     )
     limits.add_argument(
         "--ray",
         metavar="ADDRESS",
         help="share the search out to actors of the Ray cluster at ADDRESS instead (its "
-        "head's HOST:PORT, or auto: the cluster this machine is part of), N with "
-        "--workers (default: one per CPU of the cluster); needs pip install "
-        "'ringleader[ray]'; not with --exact or --service",
+        "head's HOST:PORT, or auto: the cluster this machine is part of), each owning "
+        "the states of its part, N with --workers (default: one per CPU of the "
+        "cluster); needs pip install 'ringleader[ray]'; not with --exact or --service",
     )
     limits.add_argument(
         "--out",

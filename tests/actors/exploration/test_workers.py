@@ -188,6 +188,51 @@ def test_where_runs_of_different_lengths_meet_one_worker_searches_again(
     assert everything(shared(config, options, 2, engine)) == everything(one)
 
 
+class Watched(Slice):
+    """A worker of a search by slices that notes what the design is for: the states it
+    handed on to a worker before it and after it, and the levels where states set aside
+    met some new states first (so that those moved to where one search meets them)."""
+
+    handed: dict[str, int]
+    moved = 0
+
+    def commit(self, *args: Any) -> Any:
+        if self.runs is not None and any(raw < self.fast for raw in self.late):
+            Watched.moved += 1
+        pieces = super().commit(*args)
+        for worker, piece in enumerate(pieces):
+            if piece is not None:
+                side = "before" if worker < self.index else "after"
+                Watched.handed[side] += len(piece[0]) // (4 * self.width)
+        return pieces
+
+
+class InProcessWatched(InProcess):
+    kind = Watched
+
+
+@pytest.mark.parametrize("parts", [2, 3])
+@pytest.mark.parametrize("case", ["chang_roberts n=6", "echo on graph.toml", "bully n=4"])
+def test_slices_hand_on_the_imbalance_both_ways_and_place_what_late_states_met_first(
+    tmp_path: Path, case: str, parts: int
+) -> None:
+    """Each level is cut in even slices (by the workers' pace); a worker that found more
+    than its slice hands states on to a worker before it or after it — on every model
+    here, both ways; states set aside (a new table entry) are walked after the others,
+    and the new states they meet first move to where one search numbers them.  The
+    result is still one worker's, state for state."""
+    make, what = CASES[case]
+    config = make(tmp_path)
+    options = explore_options(config, **what)
+    one = explore_config(config, options, exact=False)
+    Watched.handed, Watched.moved = {"before": 0, "after": 0}, 0
+    build = partial(explore_inputs, config, options, None)
+    found = explore_slices(build, InProcessWatched, parts, bound=config.bound)
+    assert everything(found) == everything(one)
+    assert Watched.handed["before"] > 0 and Watched.handed["after"] > 0
+    assert Watched.moved > 0
+
+
 class Counted(InProcess):
     """In-process parts that count the states their batches carry to other parts."""
 
