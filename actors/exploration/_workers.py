@@ -508,4 +508,5 @@ def _serve(
 def _told(exc: BaseException) -> str:
     last = traceback.extract_tb(exc.__traceback__)[-1:]
     where = f" ({last[0].filename}:{last[0].lineno})" if last else ""
-    return f"{type(exc).__name__}: {exc}{where}"
+    said = f": {exc}" if str(exc) else ""  # a MemoryError says nothing more
+    return f"{type(exc).__name__}{said}{where}"

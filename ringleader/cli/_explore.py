@@ -199,6 +199,10 @@ def explore_command(args: argparse.Namespace, config: Config, out: Console, err:
             )
         except WorkerFailed as exc:  # one line, exit status 2
             raise UsageError(str(exc)) from None
+        except MemoryError:  # as a search the size estimate refuses: one line, exit 2
+            raise UsageError(
+                "the search ran out of memory: lower --max-states or --max-depth"
+            ) from None
     header = trace_header(config, mode="explored")
     files = write_runs(exploration, _out_dir(args), header=header)
     shared = workers > 1 or args.ray is not None

@@ -31,6 +31,7 @@ from ringleader.actors.exploration import (
     explore_slices,
 )
 from ringleader.actors.exploration._parts import owner
+from ringleader.cli import main
 from ringleader.cluster import explore_config, explore_options
 from ringleader.cluster._explored import explore_inputs
 from ringleader.topologies import Config, Overrides, load_config
@@ -374,6 +375,43 @@ def _fails_in_a_worker() -> Any:
         raise ValueError("no model here")
     config = load_config(EXAMPLES / "graph.toml")
     return explore_inputs(config, explore_options(config), None)
+
+
+@pytest.mark.parametrize("engine", list(ENGINES))
+def test_a_worker_out_of_memory_is_told_in_one_line(engine: str) -> None:
+    """A ``MemoryError`` says nothing of itself: the worker's words are its name and
+    where, without an empty ``: `` after it."""
+    made, pool = _pools(engine)
+    with pytest.raises(WorkerFailed) as raised:
+        ENGINES[engine][1](_out_of_memory_in_a_worker, pool, 2)
+    assert str(raised.value).startswith("explore worker 0 failed: MemoryError (")
+    assert not made
+
+
+def _out_of_memory_in_a_worker() -> Any:
+    if multiprocessing.parent_process() is not None:
+        raise MemoryError
+    config = load_config(EXAMPLES / "graph.toml")
+    return explore_inputs(config, explore_options(config), None)
+
+
+def test_a_search_out_of_memory_is_one_line_and_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Where the search itself runs out of memory (one worker, or the whole-states search
+    the workers give way to), the command says so in one line, as it says a search that
+    cannot fit this machine (exit 2), not in a traceback with a violation's exit 1."""
+
+    def out_of_memory(*_: Any, **__: Any) -> Exploration:
+        raise MemoryError
+
+    monkeypatch.setattr("ringleader.cluster.explore_config", out_of_memory)
+    table = str(EXAMPLES / "chang_roberts_table.toml")
+    assert main(["explore", table, "--workers", "2", "--out", str(tmp_path)]) == 2
+    said = capsys.readouterr().err.strip().splitlines()
+    assert said == [
+        "ringleader explore: error: the search ran out of memory: lower --max-states or --max-depth"
+    ]
 
 
 _INTERRUPTED = """
