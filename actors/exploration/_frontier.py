@@ -71,14 +71,7 @@ class Frontier:
 
     def pop(self) -> tuple[int, ...]:
         """The state queued first (the queue must not be empty)."""
-        width, head = self.width, self._head
-        if self._at >= len(head):
-            self._refill()
-            head = self._head
-        at = self._at
-        self._at = at + width
-        self._count -= 1
-        return tuple(head[at : at + width])
+        return tuple(self.pop_packed())
 
     def pop_packed(self) -> array[int]:
         """The state queued first, packed (``width`` integers), as :meth:`push_packed`

@@ -43,22 +43,17 @@ from __future__ import annotations
 import struct
 from array import array
 from bisect import bisect_right
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import count
 from typing import Any
 
-from ringleader.actors.checks import co_leaders
-
-from ._checks import leaders_clash, stances
+from ._checks import leaders_clash
 from ._fingerprints import Places
-from ._frontier import BOUND
 from ._model import NewLink
 from ._sealing import Sealed
-from ._share import Inputs, Share
+from ._share import RECORD, Inputs, Share
 
 __all__ = [
-    "FEWEST",
-    "MOST",
     "SHIFT",
     "Batches",
     "Inputs",
@@ -67,13 +62,12 @@ __all__ = [
     "owner",
 ]
 
+#: The fields of a record (``_share.py``).
+FEWEST, MOST, PLACE, EVENT, SENT, LOW_PLACE, LOW_EVENT, HIGH_PLACE, HIGH_EVENT = RECORD
+_FIELDS = len(RECORD)
+
 #: A place is ``state number << SHIFT | rank of the step``: a state has fewer steps.
 SHIFT = 20
-#: One record a state (``array('q')``): the fewest and most messages to it; a shortest
-#: run's last step (place, event) and the messages it sent; the fewest's last step
-#: (place, event); the most's (place, event).
-FEWEST, MOST, PLACE, EVENT, SENT, LOW_PLACE, LOW_EVENT, HIGH_PLACE, HIGH_EVENT = range(9)
-_FIELDS = 9
 #: A state in a batch: its hash (its fingerprint, signed) and the ten integers of its
 #: entry (``Part.out``), before the state itself.
 _OUT = 11
@@ -105,18 +99,8 @@ class Part(Share):
     the paths.
     """
 
-    def __init__(
-        self,
-        build: Callable[[], Inputs],
-        index: int,
-        parts: int,
-        links: Collection[tuple[int, int]] = (),
-        *,
-        bound: int = BOUND,
-    ) -> None:
-        super().__init__(build, links, bound=bound)
-        model, initial = self.model, self.initial
-        self.index, self.parts = index, parts
+    def _begin(self) -> None:
+        model, initial, index, parts = self.model, self.initial, self.index, self.parts
         #: A state in a batch (``_batches``): its entry's integers, then the state.
         self.entry = struct.Struct(f"={_OUT}q{self.width}i")
         #: Per level: the number of its first state, where its records begin in the
@@ -393,14 +377,6 @@ class Part(Share):
                 leads.append(lead)
                 if lead >= 0:
                     self._clash(to, state_of(at), lead)
-
-    def _clash(self, to: int, state: tuple[int, ...], lead: int) -> None:
-        """Whether new state ``to`` (``state``), met first by a step that made node
-        ``lead`` lead, has two leaders in one epoch (only such a step can make them)."""
-        self.clashes.pop(to, None)
-        model = self.model
-        if lead >= 0 and co_leaders(stances(model, state), model.ids[lead]):
-            self.clashes[to] = state
 
     # -- 4: numbered, checked --------------------------------------------------------
 

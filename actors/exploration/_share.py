@@ -17,9 +17,10 @@ import tempfile
 from collections.abc import Callable, Collection, Sequence
 from typing import IO, Any
 
+from ringleader.actors.checks import co_leaders
 from ringleader.actors.core import Election, NodeView
 
-from ._checks import Tally, end_verdicts
+from ._checks import Tally, end_verdicts, stances
 from ._fingerprints import Seen
 from ._frontier import BOUND, Frontier
 from ._model import Model
@@ -27,25 +28,41 @@ from ._options import Options
 from ._runs import Ends
 from ._sealing import seal
 
-__all__ = ["Inputs", "Share"]
+__all__ = ["RECORD", "Inputs", "Share"]
 
 #: What a model is built from: ``(algorithm, views, initiators, options)``.
 Inputs = tuple[type[Election], Sequence[NodeView], Collection[int], Options]
+#: One record a state (``array('q')``), in each worker's records file: the fewest and
+#: most messages to it; a shortest run's last step (the state before, event) and the
+#: messages it sent; the fewest's last step (state before, event); the most's.  The
+#: state before is named by its number (``_slices.py``), or by its place
+#: (``_parts.py``: ``number << SHIFT | rank``).
+#: Each engine names them: ``FEWEST, MOST, PLACE, EVENT, SENT, LOW_PLACE, LOW_EVENT,
+#: HIGH_PLACE, HIGH_EVENT = RECORD``.
+RECORD = tuple(range(9))
 
 
 class Share:
-    """One worker's share of a lean search: ``build`` makes the model's inputs (in a
-    worker process, the model is made again from the config); ``links``: the links the
-    search had to add (``NewLink``); ``bound``: bytes its frontier keeps in memory
-    before it spills to disk."""
+    """Worker ``index`` of ``parts``' share of a lean search: ``build`` makes the model's
+    inputs (in a worker process, the model is made again from the config); ``links``:
+    the links the search had to add (``NewLink``); ``bound``: bytes its frontier keeps
+    in memory before it spills to disk.  What each kind of worker holds besides, it
+    makes in :meth:`_begin`."""
+
+    #: The next level's new states that two lead one epoch in, by where each is among
+    #: them (each kind of worker says where, and empties it each level).
+    clashes: dict[int, tuple[int, ...]]
 
     def __init__(
         self,
         build: Callable[[], Inputs],
+        index: int,
+        parts: int,
         links: Collection[tuple[int, int]] = (),
         *,
         bound: int = BOUND,
     ) -> None:
+        self.index, self.parts = index, parts
         algorithm, views, initiators, options = build()
         self.model = model = Model(algorithm, views, initiators, options, links=links)
         self.seal = seal(model)
@@ -67,6 +84,10 @@ class Share:
         self.levels_peak = 0
         #: The level's end states this worker expanded: number, state, fewest, most.
         self.level_ends: list[tuple[int, tuple[int, ...], int, int]] = []
+        self._begin()
+
+    def _begin(self) -> None:
+        """What this kind of worker holds besides, made once the above is."""
 
     def _check_ends(self, last: int) -> None:
         """The level's end states, in number order, up to ``last`` (-1: all)."""
@@ -86,6 +107,14 @@ class Share:
             if ends.meet(number, fewest, most, model.faultless(state)):
                 kept[number] = state
         self.level_ends = []
+
+    def _clash(self, to: int, state: tuple[int, ...], lead: int) -> None:
+        """Whether new state ``to`` (``state``), met first by a step that made node
+        ``lead`` lead, has two leaders in one epoch (only such a step can make them)."""
+        self.clashes.pop(to, None)
+        model = self.model
+        if lead >= 0 and co_leaders(stances(model, state), model.ids[lead]):
+            self.clashes[to] = state
 
     def _found(self, kind: str, detail: str, number: int, order: tuple[int, int, int]) -> None:
         first = self.findings.get(kind)

@@ -50,37 +50,27 @@ from __future__ import annotations
 import time
 from array import array
 from bisect import bisect_right
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import chain, compress, pairwise, repeat, starmap
-from typing import Any
+from typing import Any, Unpack
 
 from ringleader.actors.checks import co_leaders
-from ringleader.actors.core import Bound
 
 from ._checks import leaders_clash, stances
 from ._fingerprints import Places
-from ._frontier import BOUND
 from ._lean import _UNEVEN, Uneven
 from ._model import NewLink
-from ._parts import (
-    EVENT,
-    FEWEST,
-    HIGH_EVENT,
-    HIGH_PLACE,
-    LOW_EVENT,
-    LOW_PLACE,
-    MOST,
-    PLACE,
-    SENT,
-)
 from ._sealing import Sealed
-from ._search import Exploration, Progress
-from ._share import Inputs, Share
-from ._workers import PoolMaker, Processes, _Driver, shared
+from ._search import Exploration
+from ._share import RECORD, Inputs, Share
+from ._workers import Limits, PoolMaker, Processes, _Driver, shared
 
 __all__ = ["Slice", "SliceProcesses", "explore_slices"]
 
-_FIELDS = 9
+#: The fields of a record (``_share.py``).
+FEWEST, MOST, PLACE, EVENT, SENT, LOW_PLACE, LOW_EVENT, HIGH_PLACE, HIGH_EVENT = RECORD
+_FIELDS = len(RECORD)
+
 _MAX = 1 << 62  # more than any index
 #: The fewest states each worker expands in a level that cuts the next one by their time.
 _MEASURED = 1000
@@ -126,17 +116,8 @@ class Slice(Share):
     :meth:`summary`, and :meth:`record` for the paths.
     """
 
-    def __init__(
-        self,
-        build: Callable[[], Inputs],
-        index: int,
-        parts: int,
-        links: Collection[tuple[int, int]] = (),
-        *,
-        bound: int = BOUND,
-    ) -> None:
-        super().__init__(build, links, bound=bound)
-        self.index, self.parts = index, parts
+    def _begin(self) -> None:
+        parts, index = self.parts, self.index
         self.seen.add(hash(self.initial) & _MASK or 1)
         #: The slice to expand: its first state's number, and its states' counts.
         first = cut(0, 1, [1 / parts] * parts)
@@ -295,25 +276,18 @@ class Slice(Share):
             fp = hash(successor) & _MASK or 1
             to = self.where.get(fp)
             low, high = fewest + messages, most + messages
-            if to >= 0:
+            if to >= 0:  # of equal runs, the one from the least state is one search's
                 k = to * _FIELDS
                 if number < following[k + PLACE]:  # met first here
-                    following[k + PLACE] = number
-                    following[k + EVENT] = event
+                    following[k + PLACE], following[k + EVENT] = number, event
                     following[k + SENT] = messages
                     late[to] = (number, rank, successor)
                     self._clash(to, successor, lead)
-                if low < following[k] or (
-                    low == following[k] and number < following[k + LOW_PLACE]
-                ):
-                    following[k] = low
-                    following[k + LOW_PLACE] = number
+                if (low, number) < (following[k], following[k + LOW_PLACE]):
+                    following[k], following[k + LOW_PLACE] = low, number
                     following[k + LOW_EVENT] = event
-                if high > following[k + 1] or (
-                    high == following[k + 1] and number < following[k + HIGH_PLACE]
-                ):
-                    following[k + 1] = high
-                    following[k + HIGH_PLACE] = number
+                if (-high, number) < (-following[k + 1], following[k + HIGH_PLACE]):
+                    following[k + 1], following[k + HIGH_PLACE] = high, number
                     following[k + HIGH_EVENT] = event
             elif not self.seen.add(fp):
                 if self.uneven < 0 or number < self.uneven:
@@ -325,14 +299,6 @@ class Slice(Share):
                 following.extend((low, high, number, event, messages, number, event, number, event))
                 late[to] = (number, rank, successor)
                 self._clash(to, successor, lead)
-
-    def _clash(self, to: int, state: tuple[int, ...], lead: int) -> None:
-        """Whether new state ``to`` (``state``), met first by a step that made node
-        ``lead`` lead, has two leaders in one epoch (only such a step can make them)."""
-        self.clashes.pop(to, None)
-        model = self.model
-        if lead >= 0 and co_leaders(stances(model, state), model.ids[lead]):
-            self.clashes[to] = state
 
     def _settle(self) -> tuple[bytes, int]:
         """Put the new states in the order one search meets them (only the states a
@@ -469,14 +435,12 @@ class Slice(Share):
             counts.frombytes(data)
             for i in range(0, len(counts), 7):
                 at, fewest, low_from, low_event, most, high_from, high_event = counts[i : i + 7]
-                k = at * _FIELDS
+                k = at * _FIELDS  # on a tie, this worker's run: from a lesser state
                 if fewest < following[k]:
-                    following[k] = fewest
-                    following[k + LOW_PLACE] = low_from
+                    following[k], following[k + LOW_PLACE] = fewest, low_from
                     following[k + LOW_EVENT] = low_event
                 if most > following[k + 1]:
-                    following[k + 1] = most
-                    following[k + HIGH_PLACE] = high_from
+                    following[k + 1], following[k + HIGH_PLACE] = most, high_from
                     following[k + HIGH_EVENT] = high_event
         keep = self.dropped.translate(_FLIP)
         kept = keep.count(1)
@@ -773,27 +737,11 @@ class SliceProcesses(Processes):
 
 
 def explore_slices(
-    build: Callable[[], Inputs],
-    pool: PoolMaker,
-    parts: int,
-    *,
-    bound: Bound | None = None,
-    max_states: int = 1_000_000,
-    max_depth: int | None = None,
-    progress: Progress | None = None,
+    build: Callable[[], Inputs], pool: PoolMaker, parts: int, **limits: Unpack[Limits]
 ) -> Exploration:
     """The lean :func:`~ringleader.actors.exploration.explore` on ``parts`` workers of
     ``pool`` (:class:`SliceProcesses`, or anything that answers
     :class:`~ringleader.actors.exploration.Pool`'s calls with :class:`Slice` s), each
     expanding a slice of each level: the model that ``build()``'s inputs make, explored,
     with the result one worker gives."""
-    return shared(
-        build,
-        pool,
-        parts,
-        _Slices,
-        bound=bound,
-        max_states=max_states,
-        max_depth=max_depth,
-        progress=progress,
-    )
+    return shared(build, pool, parts, _Slices, **limits)

@@ -16,9 +16,10 @@ worker searches again, as :func:`~._search.explore` does.
 
 The workers are processes (:class:`Processes`, forked on Linux and spawned elsewhere
 (:data:`START`): each builds its model again from ``build``) or anything that answers
-:class:`Pool`'s calls.  A worker ignores Ctrl-C and stops when its end of the pipe to
-the driver closes; the driver stops them all when the search ends, fails or is
-interrupted: no process is left behind.
+:class:`Pool`'s calls; the search by slices (``_slices.py``) runs on the same
+processes, led by its own driver, through :func:`shared`.  A worker ignores Ctrl-C and
+stops when its end of the pipe to the driver closes; the driver stops them all when the
+search ends, fails or is interrupted: no process is left behind.
 
 **Not as fast as two cores.**  Sharing out costs work one search does not do.  Counted
 in instructions (``valgrind --tool=cachegrind``, which a busy machine does not blur), on
@@ -66,32 +67,22 @@ import sys
 import traceback
 from collections.abc import Callable, Collection, Sequence
 from multiprocessing.connection import Connection, wait
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict, Unpack
 
 from ringleader.actors.core import Bound
 
 from ._checks import Finding, Tally, count_finding
 from ._lean import _UNEVEN, Uneven
 from ._model import Model, NewLink
-from ._parts import (
-    EVENT,
-    FEWEST,
-    HIGH_EVENT,
-    HIGH_PLACE,
-    LOW_EVENT,
-    LOW_PLACE,
-    MOST,
-    PLACE,
-    SENT,
-    SHIFT,
-    Inputs,
-    Part,
-    merged_places,
-)
+from ._parts import SHIFT, Part, merged_places
 from ._runs import Ends, Extreme, Path
 from ._search import Exploration, Progress, _conclude, explore
+from ._share import RECORD, Inputs
 
-__all__ = ["Pool", "PoolMaker", "Processes", "WorkerFailed", "explore_parts", "shared"]
+__all__ = ["Limits", "Pool", "PoolMaker", "Processes", "WorkerFailed", "explore_parts", "shared"]
+
+#: The fields of a record (``_share.py``).
+FEWEST, MOST, PLACE, EVENT, SENT, LOW_PLACE, LOW_EVENT, HIGH_PLACE, HIGH_EVENT = RECORD
 
 
 class WorkerFailed(RuntimeError):
@@ -99,7 +90,8 @@ class WorkerFailed(RuntimeError):
 
 
 class Pool(Protocol):
-    """Workers that each hold a :class:`~ringleader.actors.exploration.Part`, by index."""
+    """Workers that each hold a :class:`~ringleader.actors.exploration.Part` (or a
+    :class:`~ringleader.actors.exploration.Slice`), by index."""
 
     parts: int
 
@@ -116,31 +108,26 @@ class Pool(Protocol):
 PoolMaker = Callable[[Callable[[], Inputs], int, Collection[tuple[int, int]]], Pool]
 
 
+class Limits(TypedDict, total=False):
+    """Where a shared search stops and what it says as it goes, as for
+    :func:`~ringleader.actors.exploration.explore`: the notes' ``bound`` on the
+    messages, ``max_states`` (1,000,000 unless given), ``max_depth`` and ``progress``."""
+
+    bound: Bound | None
+    max_states: int
+    max_depth: int | None
+    progress: Progress | None
+
+
 def explore_parts(
-    build: Callable[[], Inputs],
-    pool: PoolMaker,
-    parts: int,
-    *,
-    bound: Bound | None = None,
-    max_states: int = 1_000_000,
-    max_depth: int | None = None,
-    progress: Progress | None = None,
+    build: Callable[[], Inputs], pool: PoolMaker, parts: int, **limits: Unpack[Limits]
 ) -> Exploration:
     """The lean :func:`~ringleader.actors.exploration.explore` on ``parts`` workers of
     ``pool`` (:class:`~ringleader.actors.exploration.Processes`, or anything that
     answers :class:`~ringleader.actors.exploration.Pool`'s calls), each owning the
     states of its hash: the model that ``build()``'s inputs make, explored, with the
     result one worker gives."""
-    return shared(
-        build,
-        pool,
-        parts,
-        _Driver,
-        bound=bound,
-        max_states=max_states,
-        max_depth=max_depth,
-        progress=progress,
-    )
+    return shared(build, pool, parts, _Driver, **limits)
 
 
 def shared(
@@ -149,10 +136,10 @@ def shared(
     parts: int,
     driver: type[_Driver],
     *,
-    bound: Bound | None,
-    max_states: int,
-    max_depth: int | None,
-    progress: Progress | None,
+    bound: Bound | None = None,
+    max_states: int = 1_000_000,
+    max_depth: int | None = None,
+    progress: Progress | None = None,
 ) -> Exploration:
     """The lean search on ``parts`` workers of ``pool``, led by ``driver``: again with
     each link an election sent outside its wiring (``NewLink``), and on one worker where
