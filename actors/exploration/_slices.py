@@ -659,75 +659,62 @@ class _Slices(_Driver):
         return last
 
     def search(self) -> tuple[str | None, int]:
-        model, pool, parts = self.model, self.pool, self.pool.parts
-        max_states, max_depth, progress = self.max_states, self.max_depth, self.progress
-        low, high, depth, explored = 0, 1, 0, 0  # the level: states low … high − 1
-        stopped: str | None = None
-        pieces: list[tuple[list[Piece], list[Piece]]] = [([], [])] * parts
-        shares = [1 / parts] * parts
-        cuts = cut(0, 1, shares)
-        while low < high:
-            if low > 0:
-                depth += 1
-                if max_depth is not None and depth > max_depth:
-                    stopped = "max_depth"
-                    break
-            expanded = pool.call("expand", pieces)
-            aside = sorted(state for found, *_ in expanded for state in found)
-            if aside:
-                for _, state in aside:  # this model's tables as the workers' (and NewLink)
-                    model.expand(state)
-                settled = self._all("finish", aside)
-            else:
-                settled = [(fps, uneven) for _, fps, uneven, _ in expanded]
-            fps = [data for data, _ in settled]
-            met = pool.call(
-                "exchange",
-                [([d if j != i else None for j, d in enumerate(fps)],) for i in range(parts)],
-            )
-            kept = [count for count, _ in met]
-            new, room = sum(kept), max_states - high
-            last = -1  # the last state expanded, where max_states cuts the level
-            if new > room:
-                last = self._last(kept, room)
-                stopped = "max_states"
-            back = [uneven for _, uneven in settled if uneven >= 0]
-            if back and (last < 0 or min(back) <= last):
-                raise Uneven(_UNEVEN)
-            count = min(new, room)
-            shares = self._shares(shares, cuts, [seconds for *_, seconds in expanded])
-            cuts = cut(high, count, shares)
-            bases = [high + sum(kept[:i]) for i in range(parts)]
-            handed = pool.call(
-                "commit",
-                [
-                    (
-                        bases[i],
-                        [met[j][1][i] for j in range(i + 1, parts) if met[j][1][i] is not None],
-                        max_states,
-                        last,
-                        cuts,
-                    )
-                    for i in range(parts)
-                ],
-            )
-            pieces = [
+        parts = self.pool.parts
+        #: Per worker: the pieces of its slice that the workers before and after it
+        #: hand on; each worker's share of the level, and where the level is cut.
+        self.pieces: list[tuple[list[Piece], list[Piece]]] = [([], [])] * parts
+        self.shares = [1 / parts] * parts
+        self.cuts = cut(0, 1, self.shares)  # the first level: the initial state alone
+        return super().search()
+
+    def _level(self, high: int) -> tuple[int, int]:
+        pool, parts, max_states = self.pool, self.pool.parts, self.max_states
+        expanded = pool.call("expand", self.pieces)
+        aside = sorted(state for found, *_ in expanded for state in found)
+        if aside:
+            for _, state in aside:  # this model's tables as the workers' (and NewLink)
+                self.model.expand(state)
+            settled = self._all("finish", aside)
+        else:
+            settled = [(fps, uneven) for _, fps, uneven, _ in expanded]
+        fps = [data for data, _ in settled]
+        met = pool.call(
+            "exchange",
+            [([d if j != i else None for j, d in enumerate(fps)],) for i in range(parts)],
+        )
+        kept = [count for count, _ in met]
+        new, room = sum(kept), max_states - high
+        last = -1  # the last state expanded, where max_states cuts the level
+        if new > room:
+            last = self._last(kept, room)
+        back = [uneven for _, uneven in settled if uneven >= 0]
+        if back and (last < 0 or min(back) <= last):
+            raise Uneven(_UNEVEN)
+        count = min(new, room)
+        self.shares = self._shares(self.shares, self.cuts, [seconds for *_, seconds in expanded])
+        cuts = self.cuts = cut(high, count, self.shares)
+        bases = [high + sum(kept[:i]) for i in range(parts)]
+        handed = pool.call(
+            "commit",
+            [
                 (
-                    [p for j in range(i) if (p := handed[j][i]) is not None],
-                    [p for j in range(i + 1, parts) if (p := handed[j][i]) is not None],
+                    bases[i],
+                    [met[j][1][i] for j in range(i + 1, parts) if met[j][1][i] is not None],
+                    max_states,
+                    last,
+                    cuts,
                 )
                 for i in range(parts)
-            ]
-            explored = high if last < 0 else last + 1
-            low, high = high, high + count
-            if progress is not None:
-                progress(high, explored, depth)
-            if stopped is not None:
-                break
-        if stopped is None and explored < high:
-            stopped = "max_depth"
-        self._gather(high, explored)
-        return stopped, depth
+            ],
+        )
+        self.pieces = [
+            (
+                [p for j in range(i) if (p := handed[j][i]) is not None],
+                [p for j in range(i + 1, parts) if (p := handed[j][i]) is not None],
+            )
+            for i in range(parts)
+        ]
+        return count, last
 
 
 class SliceProcesses(Processes):

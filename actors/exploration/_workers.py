@@ -206,8 +206,9 @@ class _Driver:
         return self.pool.call(method, [args] * self.pool.parts)
 
     def search(self) -> tuple[str | None, int]:
-        model, pool, parts = self.model, self.pool, self.pool.parts
-        max_states, max_depth, progress = self.max_states, self.max_depth, self.progress
+        """Level after level (:meth:`_level`), to ``max_depth``, or to the level that
+        ``max_states`` cuts; then every part's findings gathered."""
+        max_depth, progress = self.max_depth, self.progress
         low, high, depth, explored = 0, 1, 0, 0  # the level: states low … high − 1
         stopped: str | None = None
         while low < high:
@@ -216,48 +217,56 @@ class _Driver:
                 if max_depth is not None and depth > max_depth:
                     stopped = "max_depth"
                     break
-            inbound: list[list[Any]] = [[] for _ in range(parts)]
-
-            def hand_on(batches: list[Any], inbound: list[list[Any]] = inbound) -> None:
-                for out in batches:
-                    for q, batch in enumerate(out):
-                        if batch is not None:
-                            inbound[q].append(batch)
-
-            expanded = self._all("expand")
-            hand_on([batches for _, batches in expanded])
-            aside = sorted(state for found, _ in expanded for state in found)
-            if aside:
-                for _, state in aside:  # this model's tables as the parts' (and NewLink)
-                    model.expand(state)
-                hand_on(self._all("finish", aside))
-            merged = pool.call("merge", [(inbound[q],) for q in range(parts)])
-            new = sum(len(places) // 8 for places, _ in merged)
-            room = max_states - high
-            last = -1  # the last state expanded, where max_states cuts the level
-            if new > room:
-                last = merged_places([places for places, _ in merged])[room] >> SHIFT
-                stopped = "max_states"
-            back = [place for _, place in merged if place >= 0]
-            if back and (last < 0 or min(back) >> SHIFT <= last):
-                raise Uneven(_UNEVEN)
-            pool.call(
-                "commit",
-                [
-                    ([merged[p][0] for p in range(parts) if p != q], high, max_states, last)
-                    for q in range(parts)
-                ],
-            )
+            count, last = self._level(high)
             explored = high if last < 0 else last + 1
-            low, high = high, high + min(new, room)
+            low, high = high, high + count
             if progress is not None:
                 progress(high, explored, depth)
-            if stopped is not None:
+            if last >= 0:
+                stopped = "max_states"
                 break
         if stopped is None and explored < high:
             stopped = "max_depth"
         self._gather(high, explored)
         return stopped, depth
+
+    def _level(self, high: int) -> tuple[int, int]:
+        """Expand the level that ends before state ``high``, and number, check and
+        record the next one's states: how many it keeps, and the last state expanded
+        where ``max_states`` cuts it (-1: none)."""
+        model, pool, parts, max_states = self.model, self.pool, self.pool.parts, self.max_states
+        inbound: list[list[Any]] = [[] for _ in range(parts)]
+
+        def hand_on(batches: list[Any]) -> None:
+            for out in batches:
+                for q, batch in enumerate(out):
+                    if batch is not None:
+                        inbound[q].append(batch)
+
+        expanded = self._all("expand")
+        hand_on([batches for _, batches in expanded])
+        aside = sorted(state for found, _ in expanded for state in found)
+        if aside:
+            for _, state in aside:  # this model's tables as the parts' (and NewLink)
+                model.expand(state)
+            hand_on(self._all("finish", aside))
+        merged = pool.call("merge", [(inbound[q],) for q in range(parts)])
+        new = sum(len(places) // 8 for places, _ in merged)
+        room = max_states - high
+        last = -1  # the last state expanded, where max_states cuts the level
+        if new > room:
+            last = merged_places([places for places, _ in merged])[room] >> SHIFT
+        back = [place for _, place in merged if place >= 0]
+        if back and (last < 0 or min(back) >> SHIFT <= last):
+            raise Uneven(_UNEVEN)
+        pool.call(
+            "commit",
+            [
+                ([merged[p][0] for p in range(parts) if p != q], high, max_states, last)
+                for q in range(parts)
+            ],
+        )
+        return min(new, room), last
 
     def _gather(self, states: int, explored: int) -> None:
         """Every part's findings, tally and extremes, merged as one search has them."""
