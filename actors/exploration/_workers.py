@@ -52,7 +52,8 @@ Owning states by their nodes' states keeps about 90 % of Chang–Roberts' steps 
 part that took them (half, by a hash of the whole state).  ``benchmarks/explore.py
 --workers-only`` gives the day's wall clock and CPU seconds; on this 2-core machine
 two workers were 1.3 to 1.5 times as fast as one (medians of three runs a side, on
-three days), short of issue 31's 1.7.
+three days, while ``--workers`` ran this search: it runs the slices' since), short of
+issue 31's 1.7.
 """
 
 from __future__ import annotations
