@@ -95,7 +95,7 @@ class Part(Share):
     ``bound``: bytes its frontier keeps in memory before it spills to disk.  The driver
     (:func:`~ringleader.actors.exploration.explore_parts`) calls, for each level,
     :meth:`expand`, :meth:`finish` if any part set states aside, :meth:`merge` and
-    :meth:`commit`; once the search is over, :meth:`summary`, and :meth:`record` for
+    :meth:`commit`; once the search is over, ``summary`` (``_share.py``), and :meth:`record` for
     the paths.
     """
 

@@ -113,7 +113,7 @@ class Slice(Share):
     The driver (:func:`explore_slices`) calls, for each level, :meth:`expand`,
     :meth:`finish` if any worker set states aside, :meth:`exchange`, :meth:`parent_of`
     where ``max_states`` cuts the level, and :meth:`commit`; once the search is over,
-    :meth:`summary`, and :meth:`record` for the paths.
+    ``summary`` (what every worker has, ``_share.py``), and :meth:`record` for the paths.
     """
 
     def _begin(self) -> None:
@@ -427,7 +427,7 @@ class Slice(Share):
         (``owed``, in their order) taken in, none kept from ``max_states`` on; check the
         level's end states, up to state ``last`` (-1: all; the search stops after it),
         and the new states kept; write their records.  The next level is cut in slices
-        at ``cuts`` (:func:`cut`): this worker keeps those of its slice, and hands the
+        at ``cuts`` (``cut``): this worker keeps those of its slice, and hands the
         others on — the pieces for each worker (``None``: none)."""
         following = self.following
         for data in owed:
