@@ -27,6 +27,7 @@ from ringleader.actors.exploration import (
     Slice,
     SliceProcesses,
     WorkerFailed,
+    _slices,
     explore_parts,
     explore_slices,
 )
@@ -232,6 +233,41 @@ def test_slices_hand_on_the_imbalance_both_ways_and_place_what_late_states_met_f
     assert everything(found) == everything(one)
     assert Watched.handed["before"] > 0 and Watched.handed["after"] > 0
     assert Watched.moved > 0
+
+
+class SpillingSlices(InProcess):
+    """Workers by slices whose frontiers keep 64 bytes in memory: the rest on disk."""
+
+    kind = partial(Slice, bound=64)
+
+
+@pytest.mark.parametrize("parts", [2, 3])
+@pytest.mark.parametrize("case", ["chang_roberts n=6", "echo on graph.toml"])
+def test_slices_cut_by_pace_and_spilled_to_disk_find_what_one_worker_finds(
+    tmp_path: Path, case: str, parts: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The levels cut by the workers' pace (here from a level of 7 states a worker on,
+    not 1,000) and each worker's frontier on disk (a piece handed on is taken from the
+    file's end): one worker's result still, state for state, counterexamples and
+    extremes too."""
+    monkeypatch.setattr("ringleader.actors.exploration._slices._MEASURED", 7)
+    moved: list[bool] = []
+    even = _slices._Slices._shares
+
+    def shares(*args: Any) -> list[float]:
+        got = even(*args)
+        moved.append(got != args[0])
+        return got
+
+    monkeypatch.setattr(_slices._Slices, "_shares", staticmethod(shares))
+    make, what = CASES[case]
+    config = make(tmp_path)
+    options = explore_options(config, **what)
+    one = explore_config(config, options, exact=False)
+    build = partial(explore_inputs, config, options, None)
+    found = explore_slices(build, SpillingSlices, parts, bound=config.bound)
+    assert everything(found) == everything(one)
+    assert found.spilled > 0 and any(moved)
 
 
 class Counted(InProcess):
