@@ -23,9 +23,13 @@ lost and duplicated messages, partitions and pauses — and checks each state.
 - ``_lean.py``: the lean search (fingerprints, the counts carried level by level);
 - ``_search.py``: :func:`explore`, breadth-first, exact or lean, and its
   :class:`Exploration`;
-- ``_sealing.py``, ``_parts.py``, ``_workers.py``: the lean search shared out to
-  several workers by the states' fingerprints, a level at a time, the same result as
-  one (:func:`explore_parts`, :class:`Processes`);
+- ``_sealing.py``, ``_share.py``, ``_parts.py``, ``_workers.py``: the lean search
+  shared out to several workers, a level at a time, the same result as one: by the
+  states' hash, each worker owning its part of the seen-set (:func:`explore_parts`,
+  :class:`Processes`; Ray's machines);
+- ``_slices.py``: by slices of each level in number order, each worker holding the
+  whole seen-set (:func:`explore_slices`, :class:`SliceProcesses`; one machine's
+  processes);
 - ``_replay.py``: a path found, run again step by step into a trace (:func:`records`).
 
 Standard library only, like the rest of :mod:`ringleader.actors`.
@@ -51,6 +55,7 @@ from ._options import START_RULES, TIMER_RULES, Options
 from ._parts import Part
 from ._replay import records
 from ._search import Exploration, Path, explore
+from ._slices import Slice, SliceProcesses, explore_slices
 from ._workers import Pool, PoolMaker, Processes, WorkerFailed, explore_parts
 
 __all__ = [
@@ -74,12 +79,15 @@ __all__ = [
     "Pool",
     "PoolMaker",
     "Processes",
+    "Slice",
+    "SliceProcesses",
     "Verdict",
     "WorkerFailed",
     "end_check",
     "end_verdicts",
     "explore",
     "explore_parts",
+    "explore_slices",
     "leaders_clash",
     "records",
 ]

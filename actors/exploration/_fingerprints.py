@@ -92,6 +92,27 @@ class Seen:
             self._grow()
         return True
 
+    def update(self, fps: array[int]) -> list[int]:
+        """Add every fingerprint of ``fps`` (never 0): the places in ``fps`` of those that
+        were there already (as :meth:`add` one by one, in one loop)."""
+        while (self._count + len(fps)) > self._limit:
+            self._grow()
+        table, mask = self._table, self._mask
+        there_already: list[int] = []
+        for at, fp in enumerate(fps):
+            slot = fp & mask
+            while True:
+                there = table[slot]
+                if there == fp:
+                    there_already.append(at)
+                    break
+                if there == _EMPTY:
+                    table[slot] = fp
+                    break
+                slot = (slot + 1) & mask
+        self._count += len(fps) - len(there_already)
+        return there_already
+
     def _grow(self) -> None:
         old = self._table
         size = len(old) * 2

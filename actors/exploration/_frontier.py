@@ -54,11 +54,15 @@ class Frontier:
         if held >= self.bound:
             self._spill()
 
-    def push_packed(self, packed: bytes | memoryview) -> None:
+    def push_packed(self, packed: bytes | memoryview | array[int]) -> None:
         """Queue a state given packed, as :meth:`push` stores it (``width`` integers of
-        4 bytes, in the machine's order): as another worker sent it."""
+        4 bytes, in the machine's order): as another worker sent it, or as
+        :meth:`pop_packed` gave it."""
         tail = self._tail
-        tail.frombytes(packed)
+        if isinstance(packed, array):
+            tail += packed
+        else:
+            tail.frombytes(packed)
         self._count += 1
         held = (len(tail) + len(self._head)) * 4
         self.peak = max(self.peak, held)
@@ -67,6 +71,11 @@ class Frontier:
 
     def pop(self) -> tuple[int, ...]:
         """The state queued first (the queue must not be empty)."""
+        return tuple(self.pop_packed())
+
+    def pop_packed(self) -> array[int]:
+        """The state queued first, packed (``width`` integers), as :meth:`push_packed`
+        takes it."""
         width, head = self.width, self._head
         if self._at >= len(head):
             self._refill()
@@ -74,7 +83,39 @@ class Frontier:
         at = self._at
         self._at = at + width
         self._count -= 1
-        return tuple(head[at : at + width])
+        return head[at : at + width]
+
+    def take_last(self, count: int) -> array[int]:
+        """Take the ``count`` states queued last out of the queue: packed, in order."""
+        need = count * self.width
+        taken: list[array[int]] = []
+        tail = self._tail
+        n = min(need, len(tail))
+        if n:
+            taken.append(tail[len(tail) - n :])
+            del tail[len(tail) - n :]
+            need -= n
+        file = self._file
+        if need and file is not None and self._read < self._written:
+            n = min(need, (self._written - self._read) // 4)
+            got = array("i")
+            file.seek(self._written - 4 * n)
+            got.fromfile(file, n)
+            self._written -= 4 * n
+            if self._read == self._written:
+                self._read = self._written = 0
+                file.truncate(0)
+            taken.append(got)
+            need -= n
+        if need:
+            head = self._head
+            taken.append(head[len(head) - need :])
+            del head[len(head) - need :]
+        self._count -= count
+        out = array("i")
+        for part in reversed(taken):
+            out += part
+        return out
 
     def _spill(self) -> None:
         if self._file is None:

@@ -41,27 +41,19 @@ back by number.
 from __future__ import annotations
 
 import struct
-import tempfile
 from array import array
 from bisect import bisect_right
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import count
-from typing import IO, Any
+from typing import Any
 
-from ringleader.actors.checks import co_leaders
-from ringleader.actors.core import Election, NodeView
-
-from ._checks import Tally, end_verdicts, leaders_clash, stances
-from ._fingerprints import Places, Seen
-from ._frontier import BOUND, Frontier
-from ._model import Model, NewLink
-from ._options import Options
-from ._runs import Ends
-from ._sealing import Sealed, seal
+from ._checks import leaders_clash
+from ._fingerprints import Places
+from ._model import NewLink
+from ._sealing import Sealed
+from ._share import RECORD, Inputs, Share
 
 __all__ = [
-    "FEWEST",
-    "MOST",
     "SHIFT",
     "Batches",
     "Inputs",
@@ -70,15 +62,12 @@ __all__ = [
     "owner",
 ]
 
-#: What a model is built from: ``(algorithm, views, initiators, options)``.
-Inputs = tuple[type[Election], Sequence[NodeView], Collection[int], Options]
+#: The fields of a record (``_share.py``).
+FEWEST, MOST, PLACE, EVENT, SENT, LOW_PLACE, LOW_EVENT, HIGH_PLACE, HIGH_EVENT = RECORD
+_FIELDS = len(RECORD)
+
 #: A place is ``state number << SHIFT | rank of the step``: a state has fewer steps.
 SHIFT = 20
-#: One record a state (``array('q')``): the fewest and most messages to it; a shortest
-#: run's last step (place, event) and the messages it sent; the fewest's last step
-#: (place, event); the most's (place, event).
-FEWEST, MOST, PLACE, EVENT, SENT, LOW_PLACE, LOW_EVENT, HIGH_PLACE, HIGH_EVENT = range(9)
-_FIELDS = 9
 #: A state in a batch: its hash (its fingerprint, signed) and the ten integers of its
 #: entry (``Part.out``), before the state itself.
 _OUT = 11
@@ -97,7 +86,7 @@ def owner(state: tuple[int, ...], n: int, parts: int) -> int:
     return hash(state[:n]) % parts
 
 
-class Part:
+class Part(Share):
     """Part ``index`` of ``parts`` of a lean search: the states whose fingerprint
     falls in its part.
 
@@ -106,30 +95,14 @@ class Part:
     ``bound``: bytes its frontier keeps in memory before it spills to disk.  The driver
     (:func:`~ringleader.actors.exploration.explore_parts`) calls, for each level,
     :meth:`expand`, :meth:`finish` if any part set states aside, :meth:`merge` and
-    :meth:`commit`; once the search is over, :meth:`summary`, and :meth:`record` for
+    :meth:`commit`; once the search is over, ``summary`` (``_share.py``), and :meth:`record` for
     the paths.
     """
 
-    def __init__(
-        self,
-        build: Callable[[], Inputs],
-        index: int,
-        parts: int,
-        links: Collection[tuple[int, int]] = (),
-        *,
-        bound: int = BOUND,
-    ) -> None:
-        algorithm, views, initiators, options = build()
-        self.model = model = Model(algorithm, views, initiators, options, links=links)
-        self.index, self.parts = index, parts
-        self.seal = seal(model)
-        initial = model.initial()
-        self.width = len(initial)
+    def _begin(self) -> None:
+        model, initial, index, parts = self.model, self.initial, self.index, self.parts
         #: A state in a batch (``_batches``): its entry's integers, then the state.
         self.entry = struct.Struct(f"={_OUT}q{self.width}i")
-        self.seen = Seen()
-        self.frontier = Frontier(self.width, bound)
-        self.records: IO[bytes] = tempfile.TemporaryFile(prefix="ringleader-paths-")  # noqa: SIM115 (closed by close())
         #: Per level: the number of its first state, where its records begin in the
         #: file, and the numbers of this part's states of it, in the order queued.
         self.level_starts: list[int] = [0]
@@ -146,16 +119,6 @@ class Part:
             self.fewests.append(0)
             self.mosts.append(0)
             array("q", [0, 0, -1, -1, 0, -1, -1, -1, -1]).tofile(self.records)
-        self.tally = Tally()
-        #: ``(table, kind)`` → the number of the end state the tally's first words are of.
-        self.firsts: dict[tuple[str, str], int] = {}
-        #: kind → ``[state, detail, count, order]``: the first (least-numbered) violation
-        #: of each kind, and when one search would have met it (``order``).
-        self.findings: dict[str, list[Any]] = {}
-        self.ends = Ends()
-        self.end_count = 0
-        self.kept: dict[int, tuple[int, ...]] = {}
-        self.levels_peak = 0
         #: Per event number: the node whose state its steps may change (``Model.mover``).
         self.movers: list[int] = []
         self._level()
@@ -415,14 +378,6 @@ class Part:
                 if lead >= 0:
                     self._clash(to, state_of(at), lead)
 
-    def _clash(self, to: int, state: tuple[int, ...], lead: int) -> None:
-        """Whether new state ``to`` (``state``), met first by a step that made node
-        ``lead`` lead, has two leaders in one epoch (only such a step can make them)."""
-        self.clashes.pop(to, None)
-        model = self.model
-        if lead >= 0 and co_leaders(stances(model, state), model.ids[lead]):
-            self.clashes[to] = state
-
     # -- 4: numbered, checked --------------------------------------------------------
 
     def commit(self, others: Sequence[bytes], base: int, max_states: int, last: int) -> None:
@@ -462,31 +417,6 @@ class Part:
         self.fewests, self.mosts = following[FEWEST::_FIELDS], following[MOST::_FIELDS]
         self._level()
 
-    def _check_ends(self, last: int) -> None:
-        """The level's end states, in number order, up to ``last`` (-1: all)."""
-        model, tally, ends, kept = self.model, self.tally, self.ends, self.kept
-        for number, state, fewest, most in sorted(self.level_ends, key=lambda end: end[0]):
-            if 0 <= last < number:
-                break
-            self.end_count += 1
-            before = {("missed", k) for k in tally.missed} | {("out", k) for k in tally.out}
-            for rank, (kind, detail) in enumerate(tally.add(end_verdicts(model, state))):
-                self._found(kind, detail, number, (number, 0, rank))
-                kept[number] = state
-            for table, entries in (("missed", tally.missed), ("out", tally.out)):
-                for kind in entries:
-                    if (table, kind) not in before:
-                        self.firsts[table, kind] = number
-            if ends.meet(number, fewest, most, model.faultless(state)):
-                kept[number] = state
-
-    def _found(self, kind: str, detail: str, number: int, order: tuple[int, int, int]) -> None:
-        first = self.findings.get(kind)
-        if first is None:
-            self.findings[kind] = [number, detail, 1, order]
-        else:
-            first[2] += 1
-
     # -- what it found ---------------------------------------------------------------
 
     def record(self, number: int) -> list[int] | None:
@@ -502,29 +432,6 @@ class Part:
         self.records.seek((self.record_starts[level] + at) * _FIELDS * 8)
         got.fromfile(self.records, _FIELDS)
         return list(got)
-
-    def summary(self) -> dict[str, Any]:
-        """What this part found: the end states' tally (with the number of the end state
-        each first reason is of), the first violation of each kind, the end states'
-        extremes, the states these are, and the bytes it held and spilled."""
-        tally = self.tally
-        wanted = {finding[0] for finding in self.findings.values()}
-        for extreme in (self.ends.every, self.ends.clean):
-            wanted |= {extreme.low, extreme.high}
-        return {
-            "tally": (tally.ends, tally.checked, tally.missed, tally.out, self.firsts),
-            "findings": self.findings,
-            "ends": self.ends,
-            "end_count": self.end_count,
-            "kept": {n: s for n, s in self.kept.items() if n in wanted},
-            "memory": self.seen.nbytes + self.frontier.peak + self.levels_peak,
-            "spilled": self.frontier.spilled,
-            "events": len(self.model.events),
-        }
-
-    def close(self) -> None:
-        self.frontier.close()
-        self.records.close()
 
 
 def merged_places(parts: Sequence[bytes]) -> list[int]:

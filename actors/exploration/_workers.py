@@ -16,9 +16,10 @@ worker searches again, as :func:`~._search.explore` does.
 
 The workers are processes (:class:`Processes`, forked on Linux and spawned elsewhere
 (:data:`START`): each builds its model again from ``build``) or anything that answers
-:class:`Pool`'s calls.  A worker ignores Ctrl-C and stops when its end of the pipe to
-the driver closes; the driver stops them all when the search ends, fails or is
-interrupted: no process is left behind.
+:class:`Pool`'s calls; the search by slices (``_slices.py``) runs on the same
+processes, led by its own driver, through :func:`shared`.  A worker ignores Ctrl-C and
+stops when its end of the pipe to the driver closes; the driver stops them all when the
+search ends, fails or is interrupted: no process is left behind.
 
 **Not as fast as two cores.**  Sharing out costs work one search does not do.  Counted
 in instructions (``valgrind --tool=cachegrind``, which a busy machine does not blur), on
@@ -51,7 +52,8 @@ Owning states by their nodes' states keeps about 90 % of Chang–Roberts' steps 
 part that took them (half, by a hash of the whole state).  ``benchmarks/explore.py
 --workers-only`` gives the day's wall clock and CPU seconds; on this 2-core machine
 two workers were 1.3 to 1.5 times as fast as one (medians of three runs a side, on
-three days), short of issue 31's 1.7.
+three days, while ``--workers`` ran this search: it runs the slices' since), short of
+issue 31's 1.7.
 """
 
 from __future__ import annotations
@@ -66,32 +68,22 @@ import sys
 import traceback
 from collections.abc import Callable, Collection, Sequence
 from multiprocessing.connection import Connection, wait
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict, Unpack
 
 from ringleader.actors.core import Bound
 
 from ._checks import Finding, Tally, count_finding
 from ._lean import _UNEVEN, Uneven
 from ._model import Model, NewLink
-from ._parts import (
-    EVENT,
-    FEWEST,
-    HIGH_EVENT,
-    HIGH_PLACE,
-    LOW_EVENT,
-    LOW_PLACE,
-    MOST,
-    PLACE,
-    SENT,
-    SHIFT,
-    Inputs,
-    Part,
-    merged_places,
-)
+from ._parts import SHIFT, Part, merged_places
 from ._runs import Ends, Extreme, Path
 from ._search import Exploration, Progress, _conclude, explore
+from ._share import RECORD, Inputs
 
-__all__ = ["Pool", "PoolMaker", "Processes", "WorkerFailed", "explore_parts"]
+__all__ = ["Limits", "Pool", "PoolMaker", "Processes", "WorkerFailed", "explore_parts", "shared"]
+
+#: The fields of a record (``_share.py``).
+FEWEST, MOST, PLACE, EVENT, SENT, LOW_PLACE, LOW_EVENT, HIGH_PLACE, HIGH_EVENT = RECORD
 
 
 class WorkerFailed(RuntimeError):
@@ -99,7 +91,8 @@ class WorkerFailed(RuntimeError):
 
 
 class Pool(Protocol):
-    """Workers that each hold a :class:`~ringleader.actors.exploration.Part`, by index."""
+    """Workers that each hold a :class:`~ringleader.actors.exploration.Part` (or a
+    :class:`~ringleader.actors.exploration.Slice`), by index."""
 
     parts: int
 
@@ -116,28 +109,49 @@ class Pool(Protocol):
 PoolMaker = Callable[[Callable[[], Inputs], int, Collection[tuple[int, int]]], Pool]
 
 
+class Limits(TypedDict, total=False):
+    """Where a shared search stops and what it says as it goes, as for
+    :func:`~ringleader.actors.exploration.explore`: the notes' ``bound`` on the
+    messages, ``max_states`` (1,000,000 unless given), ``max_depth`` and ``progress``."""
+
+    bound: Bound | None
+    max_states: int
+    max_depth: int | None
+    progress: Progress | None
+
+
 def explore_parts(
+    build: Callable[[], Inputs], pool: PoolMaker, parts: int, **limits: Unpack[Limits]
+) -> Exploration:
+    """The lean :func:`~ringleader.actors.exploration.explore` on ``parts`` workers of
+    ``pool`` (:class:`~ringleader.actors.exploration.Processes`, or anything that
+    answers :class:`~ringleader.actors.exploration.Pool`'s calls), each owning the
+    states of its hash: the model that ``build()``'s inputs make, explored, with the
+    result one worker gives."""
+    return shared(build, pool, parts, _Driver, **limits)
+
+
+def shared(
     build: Callable[[], Inputs],
     pool: PoolMaker,
     parts: int,
+    driver: type[_Driver],
     *,
     bound: Bound | None = None,
     max_states: int = 1_000_000,
     max_depth: int | None = None,
     progress: Progress | None = None,
 ) -> Exploration:
-    """The lean :func:`~ringleader.actors.exploration.explore` on ``parts`` workers of
-    ``pool`` (:class:`~ringleader.actors.exploration.Processes`, or anything that
-    answers :class:`~ringleader.actors.exploration.Pool`'s calls): the model
-    that ``build()``'s inputs make, explored, with the result one worker gives."""
+    """The lean search on ``parts`` workers of ``pool``, led by ``driver``: again with
+    each link an election sent outside its wiring (``NewLink``), and on one worker where
+    the counts cannot be carried (``Uneven``)."""
     links: list[tuple[int, int]] = []
     while True:
         algorithm, views, initiators, options = build()
         model = Model(algorithm, views, initiators, options, links=links)
         workers = pool(build, parts, list(links))
         try:
-            driver = _Driver(model, workers, max_states, max_depth, progress)
-            found = _conclude(driver, bound)
+            found = _conclude(driver(model, workers, max_states, max_depth, progress), bound)
             found.workers = parts
             return found
         except NewLink as new:  # an election sent outside its wiring: again, with that link
@@ -165,6 +179,8 @@ class _Driver:
     :func:`~._search._conclude` asks of a search)."""
 
     exact = False
+    #: A record names the state before a step by its place (``number << SHIFT | rank``).
+    shift = SHIFT
 
     def __init__(
         self,
@@ -191,8 +207,9 @@ class _Driver:
         return self.pool.call(method, [args] * self.pool.parts)
 
     def search(self) -> tuple[str | None, int]:
-        model, pool, parts = self.model, self.pool, self.pool.parts
-        max_states, max_depth, progress = self.max_states, self.max_depth, self.progress
+        """Level after level (:meth:`_level`), to ``max_depth``, or to the level that
+        ``max_states`` cuts; then every part's findings gathered."""
+        max_depth, progress = self.max_depth, self.progress
         low, high, depth, explored = 0, 1, 0, 0  # the level: states low … high − 1
         stopped: str | None = None
         while low < high:
@@ -201,48 +218,56 @@ class _Driver:
                 if max_depth is not None and depth > max_depth:
                     stopped = "max_depth"
                     break
-            inbound: list[list[Any]] = [[] for _ in range(parts)]
-
-            def hand_on(batches: list[Any], inbound: list[list[Any]] = inbound) -> None:
-                for out in batches:
-                    for q, batch in enumerate(out):
-                        if batch is not None:
-                            inbound[q].append(batch)
-
-            expanded = self._all("expand")
-            hand_on([batches for _, batches in expanded])
-            aside = sorted(state for found, _ in expanded for state in found)
-            if aside:
-                for _, state in aside:  # this model's tables as the parts' (and NewLink)
-                    model.expand(state)
-                hand_on(self._all("finish", aside))
-            merged = pool.call("merge", [(inbound[q],) for q in range(parts)])
-            new = sum(len(places) // 8 for places, _ in merged)
-            room = max_states - high
-            last = -1  # the last state expanded, where max_states cuts the level
-            if new > room:
-                last = merged_places([places for places, _ in merged])[room] >> SHIFT
-                stopped = "max_states"
-            back = [place for _, place in merged if place >= 0]
-            if back and (last < 0 or min(back) >> SHIFT <= last):
-                raise Uneven(_UNEVEN)
-            pool.call(
-                "commit",
-                [
-                    ([merged[p][0] for p in range(parts) if p != q], high, max_states, last)
-                    for q in range(parts)
-                ],
-            )
+            count, last = self._level(high)
             explored = high if last < 0 else last + 1
-            low, high = high, high + min(new, room)
+            low, high = high, high + count
             if progress is not None:
                 progress(high, explored, depth)
-            if stopped is not None:
+            if last >= 0:
+                stopped = "max_states"
                 break
         if stopped is None and explored < high:
             stopped = "max_depth"
         self._gather(high, explored)
         return stopped, depth
+
+    def _level(self, high: int) -> tuple[int, int]:
+        """Expand the level that ends before state ``high``, and number, check and
+        record the next one's states: how many it keeps, and the last state expanded
+        where ``max_states`` cuts it (-1: none)."""
+        model, pool, parts, max_states = self.model, self.pool, self.pool.parts, self.max_states
+        inbound: list[list[Any]] = [[] for _ in range(parts)]
+
+        def hand_on(batches: list[Any]) -> None:
+            for out in batches:
+                for q, batch in enumerate(out):
+                    if batch is not None:
+                        inbound[q].append(batch)
+
+        expanded = self._all("expand")
+        hand_on([batches for _, batches in expanded])
+        aside = sorted(state for found, _ in expanded for state in found)
+        if aside:
+            for _, state in aside:  # this model's tables as the parts' (and NewLink)
+                model.expand(state)
+            hand_on(self._all("finish", aside))
+        merged = pool.call("merge", [(inbound[q],) for q in range(parts)])
+        new = sum(len(places) // 8 for places, _ in merged)
+        room = max_states - high
+        last = -1  # the last state expanded, where max_states cuts the level
+        if new > room:
+            last = merged_places([places for places, _ in merged])[room] >> SHIFT
+        back = [place for _, place in merged if place >= 0]
+        if back and (last < 0 or min(back) >> SHIFT <= last):
+            raise Uneven(_UNEVEN)
+        pool.call(
+            "commit",
+            [
+                ([merged[p][0] for p in range(parts) if p != q], high, max_states, last)
+                for q in range(parts)
+            ],
+        )
+        return min(new, room), last
 
     def _gather(self, states: int, explored: int) -> None:
         """Every part's findings, tally and extremes, merged as one search has them."""
@@ -326,7 +351,7 @@ class _Driver:
             events.append(record[event])
             if via is None:
                 messages += record[SENT]
-            at = record[place] >> SHIFT
+            at = record[place] >> self.shift
         if via is not None and first is not None:
             messages = first[FEWEST if via == "min" else MOST]
         events.reverse()
@@ -350,9 +375,12 @@ START = "fork" if sys.platform == "linux" else "spawn"
 
 
 class Processes:
-    """``parts`` worker processes, each holding a part; the driver talks to each over
-    a pipe.  Started as ``START`` says (forked on Linux); a worker builds its model from
-    ``build``."""
+    """``parts`` worker processes, each holding a part (a ``kind``); the driver talks to
+    each over a pipe.  Started as ``START`` says (forked on Linux); a worker builds its
+    model from ``build``."""
+
+    #: What each worker holds, made as ``kind(build, index, parts, links)``.
+    kind: Callable[..., Any] = Part
 
     def __init__(
         self, build: Callable[[], Inputs], parts: int, links: Collection[tuple[int, int]]
@@ -374,7 +402,7 @@ class Processes:
                 process = context.Process(
                     target=_serve,
                     args=(theirs, build, index, parts, list(links)),
-                    kwargs={"drivers": drivers},
+                    kwargs={"drivers": drivers, "kind": type(self).kind},
                     name=f"ringleader-explore-{index}",
                     daemon=True,
                 )
@@ -437,9 +465,10 @@ def _serve(
     links: list[tuple[int, int]],
     *,
     drivers: Sequence[Connection] = (),
+    kind: Callable[..., Any] = Part,
 ) -> None:
-    """A worker process: its part, and the driver's calls, until the pipe closes
-    (``drivers``: the driver's ends of the pipes, to close here, if forked)."""
+    """A worker process: its part (a ``kind``), and the driver's calls, until the pipe
+    closes (``drivers``: the driver's ends of the pipes, to close here, if forked)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the driver's to handle
     for end in drivers:
         end.close()
@@ -452,7 +481,7 @@ def _serve(
             os._exit(0)
 
     try:
-        part = Part(build, index, parts, links)
+        part = kind(build, index, parts, links)
     except Exception as exc:  # noqa: BLE001 — told to the driver, which raises it
         answer("error", _told(exc))
         os._exit(0)
@@ -476,4 +505,5 @@ def _serve(
 def _told(exc: BaseException) -> str:
     last = traceback.extract_tb(exc.__traceback__)[-1:]
     where = f" ({last[0].filename}:{last[0].lineno})" if last else ""
-    return f"{type(exc).__name__}: {exc}{where}"
+    said = f": {exc}" if str(exc) else ""  # a MemoryError says nothing more
+    return f"{type(exc).__name__}{said}{where}"

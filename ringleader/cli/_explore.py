@@ -82,16 +82,16 @@ def add_explore_command(commands: Any) -> argparse.ArgumentParser:
         default=None,
         metavar="N",
         help="share the search out to N worker processes (default 1: this process), "
-        "each owning the states of its part, a breadth-first level at a time: the same "
-        "states, checks and runs as one; not with --exact or --service",
+        "each expanding a slice of every breadth-first level: the same states, checks "
+        "and runs as one; not with --exact or --service",
     )
     limits.add_argument(
         "--ray",
         metavar="ADDRESS",
         help="share the search out to actors of the Ray cluster at ADDRESS instead (its "
-        "head's HOST:PORT, or auto: the cluster this machine is part of), N with "
-        "--workers (default: one per CPU of the cluster); needs pip install "
-        "'ringleader[ray]'; not with --exact or --service",
+        "head's HOST:PORT, or auto: the cluster this machine is part of), each owning "
+        "the states of its part, N with --workers (default: one per CPU of the "
+        "cluster); needs pip install 'ringleader[ray]'; not with --exact or --service",
     )
     limits.add_argument(
         "--out",
@@ -199,6 +199,10 @@ def explore_command(args: argparse.Namespace, config: Config, out: Console, err:
             )
         except WorkerFailed as exc:  # one line, exit status 2
             raise UsageError(str(exc)) from None
+        except MemoryError:  # as a search the size estimate refuses: one line, exit 2
+            raise UsageError(
+                "the search ran out of memory: lower --max-states or --max-depth"
+            ) from None
     header = trace_header(config, mode="explored")
     files = write_runs(exploration, _out_dir(args), header=header)
     shared = workers > 1 or args.ray is not None

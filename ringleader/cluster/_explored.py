@@ -123,11 +123,13 @@ def explore_config(
     :func:`~ringleader.actors.exploration.explore`).
 
     ``workers``: more than one shares the lean search (fingerprints: ``exact`` must be
-    false) out to that many worker processes, each owning the states of its part
-    (:func:`~ringleader.actors.exploration.explore_parts`): the same result as one,
-    state for state.  ``ray``: to that many actors of the Ray cluster at that address
-    instead (``auto``, or its head's ``HOST:PORT``; ``workers`` 0: one per CPU of the
-    cluster), which needs ``pip install 'ringleader[ray]'``."""
+    false) out to that many worker processes, each holding the whole seen-set and
+    expanding a slice of each level (:func:`~ringleader.actors.exploration.explore_slices`):
+    the same result as one, state for state.  ``ray``: to that many actors of the Ray
+    cluster at that address instead (``auto``, or its head's ``HOST:PORT``; ``workers``
+    0: one per CPU of the cluster), each owning the states of its part of the seen-set
+    (:func:`~ringleader.actors.exploration.explore_parts`), which needs
+    ``pip install 'ringleader[ray]'``."""
     config.check_no_spares("ringleader explore (without --service)")
     options = options or explore_options(config)
     shared = workers > 1 or ray is not None
@@ -137,7 +139,11 @@ def explore_config(
     algorithm = algorithm or config.algorithm_class
     bound = algorithm.bound(config.wiring, config.initiators)
     if shared:
-        from ringleader.actors.exploration import Processes, explore_parts  # noqa: PLC0415
+        from ringleader.actors.exploration import (  # noqa: PLC0415
+            SliceProcesses,
+            explore_parts,
+            explore_slices,
+        )
 
         # Each worker builds its model again from these: the config's algorithm is found
         # again from the config (yours too, from its file); one given here goes by
@@ -150,7 +156,7 @@ def explore_config(
             "progress": progress,
         }
         if ray is None:
-            return explore_parts(build, Processes, workers, **limits)
+            return explore_slices(build, SliceProcesses, workers, **limits)
         from ._ray import RayPool, ray_cluster  # noqa: PLC0415
 
         with ray_cluster(ray) as cpus:

@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from array import array
 from pathlib import Path
 
 import pytest
@@ -53,6 +54,21 @@ def test_seen_says_whether_a_fingerprint_is_new_and_grows() -> None:
     assert fingerprint((10_001, 0, -1)) not in seen
     assert seen.add(0) and not seen.add(0)  # 0 is stored as 1: one slot, no crash
     assert seen.nbytes <= 10_002 * 8 * 8 // 3  # at least three eighths full
+
+
+def test_seen_takes_many_fingerprints_at_once_and_says_which_it_had() -> None:
+    """A worker holding every state (``_slices.py``) adds the others' new states in one
+    loop: as many ``add``, with the places of those it had already."""
+    seen, one_by_one = Seen(4), Seen(4)
+    had = [fingerprint((i, 0)) for i in range(0, 3_000, 3)]
+    for fp in had:
+        seen.add(fp)
+        one_by_one.add(fp)
+    fps = array("Q", [fingerprint((i, 0)) for i in range(3_000)])
+    assert seen.update(fps) == list(range(0, 3_000, 3))
+    assert [at for at, fp in enumerate(fps) if not one_by_one.add(fp)] == list(range(0, 3_000, 3))
+    assert len(seen) == len(one_by_one) == 3_000 and all(fp in seen for fp in fps)
+    assert seen.update(fps) == list(range(3_000))
 
 
 def test_a_fingerprint_is_the_same_in_every_process() -> None:
@@ -101,6 +117,25 @@ def test_the_frontier_spills_to_disk_and_keeps_the_order() -> None:
         assert frontier.spilled > 0 and frontier.peak <= 64 + 12
     assert popped == [(i, -i, 2**30) for i in range(pushed)]
     assert set(folder.glob("ringleader-frontier-*")) == before  # nothing left behind
+
+
+def test_the_frontier_hands_out_states_packed_and_its_last_ones_first_spilled_or_not() -> None:
+    """A worker of a search by slices (``_slices.py``) hands its first and last states
+    of the next level to its neighbours: packed from the head, the last taken off the
+    tail — wherever they are, in memory or on disk."""
+    for bound in (24, 64, 1 << 12):
+        with Frontier(3, bound=bound) as frontier:
+            queued = [(i, -i, 7) for i in range(40)]
+            for state in queued[:5]:
+                frontier.push(state)
+            assert list(frontier.pop_packed()) == [0, 0, 7]
+            for state in queued[5:]:
+                frontier.push_packed(array("i", state))
+            assert list(frontier.take_last(12)) == [v for s in queued[28:] for v in s]
+            assert len(frontier) == 27
+            assert [frontier.pop() for _ in range(27)] == queued[1:28]
+            frontier.push((99, 99, 99))
+            assert list(frontier.take_last(1)) == [99, 99, 99] and not len(frontier)
 
 
 # -- the search ----------------------------------------------------------------------------

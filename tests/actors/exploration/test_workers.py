@@ -1,6 +1,7 @@
 """The lean search shared out to several workers (issue 31, item 3) gives what one worker
-gives, state for state; and no worker process outlives it (an error, a worker that dies,
-Ctrl-C)."""
+gives, state for state — by the states' hash (``Part``, Ray's engine) and by slices of each
+level (``Slice``, local processes' engine); and no worker process outlives it (an error, a
+worker that dies, Ctrl-C)."""
 
 from __future__ import annotations
 
@@ -23,10 +24,15 @@ from ringleader.actors.exploration import (
     Options,
     Part,
     Processes,
+    Slice,
+    SliceProcesses,
     WorkerFailed,
+    _slices,
     explore_parts,
+    explore_slices,
 )
 from ringleader.actors.exploration._parts import owner
+from ringleader.cli import main
 from ringleader.cluster import explore_config, explore_options
 from ringleader.cluster._explored import explore_inputs
 from ringleader.topologies import Config, Overrides, load_config
@@ -73,12 +79,21 @@ def everything(exploration: Exploration, like: Exploration | None = None) -> dic
     }
 
 
+#: Each engine: what a worker holds, the search that drives them, and its processes.
+ENGINES: dict[str, tuple[Any, Any, type[Processes]]] = {
+    "parts": (Part, explore_parts, Processes),
+    "slices": (Slice, explore_slices, SliceProcesses),
+}
+
+
 class InProcess:
     """Parts in this process, called one after the other: the protocol, without pipes."""
 
+    kind: Any = Part
+
     def __init__(self, build: Any, parts: int, links: Any) -> None:
         self.parts = parts
-        self.held = [Part(build, index, parts, links) for index in range(parts)]
+        self.held = [self.kind(build, index, parts, links) for index in range(parts)]
 
     def call(self, method: str, args: Any) -> list[Any]:
         return [getattr(part, method)(*a) for part, a in zip(self.held, args, strict=True)]
@@ -89,10 +104,17 @@ class InProcess:
         self.held.clear()
 
 
-def shared(config: Config, options: Options, parts: int, **limits: Any) -> Exploration:
+class InProcessSlices(InProcess):
+    kind = Slice
+
+
+def shared(
+    config: Config, options: Options, parts: int, engine: str = "parts", **limits: Any
+) -> Exploration:
     build = partial(explore_inputs, config, options, None)
     bound = config.algorithm_class.bound(config.wiring, config.initiators)
-    return explore_parts(build, InProcess, parts, bound=bound, **limits)
+    pool = InProcess if engine == "parts" else InProcessSlices
+    return ENGINES[engine][1](build, pool, parts, bound=bound, **limits)
 
 
 CASES = {
@@ -106,16 +128,18 @@ CASES = {
 }
 
 
+@pytest.mark.parametrize("engine", list(ENGINES))
 @pytest.mark.parametrize("case", list(CASES))
-def test_parts_find_what_one_worker_finds(tmp_path: Path, case: str) -> None:
+def test_parts_find_what_one_worker_finds(tmp_path: Path, case: str, engine: str) -> None:
     make, what = CASES[case]
     config = make(tmp_path)
     options = explore_options(config, **what)
     one = explore_config(config, options, exact=False)
     assert one.states > 1000
-    assert everything(shared(config, options, 2)) == everything(one)
+    assert everything(shared(config, options, 2, engine)) == everything(one)
 
 
+@pytest.mark.parametrize("engine", list(ENGINES))
 @pytest.mark.parametrize("parts", [2, 3])
 @pytest.mark.parametrize(
     ("example", "what", "depth"),
@@ -123,7 +147,7 @@ def test_parts_find_what_one_worker_finds(tmp_path: Path, case: str) -> None:
     ids=["bully n=3, timers at any moment", "bully with a pause"],
 )
 def test_violations_are_the_first_and_counted_as_by_one_worker(
-    example: str, what: dict[str, Any], depth: int, parts: int
+    example: str, what: dict[str, Any], depth: int, parts: int, engine: str
 ) -> None:
     """Two leaders, met when a state is first found (and only the first told in words):
     the same first state, the same words, the same count, the same shortest run — where
@@ -133,7 +157,7 @@ def test_violations_are_the_first_and_counted_as_by_one_worker(
     one = explore_config(config, options, exact=False, max_depth=depth)
     assert not one.exact and [f.kind for f in one.findings] == ["two_leaders"]
     assert one.findings[0].count > 1 and one.findings[0].detail
-    assert everything(shared(config, options, parts, max_depth=depth)) == everything(one)
+    assert everything(shared(config, options, parts, engine, max_depth=depth)) == everything(one)
 
 
 @pytest.mark.parametrize(
@@ -142,24 +166,108 @@ def test_violations_are_the_first_and_counted_as_by_one_worker(
     ids=str,
 )
 @pytest.mark.parametrize("parts", [2, 3])
+@pytest.mark.parametrize("engine", list(ENGINES))
 def test_a_stopped_search_stops_where_one_worker_stops(
-    tmp_path: Path, limits: dict[str, int], parts: int
+    tmp_path: Path, limits: dict[str, int], parts: int, engine: str
 ) -> None:
     config = ring(tmp_path, 5)
     options = explore_options(config)
     one = explore_config(config, options, exact=False, **limits)
     assert one.complete == (limits == {"max_states": 1352})  # 1,352 states in all
-    assert everything(shared(config, options, parts, **limits), one) == everything(one)
+    assert everything(shared(config, options, parts, engine, **limits), one) == everything(one)
 
 
-def test_where_runs_of_different_lengths_meet_one_worker_searches_again(tmp_path: Path) -> None:
+@pytest.mark.parametrize("engine", list(ENGINES))
+def test_where_runs_of_different_lengths_meet_one_worker_searches_again(
+    tmp_path: Path, engine: str
+) -> None:
     """A crash loses what is sent to the crashed node whenever it was sent: the lean
     search cannot carry the counts, and says so — on parts as on one worker."""
     config = ring(tmp_path, 4)
     options = Options(crashes=1, crashable=frozenset({4}))
     one = explore_config(config, options, exact=False)
     assert one.exact and one.exact_why is not None
-    assert everything(shared(config, options, 2)) == everything(one)
+    assert everything(shared(config, options, 2, engine)) == everything(one)
+
+
+class Watched(Slice):
+    """A worker of a search by slices that notes what the design is for: the states it
+    handed on to a worker before it and after it, and the levels where states set aside
+    met some new states first (so that those moved to where one search meets them)."""
+
+    handed: dict[str, int]
+    moved = 0
+
+    def commit(self, *args: Any) -> Any:
+        if self.runs is not None and any(raw < self.fast for raw in self.late):
+            Watched.moved += 1
+        pieces = super().commit(*args)
+        for worker, piece in enumerate(pieces):
+            if piece is not None:
+                side = "before" if worker < self.index else "after"
+                Watched.handed[side] += len(piece[0]) // (4 * self.width)
+        return pieces
+
+
+class InProcessWatched(InProcess):
+    kind = Watched
+
+
+@pytest.mark.parametrize("parts", [2, 3])
+@pytest.mark.parametrize("case", ["chang_roberts n=6", "echo on graph.toml", "bully n=4"])
+def test_slices_hand_on_the_imbalance_both_ways_and_place_what_late_states_met_first(
+    tmp_path: Path, case: str, parts: int
+) -> None:
+    """Each level is cut in even slices (by the workers' pace); a worker that found more
+    than its slice hands states on to a worker before it or after it — on every model
+    here, both ways; states set aside (a new table entry) are walked after the others,
+    and the new states they meet first move to where one search numbers them.  The
+    result is still one worker's, state for state."""
+    make, what = CASES[case]
+    config = make(tmp_path)
+    options = explore_options(config, **what)
+    one = explore_config(config, options, exact=False)
+    Watched.handed, Watched.moved = {"before": 0, "after": 0}, 0
+    build = partial(explore_inputs, config, options, None)
+    found = explore_slices(build, InProcessWatched, parts, bound=config.bound)
+    assert everything(found) == everything(one)
+    assert Watched.handed["before"] > 0 and Watched.handed["after"] > 0
+    assert Watched.moved > 0
+
+
+class SpillingSlices(InProcess):
+    """Workers by slices whose frontiers keep 64 bytes in memory: the rest on disk."""
+
+    kind = partial(Slice, bound=64)
+
+
+@pytest.mark.parametrize("parts", [2, 3])
+@pytest.mark.parametrize("case", ["chang_roberts n=6", "echo on graph.toml"])
+def test_slices_cut_by_pace_and_spilled_to_disk_find_what_one_worker_finds(
+    tmp_path: Path, case: str, parts: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The levels cut by the workers' pace (here from a level of 7 states a worker on,
+    not 1,000) and each worker's frontier on disk (a piece handed on is taken from the
+    file's end): one worker's result still, state for state, counterexamples and
+    extremes too."""
+    monkeypatch.setattr("ringleader.actors.exploration._slices._MEASURED", 7)
+    moved: list[bool] = []
+    even = _slices._Slices._shares
+
+    def shares(*args: Any) -> list[float]:
+        got = even(*args)
+        moved.append(got != args[0])
+        return got
+
+    monkeypatch.setattr(_slices._Slices, "_shares", staticmethod(shares))
+    make, what = CASES[case]
+    config = make(tmp_path)
+    options = explore_options(config, **what)
+    one = explore_config(config, options, exact=False)
+    build = partial(explore_inputs, config, options, None)
+    found = explore_slices(build, SpillingSlices, parts, bound=config.bound)
+    assert everything(found) == everything(one)
+    assert found.spilled > 0 and any(moved)
 
 
 class Counted(InProcess):
@@ -223,12 +331,14 @@ def test_a_step_changes_no_node_but_the_one_its_event_moves() -> None:
     }
 
 
-def test_two_worker_processes_find_what_one_finds(tmp_path: Path) -> None:
+@pytest.mark.parametrize("engine", list(ENGINES))
+def test_two_worker_processes_find_what_one_finds(tmp_path: Path, engine: str) -> None:
     config = ring(tmp_path, 7)
     options = explore_options(config)
     one = explore_config(config, options, exact=False)
     build = partial(explore_inputs, config, options, None)
-    two = explore_parts(build, Processes, 2, bound=config.bound)
+    _, search, processes = ENGINES[engine]
+    two = search(build, processes, 2, bound=config.bound)
     assert everything(two) == everything(one)
     assert two.states == one.states == 28_970 and not two.exact
 
@@ -241,20 +351,21 @@ def _gone(pids: set[int], timeout: float = 30) -> bool:
     return bool(eventually(lambda: not any(Path(f"/proc/{pid}").exists() for pid in pids), timeout))
 
 
-def _pools() -> tuple[list[Processes], Any]:
+def _pools(engine: str = "parts") -> tuple[list[Processes], Any]:
     made: list[Processes] = []
 
     def pool(*args: Any) -> Processes:
-        made.append(Processes(*args))
+        made.append(ENGINES[engine][2](*args))
         return made[-1]
 
     return made, pool
 
 
-def test_a_worker_that_dies_stops_the_search_and_the_others() -> None:
+@pytest.mark.parametrize("engine", list(ENGINES))
+def test_a_worker_that_dies_stops_the_search_and_the_others(engine: str) -> None:
     config = load_config(EXAMPLES / "graph.toml", Overrides(initiators=[1, 6]))
     build = partial(explore_inputs, config, explore_options(config), None)
-    made, pool = _pools()
+    made, pool = _pools(engine)
     pids: set[int] = set()
 
     def kill(*_: Any) -> None:  # after the first level: worker 1 dies
@@ -262,15 +373,16 @@ def test_a_worker_that_dies_stops_the_search_and_the_others() -> None:
         os.kill(made[0].processes[1].pid, signal.SIGKILL)
 
     with pytest.raises(WorkerFailed, match=r"explore worker 1 stopped \(exit code -9\)"):
-        explore_parts(build, pool, 2, progress=kill)
+        ENGINES[engine][1](build, pool, 2, progress=kill)
     assert not made[0].processes  # closed: none left behind
     assert _gone(pids), "a worker outlived the search"
 
 
-def test_an_error_in_the_driver_stops_every_worker() -> None:
+@pytest.mark.parametrize("engine", list(ENGINES))
+def test_an_error_in_the_driver_stops_every_worker(engine: str) -> None:
     config = load_config(EXAMPLES / "graph.toml", Overrides(initiators=[1, 6]))
     build = partial(explore_inputs, config, explore_options(config), None)
-    made, pool = _pools()
+    made, pool = _pools(engine)
     pids: set[int] = set()
 
     def fail(*_: Any) -> None:
@@ -278,16 +390,17 @@ def test_an_error_in_the_driver_stops_every_worker() -> None:
         raise RuntimeError("the driver fails")
 
     with pytest.raises(RuntimeError, match="the driver fails"):
-        explore_parts(build, pool, 2, progress=fail)
+        ENGINES[engine][1](build, pool, 2, progress=fail)
     assert len(pids) == 2
     assert _gone(pids), "a worker outlived the search"
 
 
-def test_an_error_in_a_worker_is_told_and_stops_the_others() -> None:
+@pytest.mark.parametrize("engine", list(ENGINES))
+def test_an_error_in_a_worker_is_told_and_stops_the_others(engine: str) -> None:
     before = _workers_of(os.getpid())
-    made, pool = _pools()
+    made, pool = _pools(engine)
     with pytest.raises(WorkerFailed, match="explore worker 0 failed: ValueError: no model here"):
-        explore_parts(_fails_in_a_worker, pool, 2)
+        ENGINES[engine][1](_fails_in_a_worker, pool, 2)
     assert not made  # the pool stopped its workers as it failed to start
     assert _gone(_workers_of(os.getpid()) - before)
 
@@ -300,10 +413,47 @@ def _fails_in_a_worker() -> Any:
     return explore_inputs(config, explore_options(config), None)
 
 
+@pytest.mark.parametrize("engine", list(ENGINES))
+def test_a_worker_out_of_memory_is_told_in_one_line(engine: str) -> None:
+    """A ``MemoryError`` says nothing of itself: the worker's words are its name and
+    where, without an empty ``: `` after it."""
+    made, pool = _pools(engine)
+    with pytest.raises(WorkerFailed) as raised:
+        ENGINES[engine][1](_out_of_memory_in_a_worker, pool, 2)
+    assert str(raised.value).startswith("explore worker 0 failed: MemoryError (")
+    assert not made
+
+
+def _out_of_memory_in_a_worker() -> Any:
+    if multiprocessing.parent_process() is not None:
+        raise MemoryError
+    config = load_config(EXAMPLES / "graph.toml")
+    return explore_inputs(config, explore_options(config), None)
+
+
+def test_a_search_out_of_memory_is_one_line_and_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Where the search itself runs out of memory (one worker, or the whole-states search
+    the workers give way to), the command says so in one line, as it says a search that
+    cannot fit this machine (exit 2), not in a traceback with a violation's exit 1."""
+
+    def out_of_memory(*_: Any, **__: Any) -> Exploration:
+        raise MemoryError
+
+    monkeypatch.setattr("ringleader.cluster.explore_config", out_of_memory)
+    table = str(EXAMPLES / "chang_roberts_table.toml")
+    assert main(["explore", table, "--workers", "2", "--out", str(tmp_path)]) == 2
+    said = capsys.readouterr().err.strip().splitlines()
+    assert said == [
+        "ringleader explore: error: the search ran out of memory: lower --max-states or --max-depth"
+    ]
+
+
 _INTERRUPTED = """
 import sys
 from functools import partial
-from ringleader.actors.exploration import Processes, explore_parts
+from ringleader.actors.exploration import Processes, SliceProcesses, explore_parts, explore_slices
 from ringleader.cluster import explore_options
 from ringleader.cluster._explored import explore_inputs
 from ringleader.topologies import load_config
@@ -313,18 +463,22 @@ if __name__ == "__main__":
         print("level", flush=True)
     config = load_config(sys.argv[1])
     build = partial(explore_inputs, config, explore_options(config), None)
-    explore_parts(build, Processes, 2, progress=said, max_states=50_000_000)
+    if sys.argv[2] == "parts":
+        explore_parts(build, Processes, 2, progress=said, max_states=50_000_000)
+    else:
+        explore_slices(build, SliceProcesses, 2, progress=said, max_states=50_000_000)
 """
 
 
-def test_ctrl_c_leaves_no_worker_behind(tmp_path: Path) -> None:
+@pytest.mark.parametrize("engine", list(ENGINES))
+def test_ctrl_c_leaves_no_worker_behind(tmp_path: Path, engine: str) -> None:
     nodes = "".join(f"[[nodes]]\nid = {i}\n" for i in range(12, 0, -1))
     config = tmp_path / "ring.toml"
     config.write_text(f'topology = "unidirectional_ring"\nalgorithm = "chang_roberts"\n{nodes}')
     script = tmp_path / "interrupted.py"
     script.write_text(textwrap.dedent(_INTERRUPTED))
     process = subprocess.Popen(
-        [sys.executable, str(script), str(config)],
+        [sys.executable, str(script), str(config), engine],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         cwd=ROOT,
