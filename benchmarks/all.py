@@ -9,11 +9,11 @@
 
 Each benchmark runs as a child process of its own (``python benchmarks/NAME.py …``), its
 output shown as it comes and kept, in this order: hop, ring, processes, command,
-simulator, explore (when the script exists), explore_ray, explore_service, scale, failover, trace,
-sweep, scale_nodes, fencing (``steady.py`` is not among them: it needs root, for network
-namespaces; nor is ``etcd_side.py``: it needs etcd, which CI does not install).  Nothing
-else should run on the machine meanwhile: every benchmark prints the load before and
-after, and that is the first thing to look at.
+simulator, explore (when the script exists), explore_slices, explore_ray, explore_service,
+scale, failover, trace, sweep, scale_nodes, fencing (``steady.py`` is not among them: it
+needs root, for network namespaces; nor is ``etcd_side.py``: it needs etcd, which CI
+does not install).  Nothing else should run on the machine meanwhile: every benchmark
+prints the load before and after, and that is the first thing to look at.
 
 The full run writes ``--output`` (default ``docs/performance-run.txt``): a header (when,
 which commit, the machine, the load) and each benchmark's command, exit status, time
@@ -84,6 +84,11 @@ BENCHMARKS = (
         what="ringleader run --simulate, the whole command, 10,000 to 1,000,000 nodes",
     ),
     Benchmark("explore", what="the explorer's states per second"),
+    Benchmark(
+        "explore_slices",
+        quick=("--n", "6", "--repeat", "1"),
+        what="where two explorer workers' time goes: each call of each worker, per level",
+    ),
     Benchmark(
         "explore_ray",
         what="explore --ray on a local Ray cluster against --workers and one worker",
