@@ -171,9 +171,13 @@ def main() -> None:
         nodes = "".join(f"[[nodes]]\nid = {i}\n" for i in range(args.n, 0, -1))
         path.write_text(f'topology = "unidirectional_ring"\nalgorithm = "chang_roberts"\n{nodes}')
         ratios = []
-        for _ in range(args.repeat):
-            one = one_worker(path)
-            ratios.append(two_workers(path, args.levels) / one)
+        for round_ in range(args.repeat):  # the sides alternated: one first, then two first
+            if round_ % 2 == 0:
+                one = one_worker(path)
+                ratios.append(two_workers(path, args.levels) / one)
+            else:
+                two = two_workers(path, args.levels)
+                ratios.append(two / one_worker(path))
     print(
         f"the search's own clock, two workers over one: {statistics.median(ratios):.2f} "
         f"({min(ratios):.2f}–{max(ratios):.2f})"
