@@ -36,8 +36,7 @@ def free_ports(count: int) -> list[int]:
     """``count`` distinct free loopback ports (held open together while choosing), below
     the ephemeral range: the kernel hands a port of that range to any connect() on the
     machine as its source port, so a port bind(0) gave may be taken by the time the node
-    binds it (the likely reason a node said nothing for 20 s in a run beside another
-    suite: a node whose port is in use stops at start)."""
+    binds it (and the node then exits: "cannot bind … Address already in use")."""
     rng = random.Random()  # (each process its own sequence: two suites pick apart)
     low = _ephemeral_low()
     probes: list[socket.socket] = []
