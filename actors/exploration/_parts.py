@@ -51,7 +51,20 @@ from ._checks import leaders_clash
 from ._fingerprints import Places
 from ._model import NewLink
 from ._sealing import Sealed
-from ._share import RECORD, Inputs, Share
+from ._share import (
+    EVENT,
+    FEWEST,
+    HIGH_EVENT,
+    HIGH_PLACE,
+    LOW_EVENT,
+    LOW_PLACE,
+    MOST,
+    PLACE,
+    SENT,
+    Inputs,
+    Share,
+)
+from ._share import FIELDS as _FIELDS
 
 __all__ = [
     "SHIFT",
@@ -62,9 +75,6 @@ __all__ = [
     "owner",
 ]
 
-#: The fields of a record (``_share.py``).
-FEWEST, MOST, PLACE, EVENT, SENT, LOW_PLACE, LOW_EVENT, HIGH_PLACE, HIGH_EVENT = RECORD
-_FIELDS = len(RECORD)
 
 #: A place is ``state number << SHIFT | rank of the step``: a state has fewer steps.
 SHIFT = 20

@@ -28,7 +28,20 @@ from ._options import Options
 from ._runs import Ends
 from ._sealing import seal
 
-__all__ = ["RECORD", "Inputs", "Share"]
+__all__ = [
+    "EVENT",
+    "FEWEST",
+    "FIELDS",
+    "HIGH_EVENT",
+    "HIGH_PLACE",
+    "LOW_EVENT",
+    "LOW_PLACE",
+    "MOST",
+    "PLACE",
+    "SENT",
+    "Inputs",
+    "Share",
+]
 
 #: What a model is built from: ``(algorithm, views, initiators, options)``.
 Inputs = tuple[type[Election], Sequence[NodeView], Collection[int], Options]
@@ -37,9 +50,9 @@ Inputs = tuple[type[Election], Sequence[NodeView], Collection[int], Options]
 #: messages it sent; the fewest's last step (state before, event); the most's.  The
 #: state before is named by its number (``_slices.py``), or by its place
 #: (``_parts.py``: ``number << SHIFT | rank``).
-#: Each engine names them: ``FEWEST, MOST, PLACE, EVENT, SENT, LOW_PLACE, LOW_EVENT,
-#: HIGH_PLACE, HIGH_EVENT = RECORD``.
-RECORD = tuple(range(9))
+FEWEST, MOST, PLACE, EVENT, SENT, LOW_PLACE, LOW_EVENT, HIGH_PLACE, HIGH_EVENT = range(9)
+#: The integers of a record.
+FIELDS = 9
 
 
 class Share:

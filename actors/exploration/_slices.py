@@ -62,14 +62,24 @@ from ._lean import _UNEVEN, Uneven
 from ._model import NewLink
 from ._sealing import Sealed
 from ._search import Exploration
-from ._share import RECORD, Inputs, Share
+from ._share import (
+    EVENT,
+    FEWEST,
+    HIGH_EVENT,
+    HIGH_PLACE,
+    LOW_EVENT,
+    LOW_PLACE,
+    MOST,
+    PLACE,
+    SENT,
+    Inputs,
+    Share,
+)
+from ._share import FIELDS as _FIELDS
 from ._workers import Limits, PoolMaker, Processes, _Driver, shared
 
 __all__ = ["Slice", "SliceProcesses", "explore_slices"]
 
-#: The fields of a record (``_share.py``).
-FEWEST, MOST, PLACE, EVENT, SENT, LOW_PLACE, LOW_EVENT, HIGH_PLACE, HIGH_EVENT = RECORD
-_FIELDS = len(RECORD)
 
 _MAX = 1 << 62  # more than any index
 #: The fewest states each worker expands in a level that cuts the next one by their time.

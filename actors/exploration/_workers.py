@@ -78,12 +78,20 @@ from ._model import Model, NewLink
 from ._parts import SHIFT, Part, merged_places
 from ._runs import Ends, Extreme, Path
 from ._search import Exploration, Progress, _conclude, explore
-from ._share import RECORD, Inputs
+from ._share import (
+    EVENT,
+    FEWEST,
+    HIGH_EVENT,
+    HIGH_PLACE,
+    LOW_EVENT,
+    LOW_PLACE,
+    MOST,
+    PLACE,
+    SENT,
+    Inputs,
+)
 
 __all__ = ["Limits", "Pool", "PoolMaker", "Processes", "WorkerFailed", "explore_parts", "shared"]
-
-#: The fields of a record (``_share.py``).
-FEWEST, MOST, PLACE, EVENT, SENT, LOW_PLACE, LOW_EVENT, HIGH_PLACE, HIGH_EVENT = RECORD
 
 
 class WorkerFailed(RuntimeError):
